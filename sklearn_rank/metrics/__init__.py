@@ -1,0 +1,49 @@
+"""Group-aware ranking metrics on flat arrays ``y_true, y_score, qid``.
+
+Every metric returns the mean over queries of a per-query value; conventions (gain, ties,
+queries without relevant documents, cut-off denominators...) are explicit keywords, and
+``convention=`` presets reproduce trec_eval, LightGBM, XGBoost, scikit-learn, CatBoost and
+torchmetrics.
+"""
+
+from ._conventions import CONVENTION_NAMES, CONVENTIONS, DEFAULTS
+from ._ranking import (
+    dcg_score,
+    err_score,
+    half_life_utility_score,
+    hit_rate_score,
+    kendall_tau_score,
+    map_score,
+    mrr_score,
+    ndcg_score,
+    pairwise_accuracy_score,
+    precision_score,
+    r_precision_score,
+    rbp_score,
+    recall_score,
+    spearman_score,
+)
+from ._registry import evaluate, get_metric_names, parse_metric
+
+__all__ = [
+    "CONVENTIONS",
+    "CONVENTION_NAMES",
+    "DEFAULTS",
+    "dcg_score",
+    "err_score",
+    "evaluate",
+    "get_metric_names",
+    "half_life_utility_score",
+    "hit_rate_score",
+    "kendall_tau_score",
+    "map_score",
+    "mrr_score",
+    "ndcg_score",
+    "pairwise_accuracy_score",
+    "parse_metric",
+    "precision_score",
+    "r_precision_score",
+    "rbp_score",
+    "recall_score",
+    "spearman_score",
+]

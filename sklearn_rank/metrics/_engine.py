@@ -1,0 +1,484 @@
+"""The ranking engine: validate once, group rows by query, sort once, share the result.
+
+Every metric of :mod:`sklearn_rank.metrics` is a few lines on top of the objects built here:
+
+* :class:`RankingInput` holds the validated flat arrays and the factorised query ids;
+* :class:`Grouping` lays rows out query by query (a stable counting sort of small integer
+  codes, or nothing at all when the rows already come grouped) and keeps, for the rows of each
+  query, a 2-D "bucket" layout (queries of similar length padded to a common width) in which
+  per-query sorts and cumulative products run along ``axis=1`` without a Python loop over
+  queries;
+* :class:`Ranking` is the ranked list of every query for one tie convention, with the tie
+  blocks that the ``ties="average"`` expectation needs.
+
+A :class:`RankingInput` caches its groupings and rankings, so :func:`~sklearn_rank.metrics.evaluate`
+computes many metrics from a single sort.
+"""
+
+import warnings
+from functools import cached_property
+
+import numpy as np
+from sklearn.exceptions import UndefinedMetricWarning
+
+TIES = ("average", "stable", "optimistic", "pessimistic")
+
+# --------------------------------------------------------------------------------------
+# Input validation
+# --------------------------------------------------------------------------------------
+
+
+def _describe(x):
+    shape = getattr(x, "shape", None)
+    if shape is not None:
+        return f"an array of shape {tuple(shape)}"
+    return f"a {type(x).__name__}"
+
+
+def column_or_1d(x, name, *, allow_none=False):
+    """Convert a list, numpy array, pandas or polars Series to a 1-D numpy array.
+
+    Containers are recognised by duck typing (``to_numpy``) so that neither pandas nor
+    polars is imported here.
+    """
+    if x is None:
+        if allow_none:
+            return None
+        raise ValueError(f"{name} is required; got None.")
+    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
+        arr = np.asarray(x.to_numpy())
+    else:
+        try:
+            arr = np.asarray(x)
+        except ValueError as exc:  # ragged nested lists
+            raise ValueError(
+                f"{name} must be a 1-D array-like with one entry per document; "
+                f"got {_describe(x)} that numpy cannot read as an array ({exc})."
+            ) from None
+    if arr.ndim != 1:
+        raise ValueError(
+            f"{name} must be a 1-D array-like with one entry per document; got an array "
+            f"of shape {arr.shape}. Ranking metrics take flat arrays: pass the query of "
+            "each row in qid instead of one row per query."
+        )
+    return arr
+
+
+def _as_float(arr, name):
+    if arr.dtype == object or arr.dtype.kind in "USMmV":
+        try:
+            out = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{name} must hold numbers; got values of dtype {arr.dtype} such as "
+                f"{arr[0]!r}."
+            ) from None
+    elif arr.dtype.kind in "biuf":
+        out = arr.astype(np.float64, copy=False)
+    else:
+        raise TypeError(f"{name} must hold numbers; got dtype {arr.dtype}.")
+    return out
+
+
+def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved=None):
+    """Validate the flat arrays of a ranking metric and return a :class:`RankingInput`."""
+    y_true = column_or_1d(y_true, "y_true")
+    y_score = column_or_1d(y_score, "y_score")
+    arrays = {"y_true": y_true, "y_score": y_score}
+    if qid is not None:
+        qid = column_or_1d(qid, "qid")
+        arrays["qid"] = qid
+    if sample_weight is not None:
+        sample_weight = column_or_1d(sample_weight, "sample_weight")
+        arrays["sample_weight"] = sample_weight
+    if retrieved is not None:
+        retrieved = column_or_1d(retrieved, "retrieved")
+        arrays["retrieved"] = retrieved
+    lengths = {name: len(a) for name, a in arrays.items()}
+    if len(set(lengths.values())) > 1:
+        detail = ", ".join(f"{name} has {n}" for name, n in lengths.items())
+        raise ValueError(
+            f"All inputs must have one entry per document, but their lengths differ: "
+            f"{detail}."
+        )
+    if len(y_true) == 0:
+        raise ValueError("y_true and y_score are empty: there is no document to rank.")
+
+    y_true = _as_float(y_true, "y_true")
+    y_score = _as_float(y_score, "y_score")
+    bad = ~np.isfinite(y_true)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"y_true must hold finite relevance labels; got {int(bad.sum())} NaN or "
+            f"infinite value(s), the first at row {i} ({y_true[i]})."
+        )
+    if np.isnan(y_score).any():
+        i = int(np.flatnonzero(np.isnan(y_score))[0])
+        raise ValueError(
+            f"y_score must not contain NaN (infinite scores are allowed); got "
+            f"{int(np.isnan(y_score).sum())} NaN value(s), the first at row {i}."
+        )
+    if (y_true < 0).any():
+        i = int(np.flatnonzero(y_true < 0)[0])
+        raise ValueError(
+            f"y_true must hold non-negative relevance labels; got {y_true[i]} at row {i}. "
+            "Map judgements such as -1 (non-relevant) to 0 first."
+        )
+    if sample_weight is not None:
+        sample_weight = _as_float(sample_weight, "sample_weight")
+        if not np.isfinite(sample_weight).all() or (sample_weight < 0).any():
+            raise ValueError(
+                "sample_weight must hold finite non-negative numbers; got "
+                f"min={np.nanmin(sample_weight)}, and "
+                f"{int((~np.isfinite(sample_weight)).sum())} NaN or infinite value(s)."
+            )
+    if retrieved is not None:
+        if retrieved.dtype != bool:
+            if retrieved.dtype.kind in "iu" and np.isin(retrieved, (0, 1)).all():
+                retrieved = retrieved.astype(bool)
+            else:
+                raise TypeError(
+                    f"retrieved must be a boolean mask; got dtype {retrieved.dtype}."
+                )
+        if retrieved.all():
+            retrieved = None
+    codes, uniques = factorize(qid, len(y_true))
+    return RankingInput(y_true, y_score, codes, uniques, sample_weight, retrieved)
+
+
+# --------------------------------------------------------------------------------------
+# Query ids
+# --------------------------------------------------------------------------------------
+
+
+def factorize(qid, n):
+    """Integer codes ``0..n_queries-1`` of ``qid`` in the order of ``np.unique(qid)``.
+
+    Integer ids within a range not much larger than ``n`` are coded with a look-up table
+    (no sort); other ids go through ``np.unique``.
+    """
+    if qid is None:
+        return np.zeros(n, dtype=np.intp), np.zeros(1, dtype=np.intp)
+    if qid.dtype.kind == "b":
+        qid = qid.astype(np.intp)
+    if qid.dtype.kind in "iu":
+        lo, hi = int(qid.min()), int(qid.max())
+        if hi - lo <= 4 * n + 1024:
+            present = np.zeros(hi - lo + 1, dtype=bool)
+            shifted = qid - lo if lo else qid
+            present[shifted] = True
+            table = np.cumsum(present, dtype=np.intp) - 1
+            return table[shifted], (np.flatnonzero(present) + lo).astype(qid.dtype)
+    elif qid.dtype.kind == "f" and np.isnan(qid).any():
+        raise ValueError("qid must not contain NaN: every document needs a query id.")
+    elif qid.dtype == object:
+        if any(v is None for v in qid):
+            raise ValueError("qid must not contain None: every document needs a query id.")
+    try:
+        uniques, codes = np.unique(qid, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(
+            "qid values must be of one sortable type (numbers or strings); got "
+            f"values that cannot be compared with each other ({exc})."
+        ) from None
+    return codes.reshape(-1).astype(np.intp, copy=False), uniques
+
+
+def group_order(codes, n_groups):
+    """Row indices grouped by code, keeping the row order within a group (stable)."""
+    if len(codes) < 2 or (codes[1:] >= codes[:-1]).all():
+        return np.arange(len(codes))
+    if n_groups <= 1 << 16:
+        # numpy's stable sort of 16-bit integers is a radix sort: linear time.
+        return np.argsort(codes.astype(np.uint16), kind="stable")
+    low = np.argsort((codes & 0xFFFF).astype(np.uint16), kind="stable")
+    high = (codes[low] >> 16).astype(np.uint16)
+    return low[np.argsort(high, kind="stable")]
+
+
+# --------------------------------------------------------------------------------------
+# Groups laid out as padded 2-D buckets
+# --------------------------------------------------------------------------------------
+
+
+class Buckets:
+    """Contiguous segments of a flat array laid out as padded 2-D blocks.
+
+    Segments (the rows of one query, or the documents of one tie block) of similar length
+    share a block of width the next power of two, so that a per-segment sort or cumulative
+    product is one numpy call along ``axis=1`` per block: a handful of calls in all, whatever
+    the number of segments.
+    """
+
+    def __init__(self, sizes, starts):
+        self.n = int(sizes.sum())
+        self.sizes = sizes
+        nonempty = sizes > 0
+        width = np.ones_like(sizes)
+        width[nonempty] = np.left_shift(1, np.ceil(np.log2(sizes[nonempty])).astype(np.int64))
+        self.blocks = []
+        for w in np.unique(width[nonempty]):
+            seg = np.flatnonzero(nonempty & (width == w))
+            cols = np.arange(w)
+            valid = cols < sizes[seg, None]
+            index = np.where(valid, starts[seg, None] + cols, 0)
+            self.blocks.append((seg, index, valid))
+
+    def sort_descending(self, key, secondary=None, stable=False):
+        """Permutation sorting ``key`` descending within each segment.
+
+        With ``secondary``, ties in ``key`` are ordered by ``secondary`` ascending, then by
+        position (both sorts stable). Padding is NaN, which numpy sorts last.
+        """
+        out = np.empty(self.n, dtype=np.intp)
+        kind = "stable" if (stable or secondary is not None) else None
+        for _, index, valid in self.blocks:
+            if index.shape[1] == 1:
+                out[index[:, 0]] = index[:, 0]
+                continue
+            values = np.where(valid, -key[index], np.nan)
+            if secondary is None:
+                perm = np.argsort(values, axis=1, kind=kind)
+            else:
+                first = np.argsort(np.where(valid, secondary[index], np.nan), axis=1, kind=kind)
+                then = np.argsort(np.take_along_axis(values, first, 1), axis=1, kind=kind)
+                perm = np.take_along_axis(first, then, 1)
+            out[index[valid]] = np.take_along_axis(index, perm, 1)[valid]
+        return out
+
+    def cumprod_exclusive(self, x):
+        """Product of the values before each position, within its segment."""
+        out = np.empty(self.n, dtype=np.float64)
+        for _, index, valid in self.blocks:
+            values = np.where(valid, x[index], 1.0)
+            prod = np.cumprod(values, axis=1)
+            prod[:, 1:] = prod[:, :-1]
+            prod[:, 0] = 1.0
+            out[index[valid]] = prod[valid]
+        return out
+
+    def prod(self, x):
+        """Product of the values of each segment (1 for an empty segment)."""
+        out = np.ones(len(self.sizes), dtype=np.float64)
+        for seg, index, valid in self.blocks:
+            out[seg] = np.prod(np.where(valid, x[index], 1.0), axis=1)
+        return out
+
+
+def segment_starts(sizes):
+    starts = np.zeros(len(sizes), dtype=np.intp)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    return starts
+
+
+# --------------------------------------------------------------------------------------
+# The validated input, and what is derived from it once
+# --------------------------------------------------------------------------------------
+
+
+class RankingInput:
+    """Validated flat arrays of one metric call, with everything derived from them cached."""
+
+    def __init__(self, y_true, y_score, codes, query_ids, sample_weight, retrieved):
+        self.y_true = y_true
+        self.y_score = y_score
+        self.codes = codes
+        self.query_ids = query_ids
+        self.n_queries = len(query_ids)
+        self.sample_weight = sample_weight
+        self.retrieved = retrieved
+        self._rankings = {}
+        self._ideal = {}
+
+    @cached_property
+    def query_weight(self):
+        """Mean of the rows' weights of each query (LightGBM's rule), or None."""
+        if self.sample_weight is None:
+            return None
+        total = np.bincount(self.codes, self.sample_weight, self.n_queries)
+        return total / self.judged.sizes
+
+    @cached_property
+    def judged(self):
+        """All rows (retrieved or not) grouped by query."""
+        return Grouping(self.codes, self.n_queries, np.arange(len(self.codes)))
+
+    @cached_property
+    def ranked_rows(self):
+        """The rows that take part in the ranking, grouped by query."""
+        if self.retrieved is None:
+            return self.judged
+        rows = self.judged.order[self.retrieved[self.judged.order]]
+        return Grouping(self.codes[rows], self.n_queries, rows, presorted=True)
+
+    def n_relevant(self, threshold):
+        """Number of judged rows with ``y_true >= threshold``, per query."""
+        key = ("n_relevant", threshold)
+        if key not in self._ideal:
+            rel = (self.y_true >= threshold).astype(np.float64)
+            self._ideal[key] = np.bincount(self.codes, rel, self.n_queries)
+        return self._ideal[key]
+
+    def max_label(self):
+        """Largest label of each query."""
+        if "max" not in self._ideal:
+            out = np.zeros(self.n_queries)
+            np.maximum.at(out, self.codes, self.y_true)
+            self._ideal["max"] = out
+        return self._ideal["max"]
+
+    @cached_property
+    def ideal(self):
+        """Judged labels of each query sorted in decreasing order, with positions."""
+        group = self.judged
+        labels = self.y_true[group.order]
+        labels = labels[group.buckets.sort_descending(labels)]
+        return labels, group.position, group.query
+
+    def ranking(self, ties):
+        """The ranked lists under one tie convention (cached)."""
+        if ties not in self._rankings:
+            self._rankings[ties] = Ranking(self, ties)
+        return self._rankings[ties]
+
+    def finish(self, values, undefined, no_relevant, *, return_per_query, metric):
+        """Apply the no-relevant policy and average over queries."""
+        values = np.asarray(values, dtype=np.float64)
+        if undefined is not None and undefined.any():
+            if isinstance(no_relevant, str):  # "raise"
+                bad = self.query_ids[np.flatnonzero(undefined)[:5]]
+                raise ValueError(
+                    f"{metric} is undefined for {int(undefined.sum())} of "
+                    f"{self.n_queries} queries that have no relevant document "
+                    f"(e.g. qid {', '.join(map(str, bad))}), and no_relevant='raise'. "
+                    "Pass no_relevant=0.0, 1.0 or np.nan (skip such queries) to score them."
+                )
+            values = values.copy()
+            values[undefined] = no_relevant
+        if return_per_query:
+            return values
+        kept = ~np.isnan(values)
+        if not kept.any():
+            warnings.warn(
+                f"{metric} is undefined: every query was skipped (no_relevant=nan and no "
+                "query has a relevant document). Returning nan.",
+                UndefinedMetricWarning,
+                stacklevel=3,
+            )
+            return float("nan")
+        if self.query_weight is None:
+            return float(values[kept].mean())
+        weight = self.query_weight[kept]
+        total = weight.sum()
+        if total <= 0:
+            raise ValueError(
+                "sample_weight gives every evaluated query a weight of zero; the weighted "
+                "mean is undefined."
+            )
+        return float(np.dot(weight, values[kept]) / total)
+
+
+class Grouping:
+    """Rows grouped by query: ``rows`` (original indices) in query order, sizes, starts."""
+
+    def __init__(self, codes, n_queries, rows, presorted=False):
+        if presorted:
+            self.order = rows
+        else:
+            self.order = rows[group_order(codes, n_queries)]
+        self.sizes = np.bincount(codes, minlength=n_queries)
+        self.starts = segment_starts(self.sizes)
+
+    @cached_property
+    def buckets(self):
+        return Buckets(self.sizes, self.starts)
+
+    @cached_property
+    def query(self):
+        return np.repeat(np.arange(len(self.sizes)), self.sizes)
+
+    @cached_property
+    def position(self):
+        """0-based position of each grouped row within its query."""
+        return np.arange(len(self.order)) - np.repeat(self.starts, self.sizes)
+
+
+class Ranking:
+    """The ranked list of every query under one tie convention.
+
+    Attributes are flat arrays over the ranked rows, in ranked order (queries in the order
+    of their codes, documents by decreasing score): ``order`` (original row indices),
+    ``query``, ``position`` (0-based) and ``label``; and per tie block (one block per tied
+    run of scores with ``ties="average"``, one per document otherwise): ``block`` (the block
+    of each row), ``block_start`` (position of its first document), ``block_size``,
+    ``block_query``.
+    """
+
+    def __init__(self, data, ties):
+        self.data = data
+        self.ties = ties
+        group = data.ranked_rows
+        self.n_queries = data.n_queries
+        self.sizes = group.sizes
+        self.starts = group.starts
+        score = data.y_score[group.order]
+        if ties == "average" or ties == "stable":
+            perm = group.buckets.sort_descending(score, stable=ties == "stable")
+        else:
+            label = data.y_true[group.order]
+            perm = group.buckets.sort_descending(
+                score, secondary=-label if ties == "optimistic" else label
+            )
+        self.order = group.order[perm]
+        self.query = group.query
+        self.position = group.position
+        self.buckets = group.buckets
+        self.label = data.y_true[self.order]
+        if ties == "average":
+            score = score[perm]
+            new = np.ones(len(score), dtype=bool)
+            new[1:] = (score[1:] != score[:-1]) | (self.position[1:] == 0)
+            starts = np.flatnonzero(new)
+            self.block = np.cumsum(new) - 1
+            self.block_size = np.diff(np.append(starts, len(score)))
+            self.block_start = self.position[starts]
+            self.block_query = self.query[starts]
+            self.has_ties = len(starts) < len(score)
+        else:
+            self.block = np.arange(len(self.order))
+            self.block_size = np.ones(len(self.order), dtype=np.intp)
+            self.block_start = self.position
+            self.block_query = self.query
+            self.has_ties = False
+
+    def block_sum(self, x):
+        return np.bincount(self.block, x, len(self.block_size))
+
+    def expected(self, x):
+        """Each row's value replaced by its tie block's mean (the expectation over orders)."""
+        if not self.has_ties:
+            return x
+        return (self.block_sum(x) / self.block_size)[self.block]
+
+    def per_query(self, x):
+        return np.bincount(self.query, x, self.n_queries)
+
+    @cached_property
+    def block_buckets(self):
+        """Tie blocks of the same query laid out as 2-D buckets (one segment per query)."""
+        sizes = np.bincount(self.block_query, minlength=self.n_queries)
+        return Buckets(sizes, segment_starts(sizes))
+
+    @cached_property
+    def member_buckets(self):
+        """Documents of each tie block laid out as 2-D buckets (one segment per block)."""
+        return Buckets(self.block_size, np.flatnonzero(np.r_[True, np.diff(self.block) != 0]))
+
+    def relevant_before_block(self, relevant):
+        """Number of relevant documents ranked before each block, within its query."""
+        per_block = self.block_sum(relevant)
+        before = np.cumsum(per_block) - per_block
+        first_block = np.flatnonzero(self.block_start == 0)
+        offset = np.repeat(before[first_block], np.diff(np.append(first_block, len(per_block))))
+        return before - offset, per_block

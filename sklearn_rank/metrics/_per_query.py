@@ -1,0 +1,480 @@
+"""Per-query values of every metric, computed on the engine's shared structures.
+
+Each function takes a :class:`~sklearn_rank.metrics._engine.RankingInput` and resolved options
+and returns ``(values, undefined)``: one value per query (in query-code order) and the mask of
+queries to which the ``no_relevant`` policy applies. No function loops over queries.
+
+Ties (``ties="average"``) are handled exactly. A tie block of ``m`` documents starting after
+``s`` ranked documents is a uniformly random ordering of its members, so:
+
+* metrics linear in the documents' gains (DCG, P@k, R@k, R-precision, RBP, half-life utility)
+  replace each gain by its block's mean gain;
+* AP uses, for the document at offset ``t`` of a block with ``r`` relevant members and ``b``
+  relevant documents before it, ``E[rel_i C_i] = r/m (b + 1 + (t-1)(r-1)/(m-1))`` where
+  ``C_i`` counts the relevant documents up to position ``i``;
+* RR and success@k only depend on the first block holding a relevant document, whose first
+  relevant member falls at offset ``j`` with probability ``C(m-j, r-1) / C(m, r)``;
+* ERR uses ``E[prod_{u<t} a_u R_t] = G(t-1) - G(t)/p`` with ``a = p (1 - R)`` and ``G(l)``
+  the mean product of ``a`` over the ``l``-subsets of the block, found by a recurrence over
+  the block's members that is vectorised over all tied blocks at once.
+
+With ``ties`` other than ``"average"`` every document is a block of its own and the same
+formulas reduce to the textbook ones.
+"""
+
+import numpy as np
+from scipy.special import digamma, gammaln
+
+# --------------------------------------------------------------------------------------
+# Shared pieces
+# --------------------------------------------------------------------------------------
+
+
+def check_exponential(top):
+    """Raise if ``2**top`` overflows: exponential gains need grades below 1024."""
+    if top >= 1024:
+        raise ValueError(
+            f"gain='exponential' computes 2**y_true - 1, which overflows for the grade "
+            f"{top:g} found in y_true (grades must be below 1024). Use gain='linear' or "
+            "rescale the labels."
+        )
+
+
+def gain_values(labels, gain):
+    if gain == "linear":
+        return labels
+    check_exponential(labels.max() if len(labels) else 0.0)
+    return np.exp2(labels) - 1.0
+
+
+def discount(position, k, log_base):
+    """``1 / log_b(i + 1)`` at the 1-based rank ``i = position + 1``, 0 beyond ``k``."""
+    out = np.zeros(len(position))
+    keep = slice(None) if k is None else position < k
+    pos = position[keep] + 2.0
+    out[keep] = 1.0 / np.log2(pos) if log_base == 2 else np.log(log_base) / np.log(pos)
+    return out
+
+
+def within(position, k):
+    return np.ones(len(position), dtype=bool) if k is None else position < k
+
+
+def _log_comb(n, r):
+    return gammaln(n + 1.0) - gammaln(r + 1.0) - gammaln(n - r + 1.0)
+
+
+def _comb_ratio(n1, r1, n2, r2):
+    """``C(n1, r1) / C(n2, r2)``, zero where ``r1 > n1`` or ``r1 < 0``."""
+    n1, r1, n2, r2 = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (n1, r1, n2, r2)))
+    ok = (r1 >= 0) & (r1 <= n1)
+    out = np.zeros(n1.shape)
+    out[ok] = np.exp(_log_comb(n1[ok], r1[ok]) - _log_comb(n2[ok], r2[ok]))
+    return out
+
+
+def _expand(lengths):
+    """For segments of the given lengths: the segment of each item and its 1-based offset."""
+    lengths = np.asarray(lengths, dtype=np.intp)
+    owner = np.repeat(np.arange(len(lengths)), lengths)
+    starts = np.cumsum(lengths) - lengths
+    offset = np.arange(len(owner)) - starts[owner] + 1
+    return owner, offset
+
+
+def _first_relevant_blocks(ranking, relevant):
+    """Per query with a ranked relevant document: its query, and the first such block."""
+    per_block = ranking.block_sum(relevant)
+    blocks = np.flatnonzero(per_block > 0)
+    query = ranking.block_query[blocks]
+    first = np.ones(len(blocks), dtype=bool)
+    first[1:] = query[1:] != query[:-1]
+    blocks = blocks[first]
+    return query[first], blocks, per_block[blocks]
+
+
+def _binary(labels, threshold):
+    return (labels >= threshold).astype(np.float64)
+
+
+# --------------------------------------------------------------------------------------
+# Graded metrics
+# --------------------------------------------------------------------------------------
+
+
+def dcg(data, *, k, gain, log_base, ties):
+    ranking = data.ranking(ties)
+    gains = ranking.expected(gain_values(ranking.label, gain))
+    values = ranking.per_query(gains * discount(ranking.position, k, log_base))
+    return values, data.max_label() <= 0
+
+
+def ideal_dcg(data, *, k, gain, log_base):
+    labels, position, query = data.ideal
+    keep = within(position, k)
+    weighted = gain_values(labels[keep], gain) * discount(position[keep], None, log_base)
+    return np.bincount(query[keep], weighted, data.n_queries)
+
+
+def ndcg(data, *, k, gain, log_base, ties):
+    values, undefined = dcg(data, k=k, gain=gain, log_base=log_base, ties=ties)
+    ideal = ideal_dcg(data, k=k, gain=gain, log_base=log_base)
+    undefined = ideal <= 0
+    return np.divide(values, ideal, out=np.zeros_like(values), where=~undefined), undefined
+
+
+def half_life_utility(data, *, k, half_life, default_rating, ties):
+    ranking = data.ranking(ties)
+
+    def utility(labels, position):
+        keep = within(position, k)
+        weight = np.zeros(len(position))
+        weight[keep] = np.exp2(-position[keep] / (half_life - 1.0))
+        return np.maximum(labels - default_rating, 0.0), weight
+
+    gains, weight = utility(ranking.label, ranking.position)
+    values = ranking.per_query(ranking.expected(gains) * weight)
+    labels, position, query = data.ideal
+    gains, weight = utility(labels, position)
+    ideal = np.bincount(query, gains * weight, data.n_queries)
+    undefined = ideal <= 0
+    return np.divide(values, ideal, out=np.zeros_like(values), where=~undefined), undefined
+
+
+def _grade_scale(data, ranking, max_grade):
+    """The per-row maximum grade of ERR / graded RBP, checked against the labels."""
+    if isinstance(max_grade, str):  # "query"
+        return data.max_label()[ranking.query]
+    if max_grade is None:
+        return np.full(len(ranking.label), data.y_true.max())
+    top = data.y_true.max()
+    if top > max_grade:
+        raise ValueError(
+            f"max_grade={max_grade:g} is below the largest grade in y_true ({top:g}); "
+            "pass the maximum of your relevance scale, or max_grade='query'."
+        )
+    return np.full(len(ranking.label), float(max_grade))
+
+
+def err(data, *, k, gain, max_grade, persistence, ties):
+    ranking = data.ranking(ties)
+    scale = _grade_scale(data, ranking, max_grade)
+    labels = ranking.label
+    if gain == "linear":
+        satisfaction = np.divide(labels, scale, out=np.zeros_like(labels), where=scale > 0)
+    else:
+        check_exponential(scale.max() if len(scale) else 0.0)
+        satisfaction = (np.exp2(labels) - 1.0) / np.exp2(scale)
+    go_on = persistence * (1.0 - satisfaction)
+    undefined = data.max_label() <= 0
+    position = ranking.position
+    if not ranking.has_ties:
+        before = ranking.buckets.cumprod_exclusive(go_on)
+        keep = within(position, k)
+        contribution = np.zeros(len(position))
+        contribution[keep] = satisfaction[keep] * before[keep] / (position[keep] + 1.0)
+        return ranking.per_query(contribution), undefined
+
+    start, size = ranking.block_start, ranking.block_size
+    reach = size if k is None else np.clip(k - start, 0, size)
+    inner = np.zeros(len(size))
+    first_row = np.flatnonzero(np.r_[True, np.diff(ranking.block) != 0])
+    single = (size == 1) & (reach >= 1)
+    inner[single] = satisfaction[first_row[single]] / (start[single] + 1.0)
+    tied = np.flatnonzero((size > 1) & (reach >= 1))
+    if len(tied):
+        inner[tied] = _tied_err(
+            go_on, first_row[tied], size[tied], start[tied], reach[tied], persistence
+        )
+    block_before = ranking.block_buckets.cumprod_exclusive(ranking.member_buckets.prod(go_on))
+    values = np.bincount(ranking.block_query, block_before * inner, data.n_queries)
+    return values, undefined
+
+
+def _tied_err(go_on, first_row, size, start, reach, persistence):
+    """Expected ERR contribution of tied blocks, relative to reaching the block."""
+    from ._engine import Buckets
+
+    out = np.zeros(len(size))
+    for seg, index, valid in Buckets(size, first_row).blocks:
+        members = np.where(valid, go_on[index], 0.0)
+        m, s, depth = size[seg], start[seg], reach[seg]
+        width = int(depth.max())
+        # mean[:, l]: mean product of go_on over the l-subsets of the members seen so far
+        mean = np.zeros((len(seg), width + 1))
+        mean[:, 0] = 1.0
+        for i in range(1, int(m.max()) + 1):
+            active = m >= i
+            ell = np.arange(1, min(i, width) + 1)
+            cur = mean[active]
+            cur[:, ell] = (i - ell) / i * cur[:, ell] + ell / i * members[
+                active, i - 1, None
+            ] * cur[:, ell - 1]
+            mean[active] = cur
+        t = np.arange(1, width + 1)
+        expected = mean[:, :-1] - mean[:, 1:] / persistence
+        weight = np.where(t <= depth[:, None], 1.0 / (s[:, None] + t), 0.0)
+        out[seg] = (expected * weight).sum(axis=1)
+    return out
+
+
+def rbp(data, *, k, persistence, graded, max_grade, relevance_threshold, ties):
+    ranking = data.ranking(ties)
+    if graded:
+        scale = _grade_scale(data, ranking, max_grade)
+        rel = np.divide(ranking.label, scale, out=np.zeros(len(scale)), where=scale > 0)
+        undefined = data.max_label() <= 0
+    else:
+        rel = _binary(ranking.label, relevance_threshold)
+        undefined = data.n_relevant(relevance_threshold) <= 0
+    keep = within(ranking.position, k)
+    weight = np.zeros(len(rel))
+    weight[keep] = (1.0 - persistence) * persistence ** ranking.position[keep]
+    return ranking.per_query(ranking.expected(rel) * weight), undefined
+
+
+def rbp_residual(data, *, k, persistence):
+    depth = data.ranked_rows.sizes if k is None else np.minimum(data.ranked_rows.sizes, k)
+    return persistence ** depth.astype(np.float64)
+
+
+# --------------------------------------------------------------------------------------
+# Binary metrics
+# --------------------------------------------------------------------------------------
+
+
+def _hits(ranking, relevant, cut):
+    """Expected number of relevant documents at positions below ``cut`` (per query)."""
+    keep = ranking.position < cut
+    return ranking.per_query(ranking.expected(relevant) * keep)
+
+
+def precision(data, *, k, relevance_threshold, short_lists, ties):
+    ranking = data.ranking(ties)
+    relevant = _binary(ranking.label, relevance_threshold)
+    n_ranked = ranking.sizes.astype(np.float64)
+    if k is None:
+        hits, depth = ranking.per_query(relevant), n_ranked
+    else:
+        hits = _hits(ranking, relevant, k)
+        depth = np.full(data.n_queries, float(k))
+        if short_lists == "length":
+            depth = np.minimum(depth, n_ranked)
+    values = np.divide(hits, depth, out=np.zeros_like(hits), where=depth > 0)
+    return values, data.n_relevant(relevance_threshold) <= 0
+
+
+def recall(data, *, k, relevance_threshold, ties):
+    ranking = data.ranking(ties)
+    relevant = _binary(ranking.label, relevance_threshold)
+    hits = ranking.per_query(relevant) if k is None else _hits(ranking, relevant, k)
+    n_relevant = data.n_relevant(relevance_threshold)
+    undefined = n_relevant <= 0
+    return np.divide(hits, n_relevant, out=np.zeros_like(hits), where=~undefined), undefined
+
+
+def r_precision(data, *, relevance_threshold, ties):
+    ranking = data.ranking(ties)
+    relevant = _binary(ranking.label, relevance_threshold)
+    n_relevant = data.n_relevant(relevance_threshold)
+    hits = _hits(ranking, relevant, n_relevant[ranking.query])
+    undefined = n_relevant <= 0
+    return np.divide(hits, n_relevant, out=np.zeros_like(hits), where=~undefined), undefined
+
+
+def reciprocal_rank(data, *, k, relevance_threshold, ties):
+    ranking = data.ranking(ties)
+    relevant = _binary(ranking.label, relevance_threshold)
+    query, block, r = _first_relevant_blocks(ranking, relevant)
+    s, m = ranking.block_start[block], ranking.block_size[block]
+    # offset j of the first relevant member: 1 .. m - r + 1, and within the cut-off
+    last = m - r + 1 if k is None else np.clip(np.minimum(m - r + 1, k - s), 0, None)
+    owner, j = _expand(last.astype(np.intp))
+    prob = _comb_ratio(m[owner] - j, r[owner] - 1, m[owner], r[owner])
+    per_block = np.bincount(owner, prob / (s[owner] + j), len(block))
+    values = np.zeros(data.n_queries)
+    values[query] = per_block
+    return values, data.n_relevant(relevance_threshold) <= 0
+
+
+def hit_rate(data, *, k, relevance_threshold, ties):
+    ranking = data.ranking(ties)
+    relevant = _binary(ranking.label, relevance_threshold)
+    query, block, r = _first_relevant_blocks(ranking, relevant)
+    s, m = ranking.block_start[block], ranking.block_size[block]
+    values = np.zeros(data.n_queries)
+    if k is None:
+        values[query] = 1.0
+    else:
+        slots = np.clip(k - s, 0, m)
+        miss = _comb_ratio(m - r, slots, m, slots)  # no relevant member within the cut-off
+        values[query] = np.where(slots > 0, 1.0 - miss, 0.0)
+    return values, data.n_relevant(relevance_threshold) <= 0
+
+
+def average_precision(data, *, k, relevance_threshold, ap_denominator, ties):
+    ranking = data.ranking(ties)
+    relevant = _binary(ranking.label, relevance_threshold)
+    n_relevant = data.n_relevant(relevance_threshold)
+    undefined = n_relevant <= 0
+    position = ranking.position
+    if ranking.has_ties:
+        before, in_block = ranking.relevant_before_block(relevant)
+        block = ranking.block
+        size = ranking.block_size[block]
+        offset = position - ranking.block_start[block]
+        r = in_block[block]
+        # E[rel_i * C_i] with C_i the number of relevant documents up to position i
+        expected = r / size * (before[block] + 1.0 + offset * (r - 1.0) / np.maximum(size - 1, 1))
+    else:
+        before, _ = ranking.relevant_before_block(relevant)
+        expected = relevant * (before + 1.0)
+    keep = within(position, k)
+    contribution = np.where(keep, expected / (position + 1.0), 0.0)
+    numerator = ranking.per_query(contribution)
+
+    if ap_denominator == "all" or k is None and ap_denominator != "found":
+        denominator = n_relevant
+    elif ap_denominator == "min_k":
+        denominator = np.minimum(n_relevant, k)
+    else:  # "found": relevant documents within the cut-off
+        denominator = _hits(ranking, relevant, np.inf if k is None else k)
+    values = np.divide(numerator, denominator, out=np.zeros_like(numerator), where=denominator > 0)
+    if ap_denominator == "found" and k is not None and ranking.has_ties:
+        _found_straddling(ranking, relevant, contribution, k, values)
+    return values, undefined
+
+
+def _found_straddling(ranking, relevant, contribution, k, values):
+    """Exact AP@k with the "found" denominator where a tie block straddles rank k.
+
+    The denominator then depends on how many of the block's ``r`` relevant members land in
+    the ``q = k - s`` slots above the cut-off: a hypergeometric ``x``. Given ``x``, those
+    members are uniformly placed in the ``q`` slots.
+    """
+    start, size = ranking.block_start, ranking.block_size
+    before, in_block = ranking.relevant_before_block(relevant)
+    straddle = np.flatnonzero((start < k) & (start + size > k) & (in_block > 0))
+    if not len(straddle):
+        return
+    query = ranking.block_query[straddle]
+    outside = ~np.isin(ranking.block, straddle)
+    fixed = np.bincount(ranking.query, contribution * outside, ranking.n_queries)[query]
+    s = start[straddle].astype(np.float64)
+    m = size[straddle].astype(np.float64)
+    r = in_block[straddle]
+    b = before[straddle]
+    q = k - s
+    lowest = np.maximum(0.0, q - (m - r))
+    count = (np.minimum(r, q) - lowest + 1).astype(np.intp)
+    owner, offset = _expand(count)
+    x = lowest[owner] + offset - 1.0
+    prob = np.exp(_log_comb(r[owner], x) + _log_comb(m[owner] - r[owner], q[owner] - x) - _log_comb(m[owner], q[owner]))
+    so, qo = s[owner], q[owner]
+    h1 = digamma(so + qo + 1.0) - digamma(so + 1.0)  # sum_{t=1..q} 1 / (s + t)
+    h2 = qo - (so + 1.0) * h1  # sum_{t=1..q} (t - 1) / (s + t)
+    pairs = np.divide(x - 1.0, qo - 1.0, out=np.zeros_like(x), where=qo > 1)
+    inside = x / qo * ((b[owner] + 1.0) * h1 + pairs * h2)
+    found = b[owner] + x
+    term = np.divide(fixed[owner] + inside, found, out=np.zeros_like(x), where=found > 0)
+    values[query] = np.bincount(owner, prob * term, len(straddle))
+
+
+# --------------------------------------------------------------------------------------
+# Correlations and pairs
+# --------------------------------------------------------------------------------------
+
+_PAIRWISE_CELLS = 1 << 22  # cells of the pair matrices built at once
+_PAIRWISE_WIDTH = 4096  # longer queries use an O(m log m) method, one query at a time
+
+
+def pair_counts(data):
+    """Per query: pairs, pairs tied in y_true, tied in y_score, tied in both, and S = C - D."""
+    group = data.judged
+    y = data.y_true[group.order]
+    s = data.y_score[group.order]
+    out = np.zeros((5, data.n_queries))
+    for seg, index, valid in group.buckets.blocks:
+        width = index.shape[1]
+        if width > _PAIRWISE_WIDTH:
+            _pair_counts_long(y, s, group, seg, out)
+            continue
+        upper = np.triu(np.ones((width, width), dtype=bool), 1)
+        step = max(1, _PAIRWISE_CELLS // (width * width))
+        for lo in range(0, len(seg), step):
+            idx, ok = index[lo : lo + step], valid[lo : lo + step]
+            pair = ok[:, :, None] & ok[:, None, :] & upper
+            yy, ss = y[idx], s[idx]
+            dy = np.sign(yy[:, :, None] - yy[:, None, :])
+            ds = (ss[:, :, None] > ss[:, None, :]).astype(np.int8) - (ss[:, :, None] < ss[:, None, :])
+            rows = seg[lo : lo + step]
+            out[0, rows] = pair.sum(axis=(1, 2))
+            out[1, rows] = (pair & (dy == 0)).sum(axis=(1, 2))
+            out[2, rows] = (pair & (ds == 0)).sum(axis=(1, 2))
+            out[3, rows] = (pair & (dy == 0) & (ds == 0)).sum(axis=(1, 2))
+            out[4, rows] = np.where(pair, dy * ds, 0).sum(axis=(1, 2))
+    return out
+
+
+def _pair_counts_long(y, s, group, seg, out):
+    from scipy.stats import kendalltau
+
+    def tied_pairs(*keys):
+        _, counts = np.unique(np.stack(keys), axis=1, return_counts=True)
+        return float((counts * (counts - 1) // 2).sum())
+
+    for g in seg:  # only queries longer than _PAIRWISE_WIDTH documents
+        lo = group.starts[g]
+        yy, ss = y[lo : lo + group.sizes[g]], s[lo : lo + group.sizes[g]]
+        m = len(yy)
+        n0, n1, n2, n3 = m * (m - 1) / 2, tied_pairs(yy), tied_pairs(ss), tied_pairs(yy, ss)
+        if n1 == n0 or n2 == n0:
+            diff = 0.0
+        else:
+            tau = kendalltau(yy, ss, variant="b").statistic
+            diff = tau * np.sqrt((n0 - n1) * (n0 - n2))
+        out[:, g] = n0, n1, n2, n3, np.round(diff)
+
+
+def kendall_tau(data):
+    n0, n1, n2, _, diff = pair_counts(data)
+    undefined = n1 >= n0
+    denominator = np.sqrt(np.maximum(n0 - n1, 0) * np.maximum(n0 - n2, 0))
+    values = np.divide(diff, denominator, out=np.zeros(data.n_queries), where=denominator > 0)
+    return values, undefined
+
+
+def pairwise_accuracy(data, *, ties_credit):
+    n0, n1, n2, n3, diff = pair_counts(data)
+    comparable = n0 - n1
+    untied = n0 - n1 - n2 + n3  # pairs tied in neither: C + D
+    concordant = (untied + diff) / 2.0
+    credited = concordant + ties_credit * (n2 - n3)
+    undefined = comparable <= 0
+    return np.divide(credited, comparable, out=np.zeros_like(credited), where=~undefined), undefined
+
+
+def _average_ranks(values, group):
+    """Rank of each grouped row within its query (ties get their mean rank), 0-based."""
+    perm = group.buckets.sort_descending(values)
+    ordered = values[perm]
+    position = group.position.astype(np.float64)
+    new = np.ones(len(ordered), dtype=bool)
+    new[1:] = (ordered[1:] != ordered[:-1]) | (group.position[1:] == 0)
+    block = np.cumsum(new) - 1
+    mean = np.bincount(block, position) / np.bincount(block)
+    ranks = np.empty(len(values))
+    ranks[perm] = mean[block]
+    return ranks
+
+
+def spearman(data):
+    group = data.judged
+    centre = (group.sizes[group.query] - 1) / 2.0
+    ry = _average_ranks(data.y_true[group.order], group) - centre
+    rs = _average_ranks(data.y_score[group.order], group) - centre
+    sums = [np.bincount(group.query, v, data.n_queries) for v in (ry * rs, ry * ry, rs * rs)]
+    undefined = sums[1] <= 0
+    denominator = np.sqrt(sums[1] * sums[2])
+    values = np.divide(sums[0], denominator, out=np.zeros(data.n_queries), where=denominator > 0)
+    return values, undefined

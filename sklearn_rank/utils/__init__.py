@@ -1,0 +1,1 @@
+"""Utilities shared across sklearn-rank (private; nothing here is public API)."""
