@@ -24,12 +24,17 @@ DEFAULTS = {
 }
 
 # Per system: options common to all its metrics under "*", then per-metric overrides
-# (keys are the short metric names of the registry: "ndcg", "map", "precision", ...).
+# (keys are the registry's metric names: "ndcg", "map", "precision", ...). Each entry was
+# established from the system's source and checked against the system itself by
+# tests/test_reference_implementations.py. What a preset cannot set (it would change the
+# input) is said in the comment and in the documentation's preset table.
 CONVENTIONS = {
-    # NIST trec_eval: linear gain (the judgement is the gain), relevance = judgement >= 1,
-    # ties broken by document name descending (order rows that way and use "stable"),
-    # AP and recall divide by all relevant documents, P@k always divides by k, a query
-    # without relevant documents scores 0.
+    # NIST trec_eval (m_ndcg.c, m_map.c, m_P.c...): the judgement is the gain, relevance is
+    # judgement >= 1 (-l sets relevance_threshold), AP and recall divide by all relevant
+    # documents, unretrieved ones included (pass retrieved=), P@k always divides by k, and a
+    # query without relevant documents scores 0. trec_eval breaks score ties by document
+    # name, descending: order rows that way and "stable" reproduces it. pytrec_eval stores
+    # scores as float32.
     "trec_eval": {
         "*": {
             "gain": "linear",
@@ -40,33 +45,51 @@ CONVENTIONS = {
             "relevance_threshold": 1.0,
         },
     },
-    # LightGBM's ndcg@k and map@k (metric/rank_metric.hpp, map_metric.hpp): label_gain
-    # 2^i - 1, stable sort by score, a query without relevant documents scores 1.
+    # LightGBM ndcg@k and map@k (rank_metric.hpp, map_metric.hpp): label_gain 2^i - 1,
+    # std::stable_sort by score, a query without relevant documents scores 1, AP@k divides
+    # by min(R, k), relevance is label > 0.5 (the same as >= 1 for integer labels).
     "lightgbm": {
         "*": {"gain": "exponential", "ties": "stable", "no_relevant": 1.0},
-        "map": {"ap_denominator": "min_k", "relevance_threshold": 1.0},
+        "map": {"ap_denominator": "min_k"},
     },
-    # XGBoost's ndcg@k, map@k, pre@k (metric/rank_metric.cc): exponential gain,
-    # stable sort by prediction, a query without relevant documents scores 1 ("ndcg-"/"map-"
-    # variants score 0: pass no_relevant=0.0).
+    # XGBoost ndcg@k, map@k, pre@k (rank_metric.cc): 2^y - 1 (ndcg_exp_gain=True), stable
+    # sort, ndcg and map of a query without relevant documents are 1 (the "ndcg-"/"map-"
+    # variants: pass no_relevant=0.0), AP@k divides by min(R, k), pre@k divides short lists
+    # by their length and has no special case. XGBoost holds predictions as float32: cast
+    # y_score to float32 to see the same ties.
     "xgboost": {
         "*": {"gain": "exponential", "ties": "stable", "no_relevant": 1.0},
-        "map": {"ap_denominator": "found"},
-        "precision": {"short_lists": "k"},
+        "map": {"ap_denominator": "min_k"},
+        "precision": {"short_lists": "length", "no_relevant": 0.0},
     },
-    # scikit-learn's ndcg_score / dcg_score: linear gain, ties averaged (McSherry & Najork),
+    # scikit-learn ndcg_score / dcg_score: linear gain, ties averaged (McSherry & Najork),
     # a query without relevant documents scores 0.
     "sklearn": {
         "*": {"gain": "linear", "ties": "average", "no_relevant": 0.0},
     },
-    # CatBoost's ranking metrics (NDCG type=Base: linear gain).
+    # CatBoost (dcg.cpp, doc_comparator.h, precision_recall_at_k.cpp): NDCG type=Base is
+    # linear gain; equal scores put the LOWER target first; NDCG and RecallAt of a query
+    # without relevant documents are 1, the others 0; MAP:top divides by min(R, top) (its
+    # documentation says: by the relevant documents found), PrecisionAt by min(top, n);
+    # relevance is label > 0.5; ERR takes the raw label as the stopping probability.
+    # CatBoost ignores weights in MAP, PrecisionAt and RecallAt.
     "catboost": {
-        "*": {"gain": "linear", "ties": "stable", "no_relevant": 0.0},
+        "*": {"gain": "linear", "ties": "pessimistic", "no_relevant": 0.0},
+        "ndcg": {"no_relevant": 1.0},
+        "recall": {"no_relevant": 1.0},
+        "map": {"ap_denominator": "min_k"},
+        "precision": {"short_lists": "length"},
+        "err": {"max_grade": 1.0},
     },
-    # torchmetrics' retrieval metrics: linear gain, ties averaged in nDCG,
-    # empty_target_action="neg" (a query without relevant documents scores 0).
+    # torchmetrics retrieval metrics: linear gain, nDCG ties averaged as in scikit-learn,
+    # empty_target_action="neg" (0), AP@k divides by the relevant documents found in the
+    # top k, P@k by k. AP, RR, P and R count a relevant document with a score <= 0 as not
+    # relevant: pass retrieved=y_score > 0 to reproduce that. torchmetrics computes in
+    # float32.
     "torchmetrics": {
         "*": {"gain": "linear", "ties": "average", "no_relevant": 0.0},
+        "map": {"ap_denominator": "found"},
+        "precision": {"short_lists": "k"},
     },
 }
 

@@ -206,63 +206,71 @@ class Buckets:
     """Contiguous segments of a flat array laid out as padded 2-D blocks.
 
     Segments (the rows of one query, or the documents of one tie block) of similar length
-    share a block of width the next power of two, so that a per-segment sort or cumulative
-    product is one numpy call along ``axis=1`` per block: a handful of calls in all, whatever
-    the number of segments.
+    share a block whose width is the smallest of 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16,
+    20, ... (four steps per octave, so at most a quarter of a block is padding) that holds
+    them. A per-segment sort or cumulative product is then one numpy call along ``axis=1``
+    per block: a few dozen calls in all, whatever the number of segments. Each block keeps
+    ``index`` (positions in the flat array, padding pointing one past its end, where the
+    methods put a sentinel), the mask of real cells, and those cells' flat positions.
     """
 
     def __init__(self, sizes, starts):
         self.n = int(sizes.sum())
         self.sizes = sizes
         nonempty = sizes > 0
-        width = np.ones_like(sizes)
-        width[nonempty] = np.left_shift(1, np.ceil(np.log2(sizes[nonempty])).astype(np.int64))
+        size = sizes[nonempty]
+        step = np.left_shift(1, np.maximum(np.floor(np.log2(np.maximum(size - 1, 1))) - 2, 0).astype(np.int64))
+        width = np.zeros_like(sizes)
+        width[nonempty] = -(-size // step) * step
         self.blocks = []
         for w in np.unique(width[nonempty]):
-            seg = np.flatnonzero(nonempty & (width == w))
+            seg = np.flatnonzero(width == w)
             cols = np.arange(w)
             valid = cols < sizes[seg, None]
-            index = np.where(valid, starts[seg, None] + cols, 0)
-            self.blocks.append((seg, index, valid))
+            index = np.where(valid, starts[seg, None] + cols, self.n)
+            self.blocks.append((seg, index, valid, index[valid]))
 
-    def sort_descending(self, key, secondary=None, stable=False):
-        """Permutation sorting ``key`` descending within each segment.
+    def sort_descending(self, key, secondary=None):
+        """Permutation sorting ``key`` descending within each segment, and the sorted keys.
 
-        With ``secondary``, ties in ``key`` are ordered by ``secondary`` ascending, then by
-        position (both sorts stable). Padding is NaN, which numpy sorts last.
+        The sort is stable: ties keep their order, or with ``secondary`` are ordered by
+        ``secondary`` ascending, then by position. Padding is NaN, which numpy sorts last.
+        (numpy's stable sort is also the faster one here, NaN padding included.)
         """
         out = np.empty(self.n, dtype=np.intp)
-        kind = "stable" if (stable or secondary is not None) else None
-        for _, index, valid in self.blocks:
+        negated = np.append(-key, np.nan)
+        if secondary is not None:
+            secondary = np.append(secondary, np.nan)
+        for _, index, valid, flat in self.blocks:
             if index.shape[1] == 1:
-                out[index[:, 0]] = index[:, 0]
+                out[flat] = flat
                 continue
-            values = np.where(valid, -key[index], np.nan)
+            values = negated[index]
             if secondary is None:
-                perm = np.argsort(values, axis=1, kind=kind)
+                perm = np.argsort(values, axis=1, kind="stable")
             else:
-                first = np.argsort(np.where(valid, secondary[index], np.nan), axis=1, kind=kind)
-                then = np.argsort(np.take_along_axis(values, first, 1), axis=1, kind=kind)
-                perm = np.take_along_axis(first, then, 1)
-            out[index[valid]] = np.take_along_axis(index, perm, 1)[valid]
-        return out
+                perm = np.argsort(secondary[index], axis=1, kind="stable")
+                values = np.take_along_axis(values, perm, 1)
+                perm = np.take_along_axis(perm, np.argsort(values, axis=1, kind="stable"), 1)
+            out[flat] = np.take_along_axis(index, perm, 1)[valid]
+        return out, key[out]
 
     def cumprod_exclusive(self, x):
         """Product of the values before each position, within its segment."""
         out = np.empty(self.n, dtype=np.float64)
-        for _, index, valid in self.blocks:
-            values = np.where(valid, x[index], 1.0)
-            prod = np.cumprod(values, axis=1)
-            prod[:, 1:] = prod[:, :-1]
-            prod[:, 0] = 1.0
-            out[index[valid]] = prod[valid]
+        padded = np.append(x, 1.0)
+        for _, index, valid, flat in self.blocks:
+            prod = np.ones(index.shape)
+            np.cumprod(padded[index[:, :-1]], axis=1, out=prod[:, 1:])
+            out[flat] = prod[valid]
         return out
 
     def prod(self, x):
         """Product of the values of each segment (1 for an empty segment)."""
         out = np.ones(len(self.sizes), dtype=np.float64)
-        for seg, index, valid in self.blocks:
-            out[seg] = np.prod(np.where(valid, x[index], 1.0), axis=1)
+        padded = np.append(x, 1.0)
+        for seg, index, _, _ in self.blocks:
+            out[seg] = np.prod(padded[index], axis=1)
         return out
 
 
@@ -323,18 +331,53 @@ class RankingInput:
     def max_label(self):
         """Largest label of each query."""
         if "max" not in self._ideal:
-            out = np.zeros(self.n_queries)
-            np.maximum.at(out, self.codes, self.y_true)
-            self._ideal["max"] = out
+            group = self.judged
+            self._ideal["max"] = np.maximum.reduceat(self.y_true[group.order], group.starts)
         return self._ideal["max"]
 
     @cached_property
-    def ideal(self):
-        """Judged labels of each query sorted in decreasing order, with positions."""
+    def _levels(self):
+        """Per-query counts of each grade, for small integer grades; else None.
+
+        Returns the grades in decreasing order and a (n_queries, n_grades) count matrix,
+        from which any sum over the ideal ordering follows without sorting.
+        """
+        top = self.y_true.max()
+        n_levels = int(top) + 1
+        if top >= 256 or self.n_queries * n_levels > 2 * len(self.y_true) + 1024:
+            return None
+        grade = self.y_true.astype(np.intp)
+        if not (grade == self.y_true).all():
+            return None
+        counts = np.bincount(self.codes * n_levels + (n_levels - 1 - grade),
+                             minlength=self.n_queries * n_levels)
+        return np.arange(n_levels - 1, -1, -1, dtype=np.float64), counts.reshape(-1, n_levels)
+
+    @cached_property
+    def _ideal_sorted(self):
         group = self.judged
-        labels = self.y_true[group.order]
-        labels = labels[group.buckets.sort_descending(labels)]
+        _, labels = group.buckets.sort_descending(self.y_true[group.order])
         return labels, group.position, group.query
+
+    def ideal_sum(self, value, weight, k):
+        """Per query: sum over the top ``k`` positions of the ideal ordering (all judged rows
+        by decreasing grade) of ``value(grade) * weight(position)``.
+
+        ``value`` and ``weight`` are vectorised functions of grades and 0-based positions.
+        """
+        depth = int(self.judged.sizes.max())
+        depth = depth if k is None else min(depth, k)
+        if self._levels is not None:
+            grades, counts = self._levels
+            table = np.zeros(depth + 1)
+            np.cumsum(weight(np.arange(depth)), out=table[1:])
+            end = np.cumsum(counts, axis=1)
+            span = table[np.minimum(end, depth)] - table[np.minimum(end - counts, depth)]
+            return span @ value(grades)
+        labels, position, query = self._ideal_sorted
+        keep = position < depth
+        return np.bincount(query[keep], value(labels[keep]) * weight(position[keep]),
+                           self.n_queries)
 
     def ranking(self, ties):
         """The ranked lists under one tie convention (cached)."""
@@ -409,10 +452,11 @@ class Ranking:
 
     Attributes are flat arrays over the ranked rows, in ranked order (queries in the order
     of their codes, documents by decreasing score): ``order`` (original row indices),
-    ``query``, ``position`` (0-based) and ``label``; and per tie block (one block per tied
-    run of scores with ``ties="average"``, one per document otherwise): ``block`` (the block
-    of each row), ``block_start`` (position of its first document), ``block_size``,
-    ``block_query``.
+    ``query``, ``position`` (0-based) and ``label``. Tie blocks: with ``ties="average"``,
+    one block per run of equal scores within a query; otherwise one block per document.
+    Per block, computed on first use: ``block`` (the block of each row), ``block_start``
+    (position of its first document), ``block_size``, ``block_query``, ``block_first``
+    (flat index of its first row).
     """
 
     def __init__(self, data, ties):
@@ -422,38 +466,54 @@ class Ranking:
         self.n_queries = data.n_queries
         self.sizes = group.sizes
         self.starts = group.starts
-        score = data.y_score[group.order]
-        if ties == "average" or ties == "stable":
-            perm = group.buckets.sort_descending(score, stable=ties == "stable")
-        else:
-            label = data.y_true[group.order]
-            perm = group.buckets.sort_descending(
-                score, secondary=-label if ties == "optimistic" else label
-            )
-        self.order = group.order[perm]
         self.query = group.query
         self.position = group.position
         self.buckets = group.buckets
+        score = data.y_score[group.order]
+        secondary = None
+        if ties in ("optimistic", "pessimistic"):
+            secondary = data.y_true[group.order]
+            secondary = -secondary if ties == "optimistic" else secondary
+        perm, score = group.buckets.sort_descending(score, secondary)
+        self.order = group.order[perm]
         self.label = data.y_true[self.order]
-        if ties == "average":
-            score = score[perm]
-            new = np.ones(len(score), dtype=bool)
-            new[1:] = (score[1:] != score[:-1]) | (self.position[1:] == 0)
-            starts = np.flatnonzero(new)
-            self.block = np.cumsum(new) - 1
-            self.block_size = np.diff(np.append(starts, len(score)))
-            self.block_start = self.position[starts]
-            self.block_query = self.query[starts]
-            self.has_ties = len(starts) < len(score)
-        else:
-            self.block = np.arange(len(self.order))
-            self.block_size = np.ones(len(self.order), dtype=np.intp)
-            self.block_start = self.position
-            self.block_query = self.query
-            self.has_ties = False
+        self._new_block = None
+        self.has_ties = False
+        if ties == "average" and len(score) > 1:
+            tied = score[1:] == score[:-1]
+            tied &= self.position[1:] != 0
+            if tied.any():
+                self.has_ties = True
+                self._new_block = np.r_[True, ~tied]
+
+    @cached_property
+    def block_first(self):
+        if not self.has_ties:
+            return np.arange(len(self.order))
+        return np.flatnonzero(self._new_block)
+
+    @cached_property
+    def block(self):
+        if not self.has_ties:
+            return np.arange(len(self.order))
+        return np.cumsum(self._new_block) - 1
+
+    @cached_property
+    def block_size(self):
+        return np.diff(np.append(self.block_first, len(self.order)))
+
+    @cached_property
+    def block_start(self):
+        return self.position[self.block_first]
+
+    @cached_property
+    def block_query(self):
+        return self.query[self.block_first]
 
     def block_sum(self, x):
-        return np.bincount(self.block, x, len(self.block_size))
+        if not self.has_ties:
+            return x
+        return np.add.reduceat(x, self.block_first) if len(x) else x
 
     def expected(self, x):
         """Each row's value replaced by its tie block's mean (the expectation over orders)."""
@@ -473,12 +533,14 @@ class Ranking:
     @cached_property
     def member_buckets(self):
         """Documents of each tie block laid out as 2-D buckets (one segment per block)."""
-        return Buckets(self.block_size, np.flatnonzero(np.r_[True, np.diff(self.block) != 0]))
+        return Buckets(self.block_size, self.block_first)
 
     def relevant_before_block(self, relevant):
-        """Number of relevant documents ranked before each block, within its query."""
+        """Per block: relevant documents ranked before it (within its query), and in it."""
         per_block = self.block_sum(relevant)
-        before = np.cumsum(per_block) - per_block
-        first_block = np.flatnonzero(self.block_start == 0)
-        offset = np.repeat(before[first_block], np.diff(np.append(first_block, len(per_block))))
-        return before - offset, per_block
+        total = np.cumsum(per_block)
+        before = total - per_block
+        # subtract what earlier queries contributed: the running total at each query start
+        first_block = np.searchsorted(self.block_first, self.starts)
+        first_block = np.minimum(first_block, max(len(per_block) - 1, 0))
+        return before - before[first_block][self.block_query], per_block

@@ -110,10 +110,11 @@ def dcg(data, *, k, gain, log_base, ties):
 
 
 def ideal_dcg(data, *, k, gain, log_base):
-    labels, position, query = data.ideal
-    keep = within(position, k)
-    weighted = gain_values(labels[keep], gain) * discount(position[keep], None, log_base)
-    return np.bincount(query[keep], weighted, data.n_queries)
+    return data.ideal_sum(
+        lambda grade: gain_values(grade, gain),
+        lambda position: discount(position, None, log_base),
+        k,
+    )
 
 
 def ndcg(data, *, k, gain, log_base, ties):
@@ -126,17 +127,17 @@ def ndcg(data, *, k, gain, log_base, ties):
 def half_life_utility(data, *, k, half_life, default_rating, ties):
     ranking = data.ranking(ties)
 
-    def utility(labels, position):
-        keep = within(position, k)
-        weight = np.zeros(len(position))
-        weight[keep] = np.exp2(-position[keep] / (half_life - 1.0))
-        return np.maximum(labels - default_rating, 0.0), weight
+    def utility(grade):
+        return np.maximum(grade - default_rating, 0.0)
 
-    gains, weight = utility(ranking.label, ranking.position)
-    values = ranking.per_query(ranking.expected(gains) * weight)
-    labels, position, query = data.ideal
-    gains, weight = utility(labels, position)
-    ideal = np.bincount(query, gains * weight, data.n_queries)
+    def weight(position):
+        return np.exp2(-position / (half_life - 1.0))
+
+    keep = within(ranking.position, k)
+    gains = ranking.expected(utility(ranking.label))
+    values = np.bincount(ranking.query[keep], gains[keep] * weight(ranking.position[keep]),
+                         data.n_queries)
+    ideal = data.ideal_sum(utility, weight, k)
     undefined = ideal <= 0
     return np.divide(values, ideal, out=np.zeros_like(values), where=~undefined), undefined
 
@@ -196,8 +197,9 @@ def _tied_err(go_on, first_row, size, start, reach, persistence):
     from ._engine import Buckets
 
     out = np.zeros(len(size))
-    for seg, index, valid in Buckets(size, first_row).blocks:
-        members = np.where(valid, go_on[index], 0.0)
+    padded = np.append(go_on, 0.0)
+    for seg, index, _, _ in Buckets(size, first_row).blocks:
+        members = padded[index]
         m, s, depth = size[seg], start[seg], reach[seg]
         width = int(depth.max())
         # mean[:, l]: mean product of go_on over the l-subsets of the members seen so far
@@ -394,7 +396,8 @@ def pair_counts(data):
     y = data.y_true[group.order]
     s = data.y_score[group.order]
     out = np.zeros((5, data.n_queries))
-    for seg, index, valid in group.buckets.blocks:
+    y_pad, s_pad = np.append(y, np.nan), np.append(s, np.nan)
+    for seg, index, valid, _ in group.buckets.blocks:
         width = index.shape[1]
         if width > _PAIRWISE_WIDTH:
             _pair_counts_long(y, s, group, seg, out)
@@ -404,7 +407,7 @@ def pair_counts(data):
         for lo in range(0, len(seg), step):
             idx, ok = index[lo : lo + step], valid[lo : lo + step]
             pair = ok[:, :, None] & ok[:, None, :] & upper
-            yy, ss = y[idx], s[idx]
+            yy, ss = y_pad[idx], s_pad[idx]
             dy = np.sign(yy[:, :, None] - yy[:, None, :])
             ds = (ss[:, :, None] > ss[:, None, :]).astype(np.int8) - (ss[:, :, None] < ss[:, None, :])
             rows = seg[lo : lo + step]
@@ -456,8 +459,7 @@ def pairwise_accuracy(data, *, ties_credit):
 
 def _average_ranks(values, group):
     """Rank of each grouped row within its query (ties get their mean rank), 0-based."""
-    perm = group.buckets.sort_descending(values)
-    ordered = values[perm]
+    perm, ordered = group.buckets.sort_descending(values)
     position = group.position.astype(np.float64)
     new = np.ones(len(ordered), dtype=bool)
     new[1:] = (ordered[1:] != ordered[:-1]) | (group.position[1:] == 0)

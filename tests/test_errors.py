@@ -1,0 +1,138 @@
+"""Bad input gets a clear error naming the argument, what was expected and what was got."""
+
+import re
+
+import numpy as np
+import pytest
+from sklearn.utils._param_validation import InvalidParameterError
+
+from sklearn_rank.metrics import (
+    dcg_score,
+    err_score,
+    evaluate,
+    kendall_tau_score,
+    map_score,
+    ndcg_score,
+    parse_metric,
+    precision_score,
+    rbp_score,
+)
+
+Y = [2, 1, 0, 0]
+S = [0.4, 0.3, 0.2, 0.1]
+
+# (function, args, kwargs, exception, regex the message must match)
+CASES = [
+    # shapes and lengths
+    (ndcg_score, ([1, 0, 2], [0.1, 0.2]), {}, ValueError,
+     r"lengths differ: y_true has 3, y_score has 2"),
+    (ndcg_score, (Y, S), {"qid": [1, 1, 2]}, ValueError, r"qid has 3"),
+    (ndcg_score, (Y, S), {"sample_weight": [1, 1]}, ValueError, r"sample_weight has 2"),
+    (ndcg_score, (Y, S), {"retrieved": [True] * 3}, ValueError, r"retrieved has 3"),
+    (ndcg_score, ([[1, 0], [2, 1]], [[0.1, 0.2], [0.3, 0.4]]), {}, ValueError,
+     r"y_true must be a 1-D array-like .* got an array of shape \(2, 2\)"),
+    (ndcg_score, (Y, np.ones((4, 1))), {}, ValueError,
+     r"y_score must be a 1-D array-like .* shape \(4, 1\)"),
+    (ndcg_score, ([], []), {}, ValueError, r"empty"),
+    # values
+    (ndcg_score, ([1, np.nan, 0, 0], S), {}, ValueError,
+     r"y_true must hold finite relevance labels; got 1 NaN or infinite value\(s\), the first at row 1"),
+    (ndcg_score, ([1, np.inf, 0, 0], S), {}, ValueError, r"y_true must hold finite"),
+    (ndcg_score, (Y, [0.1, np.nan, 0.3, 0.2]), {}, ValueError,
+     r"y_score must not contain NaN \(infinite scores are allowed\).*row 1"),
+    (ndcg_score, ([1, -1, 0, 0], S), {}, ValueError,
+     r"y_true must hold non-negative relevance labels; got -1.0 at row 1"),
+    (ndcg_score, (["a", "b", "c", "d"], S), {}, TypeError, r"y_true must hold numbers"),
+    (ndcg_score, ([1100, 0, 0, 0], S), {}, ValueError,
+     r"gain='exponential' computes 2\*\*y_true - 1, which overflows for the grade 1100"),
+    (ndcg_score, (Y, S), {"sample_weight": [1, -1, 1, 1]}, ValueError,
+     r"sample_weight must hold finite non-negative numbers"),
+    (ndcg_score, (Y, S), {"qid": [1.0, np.nan, 1.0, 2.0]}, ValueError, r"qid must not contain NaN"),
+    (ndcg_score, (Y, S), {"qid": np.array([1, None, 1, 2], dtype=object)}, ValueError,
+     r"qid must not contain None"),
+    (ndcg_score, (Y, S), {"qid": np.array([1, "a", 1, 2], dtype=object)}, TypeError,
+     r"qid values must be of one sortable type"),
+    (ndcg_score, (Y, S), {"retrieved": [0.5, 1, 1, 1]}, TypeError,
+     r"retrieved must be a boolean mask; got dtype float64"),
+    (err_score, (Y, S), {"max_grade": 1}, ValueError,
+     r"max_grade=1 is below the largest grade in y_true \(2\)"),
+    # parameters (scikit-learn's InvalidParameterError, a ValueError subclass)
+    (ndcg_score, (Y, S), {"k": 0}, InvalidParameterError,
+     r"The 'k' parameter of ndcg_score must be an int in the range \[1, inf\) or None\. Got 0"),
+    (ndcg_score, (Y, S), {"k": 2.5}, InvalidParameterError, r"'k' parameter"),
+    (ndcg_score, (Y, S), {"gain": "exp"}, InvalidParameterError, r"'gain' parameter"),
+    (ndcg_score, (Y, S), {"ties": "random"}, InvalidParameterError, r"'ties' parameter"),
+    (ndcg_score, (Y, S), {"no_relevant": 0.5}, InvalidParameterError, r"'no_relevant' parameter"),
+    (ndcg_score, (Y, S), {"convention": "trec"}, InvalidParameterError,
+     r"'convention' parameter of ndcg_score must be a str among .*'trec_eval'.* or None"),
+    (map_score, (Y, S), {"relevance_threshold": 0}, InvalidParameterError,
+     r"'relevance_threshold' parameter of map_score must be a float in the range \(0(\.0)?, inf\)"),
+    (map_score, (Y, S), {"ap_denominator": "R"}, InvalidParameterError, r"'ap_denominator'"),
+    (precision_score, (Y, S), {"short_lists": "n"}, InvalidParameterError, r"'short_lists'"),
+    (rbp_score, (Y, S), {"persistence": 1.0}, InvalidParameterError,
+     r"'persistence' parameter of rbp_score must be a float in the range \(0\.0, 1\.0\)"),
+    (rbp_score, (Y, S), {"persistence": 0}, InvalidParameterError, r"'persistence'"),
+    (err_score, (Y, S), {"persistence": 1.5}, InvalidParameterError,
+     r"'persistence' parameter of err_score must be a float in the range \(0\.0, 1\.0\]"),
+    (dcg_score, (Y, S), {"log_base": 1}, InvalidParameterError, r"'log_base'"),
+    # the no_relevant policy
+    (ndcg_score, ([0, 0, 1, 0], S), {"qid": [1, 1, 2, 2], "no_relevant": "raise"}, ValueError,
+     r"ndcg_score is undefined for 1 of 2 queries that have no relevant document \(e.g. qid 1\)"),
+    (kendall_tau_score, ([1, 1, 1, 0], S), {"qid": [7, 7, 8, 8], "no_relevant": "raise"},
+     ValueError, r"undefined for 1 of 2 queries .* qid 7"),
+    (ndcg_score, (Y, S), {"sample_weight": [0, 0, 0, 0]}, ValueError,
+     r"sample_weight gives every evaluated query a weight of zero"),
+    # evaluate and metric names
+    (evaluate, (Y, S), {"metrics": ["ndgc@10"]}, ValueError,
+     r"Unknown metric name 'ndgc@10'\. Did you mean 'ndcg'"),
+    (evaluate, (Y, S), {"metrics": ["mapp"]}, ValueError, r"Did you mean 'map'"),
+    (evaluate, (Y, S), {"metrics": []}, ValueError, r"metrics is empty"),
+    (evaluate, (Y, S), {"metrics": ["ndcg@10"], "persistence": 0.5}, TypeError,
+     r"option\(s\) \['persistence'\] that none of the metrics \['ndcg@10'\] takes"),
+    (evaluate, (Y, S), {"metrics": ["ndcg@0"]}, InvalidParameterError, r"'k' parameter of evaluate"),
+    (evaluate, (Y, S), {"metrics": ["rbp(p=2)"]}, InvalidParameterError, r"'persistence'"),
+    (evaluate, (Y, S), {"metrics": ["rprec@5"]}, ValueError, r"r_precision takes no cut-off"),
+    (evaluate, (Y, S), {"metrics": ["rbp(q=2)"]}, ValueError, r"Cannot read the parameter 'q=2'"),
+    (evaluate, (Y, S), {"metrics": ["ndcg@10"], "convention": "nope"}, InvalidParameterError,
+     r"'convention' parameter of evaluate"),
+    (parse_metric, (10,), {}, TypeError, r"A metric name must be a string"),
+]
+
+
+@pytest.mark.parametrize(
+    "func, args, kwargs, exc, message",
+    CASES,
+    ids=[f"{c[0].__name__}-{i}" for i, c in enumerate(CASES)],
+)
+def test_bad_input_raises_clear_error(func, args, kwargs, exc, message):
+    with pytest.raises(exc, match=message):
+        func(*args, **kwargs)
+
+
+def test_unknown_convention_lists_the_valid_ones():
+    from sklearn_rank.metrics._conventions import resolve
+
+    with pytest.raises(ValueError, match=re.escape("'catboost', 'lightgbm', 'sklearn'")):
+        resolve("ndcg", "trec", {"gain": None})
+
+
+def test_all_queries_skipped_warns_and_returns_nan():
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    with pytest.warns(UndefinedMetricWarning, match="every query was skipped"):
+        assert np.isnan(ndcg_score([0, 0], [1, 2], no_relevant=np.nan))
+
+
+def test_single_document_queries_are_valid():
+    assert ndcg_score([1, 0, 2], [0.3, 0.2, 0.1], qid=[1, 2, 3], no_relevant=np.nan) == 1.0
+    assert map_score([1, 0, 2], [0.3, 0.2, 0.1], qid=[1, 2, 3], no_relevant=np.nan) == 1.0
+
+
+def test_inputs_are_not_modified():
+    y = np.array([2.0, 1.0, 0.0, 0.0])
+    s = np.array([0.4, 0.4, 0.2, 0.1])
+    q = np.array([2, 1, 2, 1])
+    copies = y.copy(), s.copy(), q.copy()
+    evaluate(y, s, qid=q, metrics=["ndcg@2", "map", "err", "kendall_tau", "spearman"])
+    for original, copy in zip((y, s, q), copies):
+        np.testing.assert_array_equal(original, copy)
