@@ -28,6 +28,9 @@ DEFAULTS = {
 # established from the system's source and checked against the system itself by
 # tests/test_reference_implementations.py. What a preset cannot set (it would change the
 # input) is said in the comment and in the documentation's preset table.
+# "label > 0.5" (LightGBM, CatBoost) as the inclusive threshold of relevance_threshold.
+_ABOVE_HALF = float(np.nextafter(0.5, 1.0))
+
 CONVENTIONS = {
     # NIST trec_eval (m_ndcg.c, m_map.c, m_P.c...): the judgement is the gain, relevance is
     # judgement >= 1 (-l sets relevance_threshold), AP and recall divide by all relevant
@@ -47,10 +50,10 @@ CONVENTIONS = {
     },
     # LightGBM ndcg@k and map@k (rank_metric.hpp, map_metric.hpp): label_gain 2^i - 1,
     # std::stable_sort by score, a query without relevant documents scores 1, AP@k divides
-    # by min(R, k), relevance is label > 0.5 (the same as >= 1 for integer labels).
+    # by min(R, k), relevance is label > 0.5.
     "lightgbm": {
         "*": {"gain": "exponential", "ties": "stable", "no_relevant": 1.0},
-        "map": {"ap_denominator": "min_k"},
+        "map": {"ap_denominator": "min_k", "relevance_threshold": _ABOVE_HALF},
     },
     # XGBoost ndcg@k, map@k, pre@k (rank_metric.cc): 2^y - 1 (ndcg_exp_gain=True), stable
     # sort, ndcg and map of a query without relevant documents are 1 (the "ndcg-"/"map-"
@@ -74,7 +77,12 @@ CONVENTIONS = {
     # relevance is label > 0.5; ERR takes the raw label as the stopping probability.
     # CatBoost ignores weights in MAP, PrecisionAt and RecallAt.
     "catboost": {
-        "*": {"gain": "linear", "ties": "pessimistic", "no_relevant": 0.0},
+        "*": {
+            "gain": "linear",
+            "ties": "pessimistic",
+            "no_relevant": 0.0,
+            "relevance_threshold": _ABOVE_HALF,
+        },
         "ndcg": {"no_relevant": 1.0},
         "recall": {"no_relevant": 1.0},
         "map": {"ap_denominator": "min_k"},

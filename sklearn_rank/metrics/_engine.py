@@ -186,9 +186,12 @@ def factorize(qid, n):
 
 
 def group_order(codes, n_groups):
-    """Row indices grouped by code, keeping the row order within a group (stable)."""
+    """Row indices grouped by code, keeping the row order within a group (stable).
+
+    Returns None when the rows already come grouped in code order (nothing to move).
+    """
     if len(codes) < 2 or (codes[1:] >= codes[:-1]).all():
-        return np.arange(len(codes))
+        return None
     if n_groups <= 1 << 16:
         # numpy's stable sort of 16-bit integers is a radix sort: linear time.
         return np.argsort(codes.astype(np.uint16), kind="stable")
@@ -238,22 +241,25 @@ class Buckets:
         (numpy's stable sort is also the faster one here, NaN padding included.)
         """
         out = np.empty(self.n, dtype=np.intp)
+        ordered = np.empty(self.n, dtype=np.float64)
         negated = np.append(-key, np.nan)
         if secondary is not None:
             secondary = np.append(secondary, np.nan)
         for _, index, valid, flat in self.blocks:
             if index.shape[1] == 1:
                 out[flat] = flat
+                ordered[flat] = negated[flat]
                 continue
             values = negated[index]
-            if secondary is None:
-                perm = np.argsort(values, axis=1, kind="stable")
-            else:
-                perm = np.argsort(secondary[index], axis=1, kind="stable")
-                values = np.take_along_axis(values, perm, 1)
-                perm = np.take_along_axis(perm, np.argsort(values, axis=1, kind="stable"), 1)
+            if secondary is not None:
+                first = np.argsort(secondary[index], axis=1, kind="stable")
+                index = np.take_along_axis(index, first, 1)
+                values = np.take_along_axis(values, first, 1)
+            perm = np.argsort(values, axis=1, kind="stable")
             out[flat] = np.take_along_axis(index, perm, 1)[valid]
-        return out, key[out]
+            ordered[flat] = np.take_along_axis(values, perm, 1)[valid]
+        np.negative(ordered, out=ordered)
+        return out, ordered
 
     def cumprod_exclusive(self, x):
         """Product of the values before each position, within its segment."""
@@ -310,15 +316,17 @@ class RankingInput:
     @cached_property
     def judged(self):
         """All rows (retrieved or not) grouped by query."""
-        return Grouping(self.codes, self.n_queries, np.arange(len(self.codes)))
+        return Grouping(self, group_order(self.codes, self.n_queries), self.codes)
 
     @cached_property
     def ranked_rows(self):
         """The rows that take part in the ranking, grouped by query."""
         if self.retrieved is None:
             return self.judged
-        rows = self.judged.order[self.retrieved[self.judged.order]]
-        return Grouping(self.codes[rows], self.n_queries, rows, presorted=True)
+        rows = np.flatnonzero(self.judged.take(self.retrieved))
+        if self.judged.order is not None:
+            rows = self.judged.order[rows]
+        return Grouping(self, rows, self.codes[rows])
 
     def n_relevant(self, threshold):
         """Number of judged rows with ``y_true >= threshold``, per query."""
@@ -332,7 +340,7 @@ class RankingInput:
         """Largest label of each query."""
         if "max" not in self._ideal:
             group = self.judged
-            self._ideal["max"] = np.maximum.reduceat(self.y_true[group.order], group.starts)
+            self._ideal["max"] = np.maximum.reduceat(group.label, group.starts)
         return self._ideal["max"]
 
     @cached_property
@@ -356,7 +364,7 @@ class RankingInput:
     @cached_property
     def _ideal_sorted(self):
         group = self.judged
-        _, labels = group.buckets.sort_descending(self.y_true[group.order])
+        _, labels = group.buckets.sort_descending(group.label)
         return labels, group.position, group.query
 
     def ideal_sum(self, value, weight, k):
@@ -423,15 +431,29 @@ class RankingInput:
 
 
 class Grouping:
-    """Rows grouped by query: ``rows`` (original indices) in query order, sizes, starts."""
+    """Rows grouped by query, queries in code order, rows in input order within a query.
 
-    def __init__(self, codes, n_queries, rows, presorted=False):
-        if presorted:
-            self.order = rows
-        else:
-            self.order = rows[group_order(codes, n_queries)]
-        self.sizes = np.bincount(codes, minlength=n_queries)
+    ``order`` holds the original index of each grouped row (None: the input is already
+    grouped); ``label`` and ``score`` are ``y_true`` and ``y_score`` in grouped order.
+    """
+
+    def __init__(self, data, order, codes):
+        self.data = data
+        self.order = order
+        self.sizes = np.bincount(codes, minlength=data.n_queries)
         self.starts = segment_starts(self.sizes)
+        self.n = len(codes)
+
+    def take(self, values):
+        return values if self.order is None else values[self.order]
+
+    @cached_property
+    def label(self):
+        return self.take(self.data.y_true)
+
+    @cached_property
+    def score(self):
+        return self.take(self.data.y_score)
 
     @cached_property
     def buckets(self):
@@ -444,7 +466,7 @@ class Grouping:
     @cached_property
     def position(self):
         """0-based position of each grouped row within its query."""
-        return np.arange(len(self.order)) - np.repeat(self.starts, self.sizes)
+        return np.arange(self.n) - np.repeat(self.starts, self.sizes)
 
 
 class Ranking:
@@ -469,14 +491,13 @@ class Ranking:
         self.query = group.query
         self.position = group.position
         self.buckets = group.buckets
-        score = data.y_score[group.order]
         secondary = None
         if ties in ("optimistic", "pessimistic"):
-            secondary = data.y_true[group.order]
-            secondary = -secondary if ties == "optimistic" else secondary
-        perm, score = group.buckets.sort_descending(score, secondary)
-        self.order = group.order[perm]
-        self.label = data.y_true[self.order]
+            secondary = -group.label if ties == "optimistic" else group.label
+        perm, score = group.buckets.sort_descending(group.score, secondary)
+        self._perm = perm
+        self._group = group
+        self.label = group.label[perm]
         self._new_block = None
         self.has_ties = False
         if ties == "average" and len(score) > 1:
@@ -487,20 +508,25 @@ class Ranking:
                 self._new_block = np.r_[True, ~tied]
 
     @cached_property
+    def order(self):
+        """Original row index of each ranked row."""
+        return self._perm if self._group.order is None else self._group.order[self._perm]
+
+    @cached_property
     def block_first(self):
         if not self.has_ties:
-            return np.arange(len(self.order))
+            return np.arange(len(self.label))
         return np.flatnonzero(self._new_block)
 
     @cached_property
     def block(self):
         if not self.has_ties:
-            return np.arange(len(self.order))
+            return np.arange(len(self.label))
         return np.cumsum(self._new_block) - 1
 
     @cached_property
     def block_size(self):
-        return np.diff(np.append(self.block_first, len(self.order)))
+        return np.diff(np.append(self.block_first, len(self.label)))
 
     @cached_property
     def block_start(self):
@@ -523,6 +549,12 @@ class Ranking:
 
     def per_query(self, x):
         return np.bincount(self.query, x, self.n_queries)
+
+    def top(self, k):
+        """Indices of the rows ranked in the top ``k`` of their query (all rows if None)."""
+        if k is None:
+            return slice(None)
+        return np.flatnonzero(self.position < k)
 
     @cached_property
     def block_buckets(self):

@@ -102,11 +102,17 @@ def _binary(labels, threshold):
 # --------------------------------------------------------------------------------------
 
 
+def _dcg(ranking, k, gain, log_base):
+    if ranking.has_ties:
+        gains = ranking.expected(gain_values(ranking.label, gain))
+        return ranking.per_query(gains * discount(ranking.position, k, log_base))
+    top = ranking.top(k)
+    weighted = gain_values(ranking.label[top], gain) * discount(ranking.position[top], None, log_base)
+    return np.bincount(ranking.query[top], weighted, ranking.n_queries)
+
+
 def dcg(data, *, k, gain, log_base, ties):
-    ranking = data.ranking(ties)
-    gains = ranking.expected(gain_values(ranking.label, gain))
-    values = ranking.per_query(gains * discount(ranking.position, k, log_base))
-    return values, data.max_label() <= 0
+    return _dcg(data.ranking(ties), k, gain, log_base), data.max_label() <= 0
 
 
 def ideal_dcg(data, *, k, gain, log_base):
@@ -118,7 +124,7 @@ def ideal_dcg(data, *, k, gain, log_base):
 
 
 def ndcg(data, *, k, gain, log_base, ties):
-    values, undefined = dcg(data, k=k, gain=gain, log_base=log_base, ties=ties)
+    values = _dcg(data.ranking(ties), k, gain, log_base)
     ideal = ideal_dcg(data, k=k, gain=gain, log_base=log_base)
     undefined = ideal <= 0
     return np.divide(values, ideal, out=np.zeros_like(values), where=~undefined), undefined
@@ -393,8 +399,7 @@ _PAIRWISE_WIDTH = 4096  # longer queries use an O(m log m) method, one query at 
 def pair_counts(data):
     """Per query: pairs, pairs tied in y_true, tied in y_score, tied in both, and S = C - D."""
     group = data.judged
-    y = data.y_true[group.order]
-    s = data.y_score[group.order]
+    y, s = group.label, group.score
     out = np.zeros((5, data.n_queries))
     y_pad, s_pad = np.append(y, np.nan), np.append(s, np.nan)
     for seg, index, valid, _ in group.buckets.blocks:
@@ -473,8 +478,8 @@ def _average_ranks(values, group):
 def spearman(data):
     group = data.judged
     centre = (group.sizes[group.query] - 1) / 2.0
-    ry = _average_ranks(data.y_true[group.order], group) - centre
-    rs = _average_ranks(data.y_score[group.order], group) - centre
+    ry = _average_ranks(group.label, group) - centre
+    rs = _average_ranks(group.score, group) - centre
     sums = [np.bincount(group.query, v, data.n_queries) for v in (ry * rs, ry * ry, rs * rs)]
     undefined = sums[1] <= 0
     denominator = np.sqrt(sums[1] * sums[2])
