@@ -261,14 +261,20 @@ class Buckets:
         np.negative(ordered, out=ordered)
         return out, ordered
 
-    def cumprod_exclusive(self, x):
-        """Product of the values before each position, within its segment."""
-        out = np.empty(self.n, dtype=np.float64)
+    def cumprod_exclusive(self, x, depth=None):
+        """Product of the values before each position, within its segment.
+
+        With ``depth``, only the first ``depth`` positions of each segment are computed;
+        the others are set to 0.
+        """
+        out = np.zeros(self.n, dtype=np.float64)
         padded = np.append(x, 1.0)
-        for _, index, valid, flat in self.blocks:
+        for _, index, valid, _ in self.blocks:
+            if depth is not None and index.shape[1] > depth:
+                index, valid = index[:, :depth], valid[:, :depth]
             prod = np.ones(index.shape)
             np.cumprod(padded[index[:, :-1]], axis=1, out=prod[:, 1:])
-            out[flat] = prod[valid]
+            out[index[valid]] = prod[valid]
         return out
 
     def prod(self, x):
@@ -278,6 +284,11 @@ class Buckets:
         for seg, index, _, _ in self.blocks:
             out[seg] = np.prod(padded[index], axis=1)
         return out
+
+
+def segment_sum(index, values, n):
+    """``np.bincount`` with weights, always float (numpy gives int64 for empty input)."""
+    return np.bincount(index, values, n).astype(np.float64, copy=False)
 
 
 def segment_starts(sizes):
@@ -310,7 +321,7 @@ class RankingInput:
         """Mean of the rows' weights of each query (LightGBM's rule), or None."""
         if self.sample_weight is None:
             return None
-        total = np.bincount(self.codes, self.sample_weight, self.n_queries)
+        total = segment_sum(self.codes, self.sample_weight, self.n_queries)
         return total / self.judged.sizes
 
     @cached_property
@@ -333,7 +344,7 @@ class RankingInput:
         key = ("n_relevant", threshold)
         if key not in self._ideal:
             rel = (self.y_true >= threshold).astype(np.float64)
-            self._ideal[key] = np.bincount(self.codes, rel, self.n_queries)
+            self._ideal[key] = segment_sum(self.codes, rel, self.n_queries)
         return self._ideal[key]
 
     def max_label(self):
@@ -384,7 +395,7 @@ class RankingInput:
             return span @ value(grades)
         labels, position, query = self._ideal_sorted
         keep = position < depth
-        return np.bincount(query[keep], value(labels[keep]) * weight(position[keep]),
+        return segment_sum(query[keep], value(labels[keep]) * weight(position[keep]),
                            self.n_queries)
 
     def ranking(self, ties):
@@ -548,7 +559,7 @@ class Ranking:
         return (self.block_sum(x) / self.block_size)[self.block]
 
     def per_query(self, x):
-        return np.bincount(self.query, x, self.n_queries)
+        return segment_sum(self.query, x, self.n_queries)
 
     def top(self, k):
         """Indices of the rows ranked in the top ``k`` of their query (all rows if None)."""
@@ -570,6 +581,8 @@ class Ranking:
     def relevant_before_block(self, relevant):
         """Per block: relevant documents ranked before it (within its query), and in it."""
         per_block = self.block_sum(relevant)
+        if not len(per_block):
+            return per_block, per_block
         total = np.cumsum(per_block)
         before = total - per_block
         # subtract what earlier queries contributed: the running total at each query start

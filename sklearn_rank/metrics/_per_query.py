@@ -25,6 +25,8 @@ formulas reduce to the textbook ones.
 import numpy as np
 from scipy.special import digamma, gammaln
 
+from ._engine import Buckets, segment_sum
+
 # --------------------------------------------------------------------------------------
 # Shared pieces
 # --------------------------------------------------------------------------------------
@@ -108,7 +110,7 @@ def _dcg(ranking, k, gain, log_base):
         return ranking.per_query(gains * discount(ranking.position, k, log_base))
     top = ranking.top(k)
     weighted = gain_values(ranking.label[top], gain) * discount(ranking.position[top], None, log_base)
-    return np.bincount(ranking.query[top], weighted, ranking.n_queries)
+    return segment_sum(ranking.query[top], weighted, ranking.n_queries)
 
 
 def dcg(data, *, k, gain, log_base, ties):
@@ -141,7 +143,7 @@ def half_life_utility(data, *, k, half_life, default_rating, ties):
 
     keep = within(ranking.position, k)
     gains = ranking.expected(utility(ranking.label))
-    values = np.bincount(ranking.query[keep], gains[keep] * weight(ranking.position[keep]),
+    values = segment_sum(ranking.query[keep], gains[keep] * weight(ranking.position[keep]),
                          data.n_queries)
     ideal = data.ideal_sum(utility, weight, k)
     undefined = ideal <= 0
@@ -176,11 +178,10 @@ def err(data, *, k, gain, max_grade, persistence, ties):
     undefined = data.max_label() <= 0
     position = ranking.position
     if not ranking.has_ties:
-        before = ranking.buckets.cumprod_exclusive(go_on)
-        keep = within(position, k)
-        contribution = np.zeros(len(position))
-        contribution[keep] = satisfaction[keep] * before[keep] / (position[keep] + 1.0)
-        return ranking.per_query(contribution), undefined
+        before = ranking.buckets.cumprod_exclusive(go_on, depth=k)
+        top = ranking.top(k)
+        contribution = satisfaction[top] * before[top] / (position[top] + 1.0)
+        return segment_sum(ranking.query[top], contribution, data.n_queries), undefined
 
     start, size = ranking.block_start, ranking.block_size
     reach = size if k is None else np.clip(k - start, 0, size)
@@ -194,14 +195,12 @@ def err(data, *, k, gain, max_grade, persistence, ties):
             go_on, first_row[tied], size[tied], start[tied], reach[tied], persistence
         )
     block_before = ranking.block_buckets.cumprod_exclusive(ranking.member_buckets.prod(go_on))
-    values = np.bincount(ranking.block_query, block_before * inner, data.n_queries)
+    values = segment_sum(ranking.block_query, block_before * inner, data.n_queries)
     return values, undefined
 
 
 def _tied_err(go_on, first_row, size, start, reach, persistence):
     """Expected ERR contribution of tied blocks, relative to reaching the block."""
-    from ._engine import Buckets
-
     out = np.zeros(len(size))
     padded = np.append(go_on, 0.0)
     for seg, index, _, _ in Buckets(size, first_row).blocks:
@@ -299,7 +298,7 @@ def reciprocal_rank(data, *, k, relevance_threshold, ties):
     last = m - r + 1 if k is None else np.clip(np.minimum(m - r + 1, k - s), 0, None)
     owner, j = _expand(last.astype(np.intp))
     prob = _comb_ratio(m[owner] - j, r[owner] - 1, m[owner], r[owner])
-    per_block = np.bincount(owner, prob / (s[owner] + j), len(block))
+    per_block = segment_sum(owner, prob / (s[owner] + j), len(block))
     values = np.zeros(data.n_queries)
     values[query] = per_block
     return values, data.n_relevant(relevance_threshold) <= 0
@@ -367,7 +366,7 @@ def _found_straddling(ranking, relevant, contribution, k, values):
         return
     query = ranking.block_query[straddle]
     outside = ~np.isin(ranking.block, straddle)
-    fixed = np.bincount(ranking.query, contribution * outside, ranking.n_queries)[query]
+    fixed = segment_sum(ranking.query, contribution * outside, ranking.n_queries)[query]
     s = start[straddle].astype(np.float64)
     m = size[straddle].astype(np.float64)
     r = in_block[straddle]
@@ -385,7 +384,7 @@ def _found_straddling(ranking, relevant, contribution, k, values):
     inside = x / qo * ((b[owner] + 1.0) * h1 + pairs * h2)
     found = b[owner] + x
     term = np.divide(fixed[owner] + inside, found, out=np.zeros_like(x), where=found > 0)
-    values[query] = np.bincount(owner, prob * term, len(straddle))
+    values[query] = segment_sum(owner, prob * term, len(straddle))
 
 
 # --------------------------------------------------------------------------------------
@@ -397,8 +396,11 @@ _PAIRWISE_WIDTH = 4096  # longer queries use an O(m log m) method, one query at 
 
 
 def pair_counts(data):
-    """Per query: pairs, pairs tied in y_true, tied in y_score, tied in both, and S = C - D."""
-    group = data.judged
+    """Per query: pairs, pairs tied in y_true, tied in y_score, tied in both, and S = C - D.
+
+    Only ranked (retrieved) documents form pairs: the others have no meaningful score.
+    """
+    group = data.ranked_rows
     y, s = group.label, group.score
     out = np.zeros((5, data.n_queries))
     y_pad, s_pad = np.append(y, np.nan), np.append(s, np.nan)
@@ -476,11 +478,11 @@ def _average_ranks(values, group):
 
 
 def spearman(data):
-    group = data.judged
+    group = data.ranked_rows
     centre = (group.sizes[group.query] - 1) / 2.0
     ry = _average_ranks(group.label, group) - centre
     rs = _average_ranks(group.score, group) - centre
-    sums = [np.bincount(group.query, v, data.n_queries) for v in (ry * rs, ry * ry, rs * rs)]
+    sums = [segment_sum(group.query, v, data.n_queries) for v in (ry * rs, ry * ry, rs * rs)]
     undefined = sums[1] <= 0
     denominator = np.sqrt(sums[1] * sums[2])
     values = np.divide(sums[0], denominator, out=np.zeros(data.n_queries), where=denominator > 0)

@@ -721,12 +721,14 @@ def r_precision_score(y_true, y_score, *, qid=None, relevance_threshold=None, ti
 # Correlations and pairs (the whole list of each query; no cut-off, no tie option)
 # --------------------------------------------------------------------------------------
 
-_CORRELATION = ("y_true", "y_score", "qid", "sample_weight", "convention", "return_per_query")
+_CORRELATION = ("y_true", "y_score", "qid", "retrieved", "sample_weight", "convention",
+                "return_per_query")
 
 
 @validate_params(constraints(*_CORRELATION, "no_relevant"), prefer_skip_nested_validation=True)
 @_fill_doc
-def kendall_tau_score(y_true, y_score, *, qid=None, no_relevant=None, sample_weight=None,
+def kendall_tau_score(y_true, y_score, *, qid=None, no_relevant=None, retrieved=None,
+                      sample_weight=None,
                       convention=None, return_per_query=False):
     """Kendall's tau-b between grades and scores, per query, averaged over queries.
 
@@ -739,6 +741,10 @@ def kendall_tau_score(y_true, y_score, *, qid=None, no_relevant=None, sample_wei
     no_relevant : {0.0, 1.0, np.nan, "raise"}, default=None
         Value of a query whose grades are all equal (a single document included): the
         correlation is undefined there. ``None`` means 0.0.
+
+    retrieved : array-like of bool of shape (n_samples,), default=None
+        ``False`` marks judged documents that the system did not return: they have no
+        meaningful score and form no pair. ``None`` means that every row was retrieved.
 
     sample_weight : array-like of shape (n_samples,), default=None
         Weight of each row; a query weighs the mean of its rows' weights.
@@ -766,14 +772,15 @@ def kendall_tau_score(y_true, y_score, *, qid=None, no_relevant=None, sample_wei
     >>> round(kendall_tau_score([3, 2, 1, 0], [0.9, 0.7, 0.8, 0.1]), 4)
     0.6667
     """
-    return _score("kendall_tau", pq.kendall_tau, y_true, y_score, qid, None, sample_weight,
+    return _score("kendall_tau", pq.kendall_tau, y_true, y_score, qid, retrieved, sample_weight,
                   convention, return_per_query, dict(no_relevant=no_relevant),
                   "kendall_tau_score")
 
 
 @validate_params(constraints(*_CORRELATION, "no_relevant"), prefer_skip_nested_validation=True)
 @_fill_doc
-def spearman_score(y_true, y_score, *, qid=None, no_relevant=None, sample_weight=None,
+def spearman_score(y_true, y_score, *, qid=None, no_relevant=None, retrieved=None,
+                   sample_weight=None,
                    convention=None, return_per_query=False):
     """Spearman's rank correlation between grades and scores, per query, averaged.
 
@@ -786,6 +793,10 @@ def spearman_score(y_true, y_score, *, qid=None, no_relevant=None, sample_weight
     no_relevant : {0.0, 1.0, np.nan, "raise"}, default=None
         Value of a query whose grades are all equal (a single document included): the
         correlation is undefined there. ``None`` means 0.0.
+
+    retrieved : array-like of bool of shape (n_samples,), default=None
+        ``False`` marks judged documents that the system did not return: they have no
+        meaningful score and form no pair. ``None`` means that every row was retrieved.
 
     sample_weight : array-like of shape (n_samples,), default=None
         Weight of each row; a query weighs the mean of its rows' weights.
@@ -809,7 +820,7 @@ def spearman_score(y_true, y_score, *, qid=None, no_relevant=None, sample_weight
     >>> spearman_score([3, 2, 1, 0], [0.9, 0.7, 0.8, 0.1])
     0.8
     """
-    return _score("spearman", pq.spearman, y_true, y_score, qid, None, sample_weight,
+    return _score("spearman", pq.spearman, y_true, y_score, qid, retrieved, sample_weight,
                   convention, return_per_query, dict(no_relevant=no_relevant),
                   "spearman_score")
 
@@ -818,7 +829,8 @@ def spearman_score(y_true, y_score, *, qid=None, no_relevant=None, sample_weight
                  prefer_skip_nested_validation=True)
 @_fill_doc
 def pairwise_accuracy_score(y_true, y_score, *, qid=None, ties_credit=0.5, no_relevant=None,
-                            sample_weight=None, convention=None, return_per_query=False):
+                            retrieved=None, sample_weight=None, convention=None,
+                            return_per_query=False):
     """Fraction of concordant pairs: document pairs of a query ordered as their grades.
 
     Parameters
@@ -833,6 +845,10 @@ def pairwise_accuracy_score(y_true, y_score, *, qid=None, ties_credit=0.5, no_re
 
     no_relevant : {0.0, 1.0, np.nan, "raise"}, default=None
         Value of a query without any pair of different grades. ``None`` means 0.0.
+
+    retrieved : array-like of bool of shape (n_samples,), default=None
+        ``False`` marks judged documents that the system did not return: they have no
+        meaningful score and form no pair. ``None`` means that every row was retrieved.
 
     sample_weight : array-like of shape (n_samples,), default=None
         Weight of each row; a query weighs the mean of its rows' weights.
@@ -851,7 +867,7 @@ def pairwise_accuracy_score(y_true, y_score, *, qid=None, ties_credit=0.5, no_re
     >>> pairwise_accuracy_score([2, 1, 0], [0.5, 0.5, 0.1])
     0.8333333333333334
     """
-    return _score("pairwise_accuracy", pq.pairwise_accuracy, y_true, y_score, qid, None,
+    return _score("pairwise_accuracy", pq.pairwise_accuracy, y_true, y_score, qid, retrieved,
                   sample_weight, convention, return_per_query,
                   dict(ties_credit=ties_credit, no_relevant=no_relevant),
                   "pairwise_accuracy_score")
