@@ -1,0 +1,24 @@
+"""Shared fixtures of the test suite."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+#: ``../shared/data`` next to the repository: real data that tests may read but the
+#: repository must not contain. Tests using it skip when it is absent.
+SHARED_DATA = Path(__file__).parents[1].parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def shared_data():
+    """Path of the shared data folder; skips the test when it is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data not found at {SHARED_DATA}")
+    return SHARED_DATA
+
+
+@pytest.fixture
+def rng():
+    """A freshly seeded generator, so that every test sees the same numbers."""
+    return np.random.default_rng(0)
