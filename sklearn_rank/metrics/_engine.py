@@ -185,15 +185,13 @@ def factorize(qid, n):
     return codes.reshape(-1).astype(np.intp, copy=False), uniques
 
 
-def group_order(codes, n_groups):
-    """Row indices grouped by code, keeping the row order within a group (stable).
+def stable_argsort_codes(codes, n_codes):
+    """Stable argsort of integer codes in ``[0, n_codes)``, in linear time.
 
-    Returns None when the rows already come grouped in code order (nothing to move).
+    numpy's stable sort of 16-bit integers is a radix sort; codes of up to 32 bits take two
+    such passes (low half, then high half).
     """
-    if len(codes) < 2 or (codes[1:] >= codes[:-1]).all():
-        return None
-    if n_groups <= 1 << 16:
-        # numpy's stable sort of 16-bit integers is a radix sort: linear time.
+    if n_codes <= 1 << 16:
         return np.argsort(codes.astype(np.uint16), kind="stable")
     low = np.argsort((codes & 0xFFFF).astype(np.uint16), kind="stable")
     high = (codes[low] >> 16).astype(np.uint16)
@@ -206,59 +204,73 @@ def group_order(codes, n_groups):
 
 
 class Buckets:
-    """Contiguous segments of a flat array laid out as padded 2-D blocks.
+    """Segments of a flat array, grouped by length into 2-D blocks.
 
-    Segments (the rows of one query, or the documents of one tie block) of similar length
-    share a block whose width is the smallest of 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16,
-    20, ... (four steps per octave, so at most a quarter of a block is padding) that holds
-    them. A per-segment sort or cumulative product is then one numpy call along ``axis=1``
-    per block: a few dozen calls in all, whatever the number of segments. Each block keeps
-    ``index`` (positions in the flat array, padding pointing one past its end, where the
-    methods put a sentinel), the mask of real cells, and those cells' flat positions.
+    The segments (the rows of one query, or the documents of one tie block) of one length
+    form one block, so that a per-segment sort or cumulative product is one numpy call along
+    ``axis=1`` per distinct length, whatever the number of segments. A block is a plain
+    reshape of the flat array when its segments are contiguous, as the rows of queries are
+    in a :class:`Grouping`, and a gather otherwise. No padding is needed.
+
+    Each block is ``(segments, width, index)`` with ``index`` a slice of the flat array or a
+    ``(n_segments, width)`` matrix of flat positions.
     """
 
     def __init__(self, sizes, starts):
-        self.n = int(sizes.sum())
-        self.sizes = sizes
-        nonempty = sizes > 0
-        size = sizes[nonempty]
-        step = np.left_shift(1, np.maximum(np.floor(np.log2(np.maximum(size - 1, 1))) - 2, 0).astype(np.int64))
-        width = np.zeros_like(sizes)
-        width[nonempty] = -(-size // step) * step
+        self.n_segments = len(sizes)
+        nonempty = np.flatnonzero(sizes > 0)
+        by_length = nonempty[np.argsort(sizes[nonempty], kind="stable")]
+        cuts = np.flatnonzero(np.diff(sizes[by_length])) + 1
         self.blocks = []
-        for w in np.unique(width[nonempty]):
-            seg = np.flatnonzero(width == w)
-            cols = np.arange(w)
-            valid = cols < sizes[seg, None]
-            index = np.where(valid, starts[seg, None] + cols, self.n)
-            self.blocks.append((seg, index, valid, index[valid]))
+        for seg in np.split(by_length, cuts) if len(by_length) else ():
+            width = int(sizes[seg[0]])
+            first = starts[seg]
+            if len(seg) == 1 or (np.diff(first) == width).all():
+                index = slice(int(first[0]), int(first[0]) + len(seg) * width)
+            else:
+                index = first[:, None] + np.arange(width)
+            self.blocks.append((seg, width, index))
+
+    @staticmethod
+    def view(x, width, index):
+        """The block's values of the flat array ``x`` as a 2-D array (a view if possible)."""
+        if isinstance(index, slice):
+            return x[index].reshape(-1, width)
+        return x[index]
+
+    @staticmethod
+    def put(out, index, values):
+        """Write a block's 2-D ``values`` back into the flat array ``out``."""
+        out[index] = values.reshape(-1) if isinstance(index, slice) else values
+
+    @staticmethod
+    def positions(width, index):
+        """Flat positions of the block's cells, 2-D."""
+        if isinstance(index, slice):
+            return np.arange(index.start, index.stop).reshape(-1, width)
+        return index
 
     def sort_descending(self, key, secondary=None):
         """Permutation sorting ``key`` descending within each segment, and the sorted keys.
 
         The sort is stable: ties keep their order, or with ``secondary`` are ordered by
-        ``secondary`` ascending, then by position. Padding is NaN, which numpy sorts last.
-        (numpy's stable sort is also the faster one here, NaN padding included.)
+        ``secondary`` ascending, then by position. (numpy's stable sort is also its fastest
+        argsort of short float rows.)
         """
-        out = np.empty(self.n, dtype=np.intp)
-        ordered = np.empty(self.n, dtype=np.float64)
-        negated = np.append(-key, np.nan)
-        if secondary is not None:
-            secondary = np.append(secondary, np.nan)
-        for _, index, valid, flat in self.blocks:
-            if index.shape[1] == 1:
-                out[flat] = flat
-                ordered[flat] = negated[flat]
+        out = np.arange(len(key))
+        ordered = key.copy()
+        for _, width, index in self.blocks:
+            if width == 1:
                 continue
-            values = negated[index]
+            values = -self.view(key, width, index)
+            cells = self.positions(width, index)
             if secondary is not None:
-                first = np.argsort(secondary[index], axis=1, kind="stable")
-                index = np.take_along_axis(index, first, 1)
+                first = np.argsort(self.view(secondary, width, index), axis=1, kind="stable")
+                cells = np.take_along_axis(cells, first, 1)
                 values = np.take_along_axis(values, first, 1)
             perm = np.argsort(values, axis=1, kind="stable")
-            out[flat] = np.take_along_axis(index, perm, 1)[valid]
-            ordered[flat] = np.take_along_axis(values, perm, 1)[valid]
-        np.negative(ordered, out=ordered)
+            self.put(out, index, np.take_along_axis(cells, perm, 1))
+            self.put(ordered, index, -np.take_along_axis(values, perm, 1))
         return out, ordered
 
     def cumprod_exclusive(self, x, depth=None):
@@ -267,22 +279,22 @@ class Buckets:
         With ``depth``, only the first ``depth`` positions of each segment are computed;
         the others are set to 0.
         """
-        out = np.zeros(self.n, dtype=np.float64)
-        padded = np.append(x, 1.0)
-        for _, index, valid, _ in self.blocks:
-            if depth is not None and index.shape[1] > depth:
-                index, valid = index[:, :depth], valid[:, :depth]
-            prod = np.ones(index.shape)
-            np.cumprod(padded[index[:, :-1]], axis=1, out=prod[:, 1:])
-            out[index[valid]] = prod[valid]
+        out = np.zeros(len(x), dtype=np.float64)
+        for _, width, index in self.blocks:
+            d = width if depth is None else min(width, depth)
+            prod = np.ones((self.view(x, width, index).shape[0], d))
+            np.cumprod(self.view(x, width, index)[:, : d - 1], axis=1, out=prod[:, 1:])
+            if isinstance(index, slice):
+                out[index].reshape(-1, width)[:, :d] = prod
+            else:
+                out[index[:, :d]] = prod
         return out
 
     def prod(self, x):
         """Product of the values of each segment (1 for an empty segment)."""
-        out = np.ones(len(self.sizes), dtype=np.float64)
-        padded = np.append(x, 1.0)
-        for seg, index, _, _ in self.blocks:
-            out[seg] = np.prod(padded[index], axis=1)
+        out = np.ones(self.n_segments, dtype=np.float64)
+        for seg, width, index in self.blocks:
+            out[seg] = np.prod(self.view(x, width, index), axis=1)
         return out
 
 
@@ -327,17 +339,14 @@ class RankingInput:
     @cached_property
     def judged(self):
         """All rows (retrieved or not) grouped by query."""
-        return Grouping(self, group_order(self.codes, self.n_queries), self.codes)
+        return Grouping(self)
 
     @cached_property
     def ranked_rows(self):
         """The rows that take part in the ranking, grouped by query."""
         if self.retrieved is None:
             return self.judged
-        rows = np.flatnonzero(self.judged.take(self.retrieved))
-        if self.judged.order is not None:
-            rows = self.judged.order[rows]
-        return Grouping(self, rows, self.codes[rows])
+        return Grouping(self, np.flatnonzero(self.retrieved))
 
     def n_relevant(self, threshold):
         """Number of judged rows with ``y_true >= threshold``, per query."""
@@ -350,8 +359,7 @@ class RankingInput:
     def max_label(self):
         """Largest label of each query."""
         if "max" not in self._ideal:
-            group = self.judged
-            self._ideal["max"] = np.maximum.reduceat(group.label, group.starts)
+            self._ideal["max"] = self.judged.segment_max(self.judged.label)
         return self._ideal["max"]
 
     @cached_property
@@ -442,18 +450,39 @@ class RankingInput:
 
 
 class Grouping:
-    """Rows grouped by query, queries in code order, rows in input order within a query.
+    """Rows laid out query by query: each query's rows contiguous, in input order.
 
-    ``order`` holds the original index of each grouped row (None: the input is already
-    grouped); ``label`` and ``score`` are ``y_true`` and ``y_score`` in grouped order.
+    When the input already comes grouped in query order nothing moves. Otherwise the rows are
+    moved (one linear-time radix sort) so that queries of equal length are contiguous: the
+    per-query sorts are then plain reshapes, free of gathers and padding.
+
+    Attributes: ``order`` (original row index of each laid-out row; None when nothing moved),
+    ``sizes`` and ``starts`` per query code, ``query`` and ``position`` per laid-out row, and
+    ``label``/``score``: ``y_true``/``y_score`` laid out.
     """
 
-    def __init__(self, data, order, codes):
+    def __init__(self, data, rows=None):
         self.data = data
-        self.order = order
-        self.sizes = np.bincount(codes, minlength=data.n_queries)
-        self.starts = segment_starts(self.sizes)
+        codes = data.codes if rows is None else data.codes[rows]
+        n_queries = data.n_queries
         self.n = len(codes)
+        self.sizes = np.bincount(codes, minlength=n_queries)
+        if self.n < 2 or (codes[1:] >= codes[:-1]).all():
+            layout, moved = np.arange(n_queries), None
+        else:
+            layout = np.argsort(self.sizes, kind="stable")
+            rank = np.empty(n_queries, dtype=np.intp)
+            rank[layout] = np.arange(n_queries)
+            moved = stable_argsort_codes(rank[codes], n_queries)
+        if rows is None:
+            self.order = moved
+        else:
+            self.order = rows if moved is None else rows[moved]
+        self.layout = layout
+        self.layout_sizes = self.sizes[layout]
+        self.layout_starts = segment_starts(self.layout_sizes)
+        self.starts = np.empty(n_queries, dtype=np.intp)
+        self.starts[layout] = self.layout_starts
 
     def take(self, values):
         return values if self.order is None else values[self.order]
@@ -472,12 +501,20 @@ class Grouping:
 
     @cached_property
     def query(self):
-        return np.repeat(np.arange(len(self.sizes)), self.sizes)
+        return np.repeat(self.layout, self.layout_sizes)
 
     @cached_property
     def position(self):
-        """0-based position of each grouped row within its query."""
-        return np.arange(self.n) - np.repeat(self.starts, self.sizes)
+        """0-based position of each laid-out row within its query."""
+        return np.arange(self.n) - np.repeat(self.layout_starts, self.layout_sizes)
+
+    def segment_max(self, values):
+        """Largest value of each query (0 for a query without rows)."""
+        out = np.zeros(len(self.sizes))
+        nonempty = self.layout_sizes > 0
+        if nonempty.any():
+            out[self.layout[nonempty]] = np.maximum.reduceat(values, self.layout_starts[nonempty])
+        return out
 
 
 class Ranking:
@@ -571,7 +608,7 @@ class Ranking:
     def block_buckets(self):
         """Tie blocks of the same query laid out as 2-D buckets (one segment per query)."""
         sizes = np.bincount(self.block_query, minlength=self.n_queries)
-        return Buckets(sizes, segment_starts(sizes))
+        return Buckets(sizes, np.searchsorted(self.block_first, self.starts))
 
     @cached_property
     def member_buckets(self):

@@ -202,9 +202,8 @@ def err(data, *, k, gain, max_grade, persistence, ties):
 def _tied_err(go_on, first_row, size, start, reach, persistence):
     """Expected ERR contribution of tied blocks, relative to reaching the block."""
     out = np.zeros(len(size))
-    padded = np.append(go_on, 0.0)
-    for seg, index, _, _ in Buckets(size, first_row).blocks:
-        members = padded[index]
+    for seg, width, index in Buckets(size, first_row).blocks:
+        members = Buckets.view(go_on, width, index)
         m, s, depth = size[seg], start[seg], reach[seg]
         width = int(depth.max())
         # mean[:, l]: mean product of go_on over the l-subsets of the members seen so far
@@ -403,26 +402,26 @@ def pair_counts(data):
     group = data.ranked_rows
     y, s = group.label, group.score
     out = np.zeros((5, data.n_queries))
-    y_pad, s_pad = np.append(y, np.nan), np.append(s, np.nan)
-    for seg, index, valid, _ in group.buckets.blocks:
-        width = index.shape[1]
+    for seg, width, index in group.buckets.blocks:
+        if width == 1:
+            continue
         if width > _PAIRWISE_WIDTH:
             _pair_counts_long(y, s, group, seg, out)
             continue
+        labels, scores = Buckets.view(y, width, index), Buckets.view(s, width, index)
         upper = np.triu(np.ones((width, width), dtype=bool), 1)
         step = max(1, _PAIRWISE_CELLS // (width * width))
+        out[0, seg] = width * (width - 1) / 2
         for lo in range(0, len(seg), step):
-            idx, ok = index[lo : lo + step], valid[lo : lo + step]
-            pair = ok[:, :, None] & ok[:, None, :] & upper
-            yy, ss = y_pad[idx], s_pad[idx]
+            yy, ss = labels[lo : lo + step], scores[lo : lo + step]
             dy = np.sign(yy[:, :, None] - yy[:, None, :])
             ds = (ss[:, :, None] > ss[:, None, :]).astype(np.int8) - (ss[:, :, None] < ss[:, None, :])
+            tie_y, tie_s = (dy == 0) & upper, (ds == 0) & upper
             rows = seg[lo : lo + step]
-            out[0, rows] = pair.sum(axis=(1, 2))
-            out[1, rows] = (pair & (dy == 0)).sum(axis=(1, 2))
-            out[2, rows] = (pair & (ds == 0)).sum(axis=(1, 2))
-            out[3, rows] = (pair & (dy == 0) & (ds == 0)).sum(axis=(1, 2))
-            out[4, rows] = np.where(pair, dy * ds, 0).sum(axis=(1, 2))
+            out[1, rows] = tie_y.sum(axis=(1, 2))
+            out[2, rows] = tie_s.sum(axis=(1, 2))
+            out[3, rows] = (tie_y & tie_s).sum(axis=(1, 2))
+            out[4, rows] = (dy * ds * upper).sum(axis=(1, 2))
     return out
 
 
