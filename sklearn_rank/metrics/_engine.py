@@ -243,35 +243,32 @@ class Buckets:
         """Write a block's 2-D ``values`` back into the flat array ``out``."""
         out[index] = values.reshape(-1) if isinstance(index, slice) else values
 
-    @staticmethod
-    def positions(width, index):
-        """Flat positions of the block's cells, 2-D."""
-        if isinstance(index, slice):
-            return np.arange(index.start, index.stop).reshape(-1, width)
-        return index
-
-    def sort_descending(self, key, secondary=None):
+    def sort_descending(self, key, secondary=None, stable=True):
         """Permutation sorting ``key`` descending within each segment, and the sorted keys.
 
-        The sort is stable: ties keep their order, or with ``secondary`` are ordered by
-        ``secondary`` ascending, then by position. (numpy's stable sort is also its fastest
-        argsort of short float rows.)
+        ``stable=True`` keeps the order of ties, or with ``secondary`` orders them by
+        ``secondary`` ascending, then by position. ``stable=False`` leaves the order of ties
+        unspecified, for callers that average over them (numpy's default argsort is faster).
         """
+        negated = -key
         out = np.arange(len(key))
-        ordered = key.copy()
+        kind = "stable" if stable or secondary is not None else None
         for _, width, index in self.blocks:
             if width == 1:
                 continue
-            values = -self.view(key, width, index)
-            cells = self.positions(width, index)
+            values = self.view(negated, width, index)
             if secondary is not None:
                 first = np.argsort(self.view(secondary, width, index), axis=1, kind="stable")
-                cells = np.take_along_axis(cells, first, 1)
                 values = np.take_along_axis(values, first, 1)
-            perm = np.argsort(values, axis=1, kind="stable")
-            self.put(out, index, np.take_along_axis(cells, perm, 1))
-            self.put(ordered, index, -np.take_along_axis(values, perm, 1))
-        return out, ordered
+            perm = np.argsort(values, axis=1, kind=kind)
+            if secondary is not None:
+                perm = np.take_along_axis(first, perm, 1)
+            if isinstance(index, slice):
+                perm += np.arange(index.start, index.stop, width)[:, None]
+                out[index] = perm.reshape(-1)
+            else:
+                out[index] = np.take_along_axis(index, perm, 1)
+        return out, key[out]
 
     def cumprod_exclusive(self, x, depth=None):
         """Product of the values before each position, within its segment.
@@ -383,7 +380,7 @@ class RankingInput:
     @cached_property
     def _ideal_sorted(self):
         group = self.judged
-        _, labels = group.buckets.sort_descending(group.label)
+        _, labels = group.buckets.sort_descending(group.label, stable=False)
         return labels, group.position, group.query
 
     def ideal_sum(self, value, weight, k):
@@ -542,7 +539,7 @@ class Ranking:
         secondary = None
         if ties in ("optimistic", "pessimistic"):
             secondary = -group.label if ties == "optimistic" else group.label
-        perm, score = group.buckets.sort_descending(group.score, secondary)
+        perm, score = group.buckets.sort_descending(group.score, secondary, stable=ties != "average")
         self._perm = perm
         self._group = group
         self.label = group.label[perm]

@@ -465,7 +465,7 @@ def pairwise_accuracy(data, *, ties_credit):
 
 def _average_ranks(values, group):
     """Rank of each grouped row within its query (ties get their mean rank), 0-based."""
-    perm, ordered = group.buckets.sort_descending(values)
+    perm, ordered = group.buckets.sort_descending(values, stable=False)
     position = group.position.astype(np.float64)
     new = np.ones(len(ordered), dtype=bool)
     new[1:] = (ordered[1:] != ordered[:-1]) | (group.position[1:] == 0)
