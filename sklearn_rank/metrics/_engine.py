@@ -188,13 +188,15 @@ def factorize(qid, n):
 def stable_argsort_codes(codes, n_codes):
     """Stable argsort of integer codes in ``[0, n_codes)``, in linear time.
 
-    numpy's stable sort of 16-bit integers is a radix sort; codes of up to 32 bits take two
-    such passes (low half, then high half).
+    numpy's stable sort of 8- and 16-bit integers is a radix sort; larger codes take two
+    such passes (low 16 bits, then the rest).
     """
     if n_codes <= 1 << 16:
         return np.argsort(codes.astype(np.uint16), kind="stable")
+    if n_codes > 1 << 32:
+        return np.argsort(codes, kind="stable")
     low = np.argsort((codes & 0xFFFF).astype(np.uint16), kind="stable")
-    high = (codes[low] >> 16).astype(np.uint16)
+    high = (codes[low] >> 16).astype(np.uint8 if n_codes <= 1 << 24 else np.uint16)
     return low[np.argsort(high, kind="stable")]
 
 
