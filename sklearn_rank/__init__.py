@@ -11,5 +11,13 @@ datasets
 __version__ = "0.1.0.dev0"
 
 from . import datasets, metrics
+from .metrics import get_scorer, get_scorer_names, make_ranking_scorer
 
-__all__ = ["__version__", "datasets", "metrics"]
+__all__ = [
+    "__version__",
+    "datasets",
+    "get_scorer",
+    "get_scorer_names",
+    "make_ranking_scorer",
+    "metrics",
+]

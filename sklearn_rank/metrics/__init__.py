@@ -24,18 +24,23 @@ from ._ranking import (
     spearman_score,
 )
 from ._registry import evaluate, get_metric_names, parse_metric
+from ._scorer import RankingScorer, get_scorer, get_scorer_names, make_ranking_scorer
 
 __all__ = [
     "CONVENTIONS",
     "CONVENTION_NAMES",
     "DEFAULTS",
+    "RankingScorer",
     "dcg_score",
     "err_score",
     "evaluate",
     "get_metric_names",
+    "get_scorer",
+    "get_scorer_names",
     "half_life_utility_score",
     "hit_rate_score",
     "kendall_tau_score",
+    "make_ranking_scorer",
     "map_score",
     "mrr_score",
     "ndcg_score",

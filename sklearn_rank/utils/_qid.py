@@ -1,0 +1,130 @@
+"""How query ids travel: as metadata (``qid=``) or as a column of a DataFrame ``X``.
+
+Two ways, both supported everywhere (scorers, splitters, adapters):
+
+1. metadata routing on (``sklearn.set_config(enable_metadata_routing=True)``): ``qid`` is
+   passed as an argument, e.g. ``search.fit(X, y, qid=qid)``, and routed to whoever requests it;
+2. routing off (scikit-learn's default): ``X`` is a pandas or polars DataFrame with a query-id
+   column (``"qid"`` unless told otherwise), the XGBoost convention. The column is read, then
+   dropped before the data reaches a model, so that no model sees it as a feature.
+"""
+
+import numpy as np
+
+QID_HELP = (
+    "Pass query ids in one of two ways: (1) with metadata routing enabled "
+    "(sklearn.set_config(enable_metadata_routing=True)), give them as an argument, e.g. "
+    "search.fit(X, y, qid=qid) or scorer(estimator, X, y, qid=qid); or (2) make X a pandas or "
+    "polars DataFrame with a {column!r} column holding the query id of each row."
+)
+
+
+def _is_dataframe(X):
+    module = type(X).__module__
+    return hasattr(X, "columns") and (module.startswith("pandas") or module.startswith("polars"))
+
+
+def has_qid_column(X, qid_column):
+    return qid_column is not None and _is_dataframe(X) and qid_column in list(X.columns)
+
+
+def drop_qid_column(X, qid_column):
+    """``X`` without its query-id column (``X`` itself when it has none)."""
+    if not has_qid_column(X, qid_column):
+        return X
+    if type(X).__module__.startswith("polars"):
+        return X.drop(qid_column)
+    return X.drop(columns=qid_column)
+
+
+def resolve_qid(X, qid=None, *, qid_column="qid", n_samples=None, caller="this operation",
+                required=True):
+    """Return ``(X_without_qid_column, qid)`` from the ``qid`` argument or ``X``'s column.
+
+    Parameters
+    ----------
+    X : array-like, DataFrame or None
+        The features; a DataFrame may hold the query ids in ``qid_column``.
+    qid : array-like or None
+        Query ids given as an argument; they win over the column.
+    qid_column : str or None
+        Name of the query-id column; None disables the column.
+    n_samples : int, default=None
+        Number of rows, when ``X`` is None.
+    caller : str
+        Who asks, for the error messages.
+    required : bool
+        Raise when no query ids are found; otherwise return ``qid=None``.
+    """
+    n = n_samples if X is None else _num_rows(X)
+    column = has_qid_column(X, qid_column)
+    if qid is None and column:
+        qid = np.asarray(X[qid_column].to_numpy())
+    X = drop_qid_column(X, qid_column)
+    if qid is None:
+        if required:
+            where = ""
+            if _is_dataframe(X):
+                where = f" X is a DataFrame, but has no {qid_column!r} column."
+            raise ValueError(
+                f"{caller} needs the query id of every row, and got none.{where} "
+                + QID_HELP.format(column=qid_column or "qid")
+            )
+        return X, None
+    qid = check_qid(qid, n, caller=caller)
+    return X, qid
+
+
+def _num_rows(X):
+    shape = getattr(X, "shape", None)
+    return shape[0] if shape is not None else len(X)
+
+
+def check_qid(qid, n_samples, *, caller="this operation"):
+    """Validate per-row query ids; recognise group sizes passed by mistake."""
+    if hasattr(qid, "to_numpy") and not isinstance(qid, np.ndarray):
+        qid = qid.to_numpy()
+    qid = np.asarray(qid)
+    if qid.ndim != 1:
+        raise ValueError(
+            f"qid for {caller} must be 1-D, one query id per row; got shape {qid.shape}."
+        )
+    if n_samples is not None and len(qid) != n_samples:
+        hint = ""
+        if (
+            qid.dtype.kind in "iu"
+            and len(qid) < n_samples
+            and (qid > 0).all()
+            and int(qid.sum()) == n_samples
+        ):
+            hint = (
+                " These look like group sizes (they sum to the number of rows), as LightGBM's "
+                "group= takes: sklearn-rank wants one query id per row instead, e.g. "
+                "qid = np.repeat(np.arange(len(group)), group)."
+            )
+        raise ValueError(
+            f"qid for {caller} must have one query id per row: got {len(qid)} ids for "
+            f"{n_samples} rows.{hint}"
+        )
+    return qid
+
+
+def group_sizes(qid):
+    """Rows sorted stably by query (runs of equal ids), and the size of each run.
+
+    Returns ``(order, sizes)``: ``order`` is None when the rows of each query are already
+    contiguous, else the stable permutation that makes them so (queries in the order of
+    ``np.unique(qid)``); ``sizes`` are the group sizes in the resulting row order, as
+    LightGBM's and XGBoost's ``group=`` want.
+    """
+    qid = np.asarray(qid)
+    if len(qid) == 0:
+        return None, np.zeros(0, dtype=np.intp)
+    change = np.r_[True, qid[1:] != qid[:-1]]
+    runs = qid[change]
+    if len(np.unique(runs)) == len(runs):
+        starts = np.flatnonzero(change)
+        return None, np.diff(np.append(starts, len(qid)))
+    _, codes = np.unique(qid, return_inverse=True)
+    order = np.argsort(codes.reshape(-1), kind="stable")
+    return order, np.bincount(codes.reshape(-1))
