@@ -4,13 +4,19 @@ Subpackages
 -----------
 metrics
     Group-aware ranking metrics on flat arrays ``y_true, y_score, qid``.
+model_selection
+    Splitters over whole queries and a cross-validation helper that routes query ids.
+preprocessing
+    Transformers for ranking pipelines.
 datasets
     Generated learning-to-rank data sets.
+lightgbm, xgboost, catboost
+    Adapters of the boosters' rankers taking per-row query ids (imported on demand).
 """
 
 __version__ = "0.1.0.dev0"
 
-from . import datasets, metrics
+from . import datasets, metrics, model_selection, preprocessing
 from .metrics import get_scorer, get_scorer_names, make_ranking_scorer
 
 __all__ = [
@@ -20,4 +26,6 @@ __all__ = [
     "get_scorer_names",
     "make_ranking_scorer",
     "metrics",
+    "model_selection",
+    "preprocessing",
 ]

@@ -86,8 +86,11 @@ class RankingScorer(_BaseScorer):
                            sample_weight=sample_weight, **kwargs)
 
     def _score(self, method_caller, estimator, X, y_true, **kwargs):
-        qid = kwargs.pop("qid", None)
-        sample_weight = kwargs.pop("sample_weight", None)
+        return self._evaluate(method_caller, estimator, X, y_true, False, **kwargs)[1]
+
+    def _evaluate(self, method_caller, estimator, X, y_true, return_per_query, qid=None,
+                  sample_weight=None, **kwargs):
+        """The query ids (as in ``np.unique``) and the score, or the per-query values."""
         if kwargs:
             raise TypeError(
                 f"{self!r} got unexpected metadata {sorted(kwargs)}; it takes qid and "
@@ -95,12 +98,13 @@ class RankingScorer(_BaseScorer):
             )
         _, qid = resolve_qid(X, qid, qid_column=self.qid_column, caller=repr(self))
         # The estimator gets X as it was fitted on: the adapters and DropQueryId drop the
-        # column themselves.
+        # query-id column themselves.
         y_score = method_caller(estimator, self._response_method, X)
         y_score = _one_score_per_row(y_score, estimator, self._response_method)
         data = check_ranking_input(y_true, y_score, qid, sample_weight)
-        return score_data(data, self._metric.name, self._metric.kernel, self.convention,
-                          dict(self._kernel_options), False, self.name)
+        value = score_data(data, self._metric.name, self._metric.kernel, self.convention,
+                           dict(self._kernel_options), return_per_query, self.name)
+        return data.query_ids, value
 
 
 def _one_score_per_row(y_score, estimator, response_method):

@@ -1,0 +1,1 @@
+"""asv benchmarks of sklearn-rank (run from asv_bench/: ``asv run``)."""

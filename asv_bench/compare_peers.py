@@ -1,0 +1,425 @@
+"""Time sklearn-rank against a sorting floor and its peers, on the same data, in one run.
+
+Usage (in an environment with ``pip install -e ".[bench]"``)::
+
+    python asv_bench/compare_peers.py                      # 1M rows, 10k queries
+    python asv_bench/compare_peers.py --n-queries 100000   # 1M rows, 100k queries
+    python asv_bench/compare_peers.py --n-rows 100000 --repeat 5
+
+The data (see ``benchmarks/common.py``): ``n_rows`` rows in ``n_queries`` queries of ragged
+sizes, rows in random order (query ids unsorted, not contiguous), grades 0-4, distinct scores.
+
+Every entry is the best of ``--repeat`` runs (``time.perf_counter``) of everything a user holding
+the three flat arrays must do to get the metric's mean over queries:
+
+sklearn-rank
+    one call, e.g. ``ndcg_score(y_true, y_score, qid=qid, k=10)``, default options.
+argsort
+    ``np.argsort(y_score)``: one sort of the scores, a floor no exact metric can beat by much.
+naive
+    nDCG@10 with ``np.lexsort`` (by query, then score; and by query, then grade for the ideal)
+    and ``np.bincount`` segment sums: a straightforward vectorised implementation.
+LightGBM
+    stable sort of the rows by query, group sizes, ``lgb.Dataset(X_dummy, label, group,
+    init_score=y_score, reference=...)`` and ``booster.eval`` of a booster without trees (so its
+    predictions are the init scores). Outside the timed region: ``X_dummy`` (one zero feature,
+    built once) and, before each run, the booster (``lgb.Booster`` on a two-row reference set,
+    with the metric's ``metric`` and ``eval_at``). MAP is ``map@K`` with K the largest query size.
+XGBoost
+    the same with ``xgb.DMatrix(X_dummy, label, qid=sorted qid, base_margin=y_score)`` and
+    ``booster.eval`` of a booster trained for 0 rounds (built and used once, untimed). MAP
+    takes binary labels (``y_true >= 1``), which is part of the timed work, and is asked as
+    ``map@K`` with K the largest query size: XGBoost's plain ``map`` stops at rank 32.
+pytrec_eval
+    building its dict inputs from the arrays (rows grouped by query, document ids from the row
+    numbers), ``RelevanceEvaluator(qrel, measures)``, ``evaluate(run)`` and the mean of the
+    per-query values.
+ranx
+    the same dicts, ``Qrels(qrel)``, ``Run(run)`` and ``ranx.evaluate``; numba compiles on a
+    small warm-up call outside the timed region.
+
+LightGBM, XGBoost and ranx use both cores where they can; sklearn-rank, numpy and pytrec_eval
+use one. A peer without a metric (ERR@10 anywhere but sklearn-rank) shows ``-``.
+
+Every peer's value is checked against sklearn-rank's with the matching convention (absolute
+tolerance 1e-6) before any number is printed as comparable; the script exits with status 1 on a
+mismatch.
+"""
+
+import argparse
+import gc
+import importlib
+import importlib.metadata
+import math
+import platform
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchmarks.common import make_benchmark_data  # noqa: E402
+
+from sklearn_rank.metrics import (  # noqa: E402
+    err_score,
+    evaluate,
+    map_score,
+    mrr_score,
+    ndcg_score,
+)
+
+METRICS = ("nDCG@10", "MAP", "MRR", "ERR@10")
+ALL_FOUR = "all four"
+EVALUATE_NAMES = ("ndcg@10", "map", "mrr", "err@10")
+TOLERANCE = 1e-6
+
+
+def best_time(run, repeat, before_each=None):
+    """Best wall time of ``run()`` over ``repeat`` calls, and its last result.
+
+    ``before_each()`` runs untimed before every call; its result is passed to ``run``.
+    """
+    best, result = math.inf, None
+    for _ in range(repeat):
+        state = before_each() if before_each is not None else None
+        gc.collect()
+        start = time.perf_counter()
+        result = run(state) if before_each is not None else run()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def group_by_query(qid):
+    """Stable order of the rows by query, and the offsets of each query in that order."""
+    order = np.argsort(qid, kind="stable")
+    sorted_qid = qid[order]
+    offsets = np.flatnonzero(np.r_[True, sorted_qid[1:] != sorted_qid[:-1], True])
+    return order, sorted_qid, offsets
+
+
+# --------------------------------------------------------------------------------------------
+# The peers. Each returns {metric: (run, before_each or None)}, run() -> mean over queries, and
+# CONVENTIONS gives the sklearn-rank options that must reproduce its values.
+# --------------------------------------------------------------------------------------------
+
+
+def sklearn_rank_runs(y, s, q):
+    return {
+        "nDCG@10": (lambda: ndcg_score(y, s, qid=q, k=10), None),
+        "MAP": (lambda: map_score(y, s, qid=q), None),
+        "MRR": (lambda: mrr_score(y, s, qid=q), None),
+        "ERR@10": (lambda: err_score(y, s, qid=q, k=10), None),
+        ALL_FOUR: (lambda: evaluate(y, s, qid=q, metrics=EVALUATE_NAMES), None),
+    }
+
+
+def argsort_runs(y, s, q):
+    def run():
+        np.argsort(s)
+
+    return {name: (run, None) for name in (*METRICS, ALL_FOUR)}
+
+
+def naive_ndcg_at_10(y, s, q, k=10):
+    """nDCG@k, exponential gain, ties in row order, 0 for a query without relevant rows."""
+    gain = np.exp2(y) - 1.0
+
+    def dcg(order):
+        sorted_qid = q[order]
+        is_start = np.r_[True, sorted_qid[1:] != sorted_qid[:-1]]
+        group = np.cumsum(is_start) - 1
+        rank = np.arange(q.size) - np.flatnonzero(is_start)[group]
+        top = rank < k
+        return np.bincount(group[top], weights=gain[order][top] / np.log2(rank[top] + 2.0))
+
+    actual = dcg(np.lexsort((-s, q)))
+    ideal = dcg(np.lexsort((-y, q)))
+    per_query = np.divide(actual, ideal, out=np.zeros_like(actual), where=ideal > 0)
+    return per_query.mean()
+
+
+def naive_runs(y, s, q):
+    return {"nDCG@10": (lambda: naive_ndcg_at_10(y, s, q), None)}
+
+
+def lightgbm_runs(y, s, q):
+    import lightgbm as lgb
+
+    x_dummy = np.zeros((q.size, 1))
+    largest_query = int(np.unique(q, return_counts=True)[1].max())
+    reference = lgb.Dataset(
+        np.zeros((2, 1)), label=[0, 1], group=[2], params={"verbose": -1}, free_raw_data=False
+    )
+
+    def booster_for(metric, eval_at):
+        def make():
+            params = {"objective": "lambdarank", "metric": metric, "eval_at": [eval_at]}
+            return lgb.Booster(params={**params, "verbose": -1}, train_set=reference)
+
+        return make
+
+    def run(booster):
+        order, _, offsets = group_by_query(q)
+        dataset = lgb.Dataset(
+            x_dummy,
+            label=y[order],
+            group=np.diff(offsets),
+            init_score=s[order],
+            reference=reference,
+            params={"verbose": -1},
+        )
+        (result,) = booster.eval(dataset, "eval")
+        return result[2]
+
+    return {
+        "nDCG@10": (run, booster_for("ndcg", 10)),
+        "MAP": (run, booster_for("map", largest_query)),
+    }
+
+
+def xgboost_runs(y, s, q):
+    import xgboost as xgb
+
+    x_dummy = np.zeros((q.size, 1))
+    tiny = xgb.DMatrix(np.zeros((2, 1)), label=[0, 1], qid=[0, 0])
+
+    largest_query = int(np.unique(q, return_counts=True)[1].max())
+
+    def booster_for(objective, metric):
+        booster = xgb.train({"objective": objective, "eval_metric": metric}, tiny, 0)
+        booster.eval(tiny)  # XGBoost configures a booster on first use; a user pays that once.
+        return lambda: booster
+
+    def run_with(binary_labels):
+        def run(booster):
+            order, sorted_qid, _ = group_by_query(q)
+            label = y[order] >= 1 if binary_labels else y[order]
+            dmatrix = xgb.DMatrix(x_dummy, label=label, qid=sorted_qid, base_margin=s[order])
+            return float(booster.eval(dmatrix).rsplit(":", 1)[1])
+
+        return run
+
+    return {
+        "nDCG@10": (run_with(False), booster_for("rank:ndcg", "ndcg@10")),
+        # Plain "map" (like "ndcg" and "pre") stops at the top 32 in XGBoost; ask for all.
+        "MAP": (run_with(True), booster_for("rank:map", f"map@{largest_query}")),
+    }
+
+
+def _trec_dicts(y, s, q):
+    """pytrec_eval's inputs: {query: {document: grade}} and {query: {document: score}}."""
+    order, sorted_qid, offsets = group_by_query(q)
+    documents = list(map(str, order.tolist()))
+    grades, scores = y[order].tolist(), s[order].tolist()
+    queries = list(map(str, sorted_qid[offsets[:-1]].tolist()))
+    qrel, run = {}, {}
+    for query, start, stop in zip(queries, offsets[:-1].tolist(), offsets[1:].tolist()):
+        in_query = documents[start:stop]
+        qrel[query] = dict(zip(in_query, grades[start:stop]))
+        run[query] = dict(zip(in_query, scores[start:stop]))
+    return qrel, run
+
+
+def pytrec_eval_runs(y, s, q):
+    import pytrec_eval
+
+    measures = {"nDCG@10": ("ndcg_cut.10", "ndcg_cut_10"), "MAP": ("map", "map"),
+                "MRR": ("recip_rank", "recip_rank")}
+
+    def run_for(names):
+        def run():
+            qrel, run_dict = _trec_dicts(y, s, q)
+            evaluator = pytrec_eval.RelevanceEvaluator(qrel, {measures[n][0] for n in names})
+            per_query = evaluator.evaluate(run_dict).values()
+            means = [np.mean([values[measures[n][1]] for values in per_query]) for n in names]
+            return means[0] if len(names) == 1 else dict(zip(names, means))
+
+        return run
+
+    runs = {name: (run_for([name]), None) for name in measures}
+    runs[ALL_FOUR] = (run_for(list(measures)), None)
+    return runs
+
+
+def ranx_runs(y, s, q):
+    import ranx
+
+    names = {"nDCG@10": "ndcg@10", "MAP": "map", "MRR": "mrr"}
+
+    def run_for(metrics):
+        def run():
+            qrel, run_dict = _trec_dicts(y, s, q)
+            return ranx.evaluate(ranx.Qrels(qrel), ranx.Run(run_dict), metrics)
+
+        return run
+
+    # numba compiles ranx's kernels on first use; do it outside the timed region.
+    small = slice(0, 1000)
+    qrel, run_dict = _trec_dicts(y[small], s[small], q[small])
+    ranx.evaluate(ranx.Qrels(qrel), ranx.Run(run_dict), list(names.values()))
+
+    runs = {name: (run_for(metric), None) for name, metric in names.items()}
+    runs[ALL_FOUR] = (run_for(list(names.values())), None)
+    return runs
+
+
+PEERS = {
+    "sklearn-rank": (sklearn_rank_runs, None),
+    "argsort": (argsort_runs, None),
+    "naive": (naive_runs, "numpy"),
+    "LightGBM": (lightgbm_runs, "lightgbm"),
+    "XGBoost": (xgboost_runs, "xgboost"),
+    "pytrec_eval": (pytrec_eval_runs, "pytrec_eval"),
+    "ranx": (ranx_runs, "ranx"),
+}
+
+# sklearn-rank options that reproduce each peer's values.
+CONVENTIONS = {
+    "naive": {"gain": "exponential", "ties": "stable", "no_relevant": 0.0},
+    "LightGBM": {"convention": "lightgbm"},
+    "XGBoost": {"convention": "xgboost"},
+    "pytrec_eval": {"convention": "trec_eval"},
+    "ranx": {"convention": "trec_eval"},
+}
+
+REFERENCE = {
+    "nDCG@10": lambda y, s, q, **kw: ndcg_score(y, s, qid=q, k=10, **kw),
+    "MAP": lambda y, s, q, **kw: map_score(y, s, qid=q, **kw),
+    "MRR": lambda y, s, q, **kw: mrr_score(y, s, qid=q, **kw),
+}
+
+
+def extra_memory_of_ndcg(y, s, q):
+    """Peak memory that ndcg_score(k=10) allocates beyond its inputs, in bytes."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        ndcg_score(y, s, qid=q, k=10)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return peak - before
+
+
+def format_table(title, columns, rows, cell):
+    width = max(12, *(len(c) for c in columns))
+    lines = [title, "metric".ljust(9) + "".join(c.rjust(width + 1) for c in columns)]
+    for row in rows:
+        lines.append(row.ljust(9) + "".join(cell(row, c).rjust(width + 1) for c in columns))
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n-rows", type=int, default=1_000_000)
+    parser.add_argument("--n-queries", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per entry; the best counts")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--peers", nargs="+", choices=list(PEERS), default=list(PEERS), help="peers to run"
+    )
+    args = parser.parse_args(argv)
+
+    y, s, q = make_benchmark_data(args.n_rows, args.n_queries, seed=args.seed)
+    sizes = np.unique(q, return_counts=True)[1]
+    versions = []
+    for peer, (_, module) in PEERS.items():
+        if peer in args.peers and module is not None:
+            try:
+                imported = importlib.import_module(module)
+            except ImportError:
+                continue
+            version = getattr(imported, "__version__", None) or importlib.metadata.version(module)
+            versions.append(f"{module} {version}")
+    print(
+        f"{args.n_rows:,} rows, {args.n_queries:,} queries (sizes {sizes.min()} to {sizes.max()},"
+        f" median {int(np.median(sizes))}), unsorted qid, grades 0-4; best of {args.repeat}"
+    )
+    print(f"Python {platform.python_version()}; " + ", ".join(versions))
+
+    seconds, values, skipped = {}, {}, []
+    for peer in args.peers:
+        make_runs, module = PEERS[peer]
+        try:
+            runs = make_runs(y, s, q)
+        except ImportError as exc:
+            skipped.append(f"{peer} ({exc})")
+            continue
+        timed = {}  # a run shared by several metrics (the argsort floor) is timed once
+        for metric, (run, before_each) in runs.items():
+            key = id(run), id(before_each)
+            if key not in timed:
+                timed[key] = best_time(run, args.repeat, before_each)
+            elapsed, value = timed[key]
+            seconds[peer, metric] = elapsed
+            values[peer, metric] = value
+            print(f"  {peer:>12} {metric:<8} {elapsed:9.4f} s", file=sys.stderr, flush=True)
+
+    # Apples to apples: every peer value against sklearn-rank with the matching options.
+    checks, mismatches = [], []
+    for (peer, metric), value in values.items():
+        if peer not in CONVENTIONS or metric not in REFERENCE:
+            continue
+        expected = REFERENCE[metric](y, s, q, **CONVENTIONS[peer])
+        checks.append((peer, metric, value, expected))
+        if not abs(value - expected) <= TOLERANCE:
+            mismatches.append((peer, metric, value, expected))
+
+    columns = [peer for peer in args.peers if any(p == peer for p, _ in seconds)]
+    rows = [*METRICS, ALL_FOUR]
+    print()
+    print(
+        format_table(
+            "Seconds (best of runs):",
+            columns,
+            rows,
+            lambda r, c: f"{seconds[c, r]:.4f}" if (c, r) in seconds else "-",
+        )
+    )
+    print()
+    print(
+        format_table(
+            "Ratio to one np.argsort(y_score):",
+            columns,
+            rows,
+            lambda r, c: (
+                f"{seconds[c, r] / seconds['argsort', r]:.2f}"
+                if (c, r) in seconds and ("argsort", r) in seconds
+                else "-"
+            ),
+        )
+    )
+    print(
+        f"\n'{ALL_FOUR}': sklearn-rank's evaluate() of {', '.join(EVALUATE_NAMES)}; pytrec_eval and "
+        "ranx compute their three (no ERR) in one call."
+    )
+
+    print("\nValues checked against sklearn-rank (|difference| <= 1e-6):")
+    for peer, metric, value, expected in checks:
+        options = ", ".join(f"{k}={v!r}" for k, v in CONVENTIONS[peer].items())
+        status = "ok" if (peer, metric, value, expected) not in mismatches else "MISMATCH"
+        print(
+            f"  {peer:>12} {metric:<8} {value:.10f}  sklearn-rank({options}) {expected:.10f}"
+            f"  {status}"
+        )
+
+    if "sklearn-rank" in args.peers:
+        extra = extra_memory_of_ndcg(y, s, q)
+        print(
+            f"\nPeak memory of ndcg_score(k=10) beyond its inputs (tracemalloc): {extra / 2**20:.1f}"
+            f" MiB = {extra / (8 * args.n_rows):.1f} x n_rows x 8 bytes"
+        )
+    for line in skipped:
+        print(f"skipped: {line}")
+    if mismatches:
+        print(f"\n{len(mismatches)} value(s) differ from sklearn-rank's", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

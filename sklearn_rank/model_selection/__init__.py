@@ -1,0 +1,6 @@
+"""Cross-validation over whole queries, with the query ids routed for the user."""
+
+from ._split import QueryKFold, QueryShuffleSplit, StratifiedQueryKFold
+from ._validation import cross_validate
+
+__all__ = ["QueryKFold", "QueryShuffleSplit", "StratifiedQueryKFold", "cross_validate"]

@@ -1,0 +1,292 @@
+"""Cross-validation splitters that keep every query whole."""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.model_selection import GroupShuffleSplit, StratifiedGroupKFold
+from sklearn.model_selection._split import BaseCrossValidator
+from sklearn.utils import check_random_state
+
+from ..utils._param_validation import Interval, validate_parameter_constraints
+from ..utils._qid import _num_rows, resolve_qid
+
+
+class _QuerySplitter(BaseCrossValidator):
+    """Shared logic: find the query ids (argument, ``groups`` or a DataFrame column)."""
+
+    # Under metadata routing the splitter asks for the query ids without being told.
+    __metadata_request__split = {"qid": True}
+
+    _parameter_constraints = {
+        "n_splits": [Interval(Integral, 2, None, closed="left")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+        "qid_column": [str, None],
+    }
+
+    def _query_ids(self, X, groups, qid):
+        if qid is None:
+            qid = groups
+        n = None if X is None else _num_rows(X)
+        _, qid = resolve_qid(X, qid, qid_column=self.qid_column, n_samples=n,
+                             caller=type(self).__name__)
+        return qid
+
+    def _validate(self):
+        params = {k: getattr(self, k) for k in self._parameter_constraints}
+        validate_parameter_constraints(self._parameter_constraints, params, type(self).__name__)
+
+    def get_n_splits(self, X=None, y=None, groups=None, qid=None):
+        """Number of splitting iterations.
+
+        Parameters
+        ----------
+        X, y, groups, qid : object
+            Ignored, for API compatibility.
+
+        Returns
+        -------
+        n_splits : int
+        """
+        return self.n_splits
+
+
+
+class QueryKFold(_QuerySplitter):
+    """K-fold cross-validation over whole queries, folds balanced by rows.
+
+    Every query lands in exactly one test fold with all its rows, so no query is split
+    between training and test. Queries are cut into ``n_splits`` consecutive runs holding
+    about the same number of rows (to within one query): in the order of their ids, or in a
+    random order with ``shuffle=True``. Rows keep their original order inside each fold.
+
+    The query ids come from the ``qid`` argument (requested by default under metadata
+    routing), from ``groups`` (what ``GridSearchCV(...).fit(X, y, groups=qid)`` passes
+    without routing), or from the ``qid_column`` of a DataFrame ``X``.
+
+    Parameters
+    ----------
+    n_splits : int, default=5
+        Number of folds, at least 2.
+
+    shuffle : bool, default=False
+        Order the queries randomly before cutting them into folds.
+
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffle; only used when ``shuffle=True``.
+
+    qid_column : str or None, default="qid"
+        Column of a DataFrame ``X`` holding the query ids.
+
+    See Also
+    --------
+    sklearn.model_selection.GroupKFold : The same idea, balanced by greedy assignment.
+    StratifiedQueryKFold : Folds that also keep the distribution of grades.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rank.model_selection import QueryKFold
+    >>> qid = np.array([3, 1, 1, 2, 3, 2, 1, 4])
+    >>> for train, test in QueryKFold(n_splits=2).split(qid=qid):
+    ...     print(np.unique(qid[test]), test)
+    [1] [1 2 6]
+    [2 3 4] [0 3 4 5 7]
+    """
+
+    def __init__(self, n_splits=5, *, shuffle=False, random_state=None, qid_column="qid"):
+        self.n_splits = n_splits
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.qid_column = qid_column
+
+    def split(self, X=None, y=None, groups=None, qid=None):
+        """Generate indices to split data into training and test sets.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features), default=None
+            Training data; only read for its query-id column.
+        y : array-like of shape (n_samples,), default=None
+            Ignored.
+        groups : array-like of shape (n_samples,), default=None
+            Query ids, as passed by scikit-learn without metadata routing.
+        qid : array-like of shape (n_samples,), default=None
+            Query ids.
+
+        Yields
+        ------
+        train : ndarray
+            Training row indices.
+        test : ndarray
+            Test row indices.
+        """
+        self._validate()
+        qid = self._query_ids(X, groups, qid)
+        _, codes = np.unique(qid, return_inverse=True)
+        codes = codes.reshape(-1)
+        sizes = np.bincount(codes)
+        if len(sizes) < self.n_splits:
+            raise ValueError(
+                f"Cannot make n_splits={self.n_splits} folds of whole queries from "
+                f"{len(sizes)} queries."
+            )
+        order = np.arange(len(sizes))
+        if self.shuffle:
+            order = check_random_state(self.random_state).permutation(len(sizes))
+        # cut the ordered queries where the running row count crosses k/n_splits of the rows
+        middle = np.cumsum(sizes[order]) - sizes[order] / 2.0
+        fold = np.minimum((middle * self.n_splits / len(codes)).astype(np.intp), self.n_splits - 1)
+        if len(np.unique(fold)) < self.n_splits:  # a few huge queries: balance by count
+            fold = np.arange(len(sizes)) * self.n_splits // len(sizes)
+        query_fold = np.empty(len(sizes), dtype=np.intp)
+        query_fold[order] = fold
+        row_fold = query_fold[codes]
+        for k in range(self.n_splits):
+            yield np.flatnonzero(row_fold != k), np.flatnonzero(row_fold == k)
+
+
+class StratifiedQueryKFold(_QuerySplitter):
+    """K-fold over whole queries that keeps the distribution of grades in every fold.
+
+    scikit-learn's :class:`~sklearn.model_selection.StratifiedGroupKFold` with the queries
+    as groups and the grades as classes, taking the query ids the way every sklearn-rank
+    splitter does.
+
+    Parameters
+    ----------
+    n_splits : int, default=5
+        Number of folds, at least 2.
+
+    shuffle : bool, default=False
+        Shuffle the queries before splitting.
+
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffle.
+
+    qid_column : str or None, default="qid"
+        Column of a DataFrame ``X`` holding the query ids.
+
+    Examples
+    --------
+    >>> from sklearn_rank.datasets import make_ranking
+    >>> from sklearn_rank.model_selection import StratifiedQueryKFold
+    >>> X, y, qid = make_ranking(n_queries=20, random_state=0)
+    >>> cv = StratifiedQueryKFold(n_splits=4)
+    >>> len(list(cv.split(X, y, qid=qid)))
+    4
+    """
+
+    def __init__(self, n_splits=5, *, shuffle=False, random_state=None, qid_column="qid"):
+        self.n_splits = n_splits
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.qid_column = qid_column
+
+    def split(self, X=None, y=None, groups=None, qid=None):
+        """Generate indices to split data into training and test sets.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features), default=None
+            Training data; only read for its query-id column.
+        y : array-like of shape (n_samples,)
+            Grades, stratified on.
+        groups : array-like of shape (n_samples,), default=None
+            Query ids, as passed by scikit-learn without metadata routing.
+        qid : array-like of shape (n_samples,), default=None
+            Query ids.
+
+        Yields
+        ------
+        train : ndarray
+            Training row indices.
+        test : ndarray
+            Test row indices.
+        """
+        self._validate()
+        if y is None:
+            raise ValueError("StratifiedQueryKFold needs the grades y to stratify on; got None.")
+        qid = self._query_ids(X, groups, qid)
+        splitter = StratifiedGroupKFold(self.n_splits, shuffle=self.shuffle,
+                                        random_state=self.random_state if self.shuffle else None)
+        yield from splitter.split(np.zeros((len(qid), 1)), np.asarray(y), groups=qid)
+
+
+class QueryShuffleSplit(_QuerySplitter):
+    """Random train/test splits of whole queries.
+
+    scikit-learn's :class:`~sklearn.model_selection.GroupShuffleSplit` with the queries as
+    groups; ``test_size`` and ``train_size`` count queries, not rows.
+
+    Parameters
+    ----------
+    n_splits : int, default=5
+        Number of re-shuffling and splitting iterations.
+
+    test_size : float or int, default=None
+        Fraction (float) or number (int) of queries in the test set; 0.2 when both sizes
+        are None.
+
+    train_size : float or int, default=None
+        Fraction or number of queries in the training set; the complement of test_size
+        when None.
+
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffles.
+
+    qid_column : str or None, default="qid"
+        Column of a DataFrame ``X`` holding the query ids.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rank.model_selection import QueryShuffleSplit
+    >>> qid = np.repeat(np.arange(10), 3)
+    >>> train, test = next(QueryShuffleSplit(n_splits=1, test_size=0.2, random_state=0).split(qid=qid))
+    >>> len(np.unique(qid[test]))
+    2
+    """
+
+    _parameter_constraints = {
+        "n_splits": [Interval(Integral, 1, None, closed="left")],
+        "test_size": [Interval(Real, 0, 1, closed="neither"), Interval(Integral, 1, None, closed="left"), None],
+        "train_size": [Interval(Real, 0, 1, closed="neither"), Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "qid_column": [str, None],
+    }
+
+    def __init__(self, n_splits=5, *, test_size=None, train_size=None, random_state=None,
+                 qid_column="qid"):
+        self.n_splits = n_splits
+        self.test_size = test_size
+        self.train_size = train_size
+        self.random_state = random_state
+        self.qid_column = qid_column
+
+    def split(self, X=None, y=None, groups=None, qid=None):
+        """Generate indices to split data into training and test sets.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features), default=None
+            Training data; only read for its query-id column.
+        y : array-like of shape (n_samples,), default=None
+            Ignored.
+        groups : array-like of shape (n_samples,), default=None
+            Query ids, as passed by scikit-learn without metadata routing.
+        qid : array-like of shape (n_samples,), default=None
+            Query ids.
+
+        Yields
+        ------
+        train : ndarray
+            Training row indices.
+        test : ndarray
+            Test row indices.
+        """
+        self._validate()
+        qid = self._query_ids(X, groups, qid)
+        splitter = GroupShuffleSplit(self.n_splits, test_size=self.test_size,
+                                     train_size=self.train_size, random_state=self.random_state)
+        yield from splitter.split(np.zeros((len(qid), 1)), groups=qid)

@@ -1,0 +1,5 @@
+"""Transformers for ranking pipelines."""
+
+from ._drop import DropQueryId
+
+__all__ = ["DropQueryId"]
