@@ -303,9 +303,10 @@ def lightgbm_eval(case, metric, k, row_weight=None, label_gain=None):
     if label_gain is not None:
         params["label_gain"] = label_gain
     booster = lgb.Booster(params=params, train_set=dataset)
-    (result,) = booster.eval_train()
-    assert result.metric_name == f"{metric}@{params['eval_at'][0]}"
-    return result.metric_value
+    # (data name, metric name, value, is_higher_better): a tuple before LightGBM 4.7
+    ((_, name, value, _),) = booster.eval_train()
+    assert name == f"{metric}@{params['eval_at'][0]}"
+    return value
 
 
 @pytest.mark.parametrize("seed", SEEDS)
