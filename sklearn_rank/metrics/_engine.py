@@ -253,10 +253,11 @@ class Buckets:
         unspecified, for callers that average over them (numpy's default argsort is faster).
         """
         negated = -key
-        out = np.arange(len(key))
+        out = np.empty(len(key), dtype=np.intp)
         kind = "stable" if stable or secondary is not None else None
         for _, width, index in self.blocks:
             if width == 1:
+                out[index] = np.arange(index.start, index.stop) if isinstance(index, slice) else index[:, 0]
                 continue
             values = self.view(negated, width, index)
             if secondary is not None:
@@ -577,11 +578,11 @@ class Ranking:
 
     @cached_property
     def block_start(self):
-        return self.position[self.block_first]
+        return self.position[self.block_first] if self.has_ties else self.position
 
     @cached_property
     def block_query(self):
-        return self.query[self.block_first]
+        return self.query[self.block_first] if self.has_ties else self.query
 
     def block_sum(self, x):
         if not self.has_ties:
@@ -617,11 +618,14 @@ class Ranking:
     def relevant_before_block(self, relevant):
         """Per block: relevant documents ranked before it (within its query), and in it."""
         per_block = self.block_sum(relevant)
-        if not len(per_block):
-            return per_block, per_block
-        total = np.cumsum(per_block)
-        before = total - per_block
+        before = np.cumsum(per_block)
+        before -= per_block
         # subtract what earlier queries contributed: the running total at each query start
-        first_block = np.searchsorted(self.block_first, self.starts)
-        first_block = np.minimum(first_block, max(len(per_block) - 1, 0))
-        return before - before[first_block][self.block_query], per_block
+        if self.has_ties:
+            first = np.searchsorted(self.block_first, self.starts)
+        else:
+            first = self.starts
+        first = np.minimum(first, max(len(per_block) - 1, 0))
+        if len(per_block):
+            before -= before[first][self.block_query]
+        return before, per_block

@@ -49,13 +49,29 @@ def gain_values(labels, gain):
     return np.exp2(labels) - 1.0
 
 
+def position_weights(position, k, weight):
+    """``weight(position)`` for positions below ``k`` and 0 beyond, by table look-up.
+
+    ``weight`` (a vectorised function of 0-based positions) is evaluated once per distinct
+    position, not once per row.
+    """
+    size = int(position.max()) + 1 if len(position) else 0
+    depth = size if k is None else min(size, k)
+    table = np.zeros(size)
+    table[:depth] = weight(np.arange(depth, dtype=np.float64))
+    return table[position]
+
+
+def log_discount(log_base):
+    """The position discount ``1 / log_b(i + 1)`` at the 1-based rank ``i = position + 1``."""
+    if log_base == 2:
+        return lambda position: 1.0 / np.log2(position + 2.0)
+    return lambda position: np.log(log_base) / np.log(position + 2.0)
+
+
 def discount(position, k, log_base):
     """``1 / log_b(i + 1)`` at the 1-based rank ``i = position + 1``, 0 beyond ``k``."""
-    out = np.zeros(len(position))
-    keep = slice(None) if k is None else position < k
-    pos = position[keep] + 2.0
-    out[keep] = 1.0 / np.log2(pos) if log_base == 2 else np.log(log_base) / np.log(pos)
-    return out
+    return position_weights(position, k, log_discount(log_base))
 
 
 def within(position, k):
@@ -118,11 +134,7 @@ def dcg(data, *, k, gain, log_base, ties):
 
 
 def ideal_dcg(data, *, k, gain, log_base):
-    return data.ideal_sum(
-        lambda grade: gain_values(grade, gain),
-        lambda position: discount(position, None, log_base),
-        k,
-    )
+    return data.ideal_sum(lambda grade: gain_values(grade, gain), log_discount(log_base), k)
 
 
 def ndcg(data, *, k, gain, log_base, ties):
@@ -141,52 +153,58 @@ def half_life_utility(data, *, k, half_life, default_rating, ties):
     def weight(position):
         return np.exp2(-position / (half_life - 1.0))
 
-    keep = within(ranking.position, k)
     gains = ranking.expected(utility(ranking.label))
-    values = segment_sum(ranking.query[keep], gains[keep] * weight(ranking.position[keep]),
-                         data.n_queries)
+    values = ranking.per_query(gains * position_weights(ranking.position, k, weight))
     ideal = data.ideal_sum(utility, weight, k)
     undefined = ideal <= 0
     return np.divide(values, ideal, out=np.zeros_like(values), where=~undefined), undefined
 
 
-def _grade_scale(data, ranking, max_grade):
-    """The per-row maximum grade of ERR / graded RBP, checked against the labels."""
-    if isinstance(max_grade, str):  # "query"
-        return data.max_label()[ranking.query]
-    if max_grade is None:
-        return np.full(len(ranking.label), data.y_true.max())
+def _grade_scale(data, max_grade):
+    """The top grade of ERR and graded RBP: a number, or one per query for "query"."""
     top = data.y_true.max()
+    if isinstance(max_grade, str):  # "query"
+        return data.max_label()
+    if max_grade is None:
+        return top
     if top > max_grade:
         raise ValueError(
             f"max_grade={max_grade:g} is below the largest grade in y_true ({top:g}); "
             "pass the maximum of your relevance scale, or max_grade='query'."
         )
-    return np.full(len(ranking.label), float(max_grade))
+    return float(max_grade)
+
+
+def _scaled(labels, scale, ranking):
+    """``labels / scale`` (0 where the scale is 0), the scale per query or a number."""
+    if np.ndim(scale):
+        inverse = np.divide(1.0, scale, out=np.zeros_like(scale), where=scale > 0)
+        return labels * inverse[ranking.query]
+    return labels / scale if scale > 0 else np.zeros_like(labels)
 
 
 def err(data, *, k, gain, max_grade, persistence, ties):
     ranking = data.ranking(ties)
-    scale = _grade_scale(data, ranking, max_grade)
+    scale = _grade_scale(data, max_grade)
     labels = ranking.label
     if gain == "linear":
-        satisfaction = np.divide(labels, scale, out=np.zeros_like(labels), where=scale > 0)
+        satisfaction = _scaled(labels, scale, ranking)
     else:
-        check_exponential(scale.max() if len(scale) else 0.0)
-        satisfaction = (np.exp2(labels) - 1.0) / np.exp2(scale)
+        check_exponential(np.max(scale))
+        factor = np.exp2(-np.asarray(scale, dtype=np.float64))
+        satisfaction = (np.exp2(labels) - 1.0) * (factor[ranking.query] if np.ndim(scale) else factor)
     go_on = persistence * (1.0 - satisfaction)
     undefined = data.max_label() <= 0
     position = ranking.position
     if not ranking.has_ties:
         before = ranking.buckets.cumprod_exclusive(go_on, depth=k)
-        top = ranking.top(k)
-        contribution = satisfaction[top] * before[top] / (position[top] + 1.0)
-        return segment_sum(ranking.query[top], contribution, data.n_queries), undefined
+        reciprocal = position_weights(position, k, lambda p: 1.0 / (p + 1.0))
+        return ranking.per_query(satisfaction * before * reciprocal), undefined
 
     start, size = ranking.block_start, ranking.block_size
     reach = size if k is None else np.clip(k - start, 0, size)
     inner = np.zeros(len(size))
-    first_row = np.flatnonzero(np.r_[True, np.diff(ranking.block) != 0])
+    first_row = ranking.block_first
     single = (size == 1) & (reach >= 1)
     inner[single] = satisfaction[first_row[single]] / (start[single] + 1.0)
     tied = np.flatnonzero((size > 1) & (reach >= 1))
@@ -227,15 +245,13 @@ def _tied_err(go_on, first_row, size, start, reach, persistence):
 def rbp(data, *, k, persistence, graded, max_grade, relevance_threshold, ties):
     ranking = data.ranking(ties)
     if graded:
-        scale = _grade_scale(data, ranking, max_grade)
-        rel = np.divide(ranking.label, scale, out=np.zeros(len(scale)), where=scale > 0)
+        rel = _scaled(ranking.label, _grade_scale(data, max_grade), ranking)
         undefined = data.max_label() <= 0
     else:
         rel = _binary(ranking.label, relevance_threshold)
         undefined = data.n_relevant(relevance_threshold) <= 0
-    keep = within(ranking.position, k)
-    weight = np.zeros(len(rel))
-    weight[keep] = (1.0 - persistence) * persistence ** ranking.position[keep]
+    weight = position_weights(ranking.position, k,
+                              lambda p: (1.0 - persistence) * persistence**p)
     return ranking.per_query(ranking.expected(rel) * weight), undefined
 
 
