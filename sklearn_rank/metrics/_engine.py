@@ -245,33 +245,45 @@ class Buckets:
         """Write a block's 2-D ``values`` back into the flat array ``out``."""
         out[index] = values.reshape(-1) if isinstance(index, slice) else values
 
-    def sort_descending(self, key, secondary=None, stable=True):
-        """Permutation sorting ``key`` descending within each segment, and the sorted keys.
+    def sort_descending(self, key, secondary=None, stable=True, overwrite=False):
+        """Sort ``key`` in decreasing order within each segment.
+
+        Returns ``(order, tied)``: ``order[p]`` is the flat index of the element at sorted
+        position ``p``, and ``tied[p]`` says whether its key equals the one sorted just before
+        it in the same segment (the tie structure, without an array of sorted keys).
 
         ``stable=True`` keeps the order of ties, or with ``secondary`` orders them by
         ``secondary`` ascending, then by position. ``stable=False`` leaves the order of ties
         unspecified, for callers that average over them (numpy's default argsort is faster).
+        ``overwrite=True`` lets the method use ``key``'s memory.
         """
-        negated = -key
+        negated = np.negative(key, out=key if overwrite else None)
         out = np.empty(len(key), dtype=np.intp)
+        tied = np.zeros(len(key), dtype=bool)
         kind = "stable" if stable or secondary is not None else None
         for _, width, index in self.blocks:
+            contiguous = isinstance(index, slice)
             if width == 1:
-                out[index] = np.arange(index.start, index.stop) if isinstance(index, slice) else index[:, 0]
+                cells = np.arange(index.start, index.stop) if contiguous else index[:, 0]
+                out[cells] = cells
                 continue
             values = self.view(negated, width, index)
             if secondary is not None:
                 first = np.argsort(self.view(secondary, width, index), axis=1, kind="stable")
                 values = np.take_along_axis(values, first, 1)
             perm = np.argsort(values, axis=1, kind=kind)
+            ordered = np.take_along_axis(values, perm, 1)
+            equal = ordered[:, 1:] == ordered[:, :-1]
             if secondary is not None:
                 perm = np.take_along_axis(first, perm, 1)
-            if isinstance(index, slice):
+            if contiguous:
+                tied[index].reshape(-1, width)[:, 1:] = equal
                 perm += np.arange(index.start, index.stop, width)[:, None]
                 out[index] = perm.reshape(-1)
             else:
+                tied[index[:, 1:]] = equal
                 out[index] = np.take_along_axis(index, perm, 1)
-        return out, key[out]
+        return out, tied
 
     def cumprod_exclusive(self, x, depth=None):
         """Product of the values before each position, within its segment.
@@ -373,18 +385,21 @@ class RankingInput:
         n_levels = int(top) + 1
         if top >= 256 or self.n_queries * n_levels > 2 * len(self.y_true) + 1024:
             return None
-        grade = self.y_true.astype(np.intp)
+        grade = self.y_true.astype(np.uint8)
         if not (grade == self.y_true).all():
             return None
-        counts = np.bincount(self.codes * n_levels + (n_levels - 1 - grade),
-                             minlength=self.n_queries * n_levels)
+        key = self.codes * n_levels
+        key += n_levels - 1
+        key -= grade
+        counts = np.bincount(key, minlength=self.n_queries * n_levels)
+        del key
         return np.arange(n_levels - 1, -1, -1, dtype=np.float64), counts.reshape(-1, n_levels)
 
     @cached_property
     def _ideal_sorted(self):
         group = self.judged
-        _, labels = group.buckets.sort_descending(group.label, stable=False)
-        return labels, group.position, group.query
+        order, _ = group.buckets.sort_descending(group.label, stable=False)
+        return group.label[order], group.position, group.query
 
     def ideal_sum(self, value, weight, k):
         """Per query: sum over the top ``k`` positions of the ideal ordering (all judged rows
@@ -491,8 +506,9 @@ class Grouping:
     def label(self):
         return self.take(self.data.y_true)
 
-    @cached_property
+    @property
     def score(self):
+        """``y_score`` laid out (not kept: only the sorts and correlations read it)."""
         return self.take(self.data.y_score)
 
     @cached_property
@@ -501,12 +517,19 @@ class Grouping:
 
     @cached_property
     def query(self):
-        return np.repeat(self.layout, self.layout_sizes)
+        return np.repeat(self.layout.astype(self.index_dtype), self.layout_sizes)
 
     @cached_property
     def position(self):
         """0-based position of each laid-out row within its query."""
-        return np.arange(self.n) - np.repeat(self.layout_starts, self.layout_sizes)
+        position = np.arange(self.n, dtype=self.index_dtype)
+        position -= np.repeat(self.layout_starts.astype(self.index_dtype), self.layout_sizes)
+        return position
+
+    @property
+    def index_dtype(self):
+        """32-bit per-row indices where they fit: half the memory of intp."""
+        return np.int32 if self.n < 2**31 - 1 else np.intp
 
     def segment_max(self, values):
         """Largest value of each query (0 for a query without rows)."""
@@ -542,23 +565,14 @@ class Ranking:
         secondary = None
         if ties in ("optimistic", "pessimistic"):
             secondary = -group.label if ties == "optimistic" else group.label
-        perm, score = group.buckets.sort_descending(group.score, secondary, stable=ties != "average")
-        self._perm = perm
-        self._group = group
+        perm, tied = group.buckets.sort_descending(
+            group.take(data.y_score), secondary, stable=ties != "average",
+            overwrite=group.order is not None,  # then take() made a copy
+        )
         self.label = group.label[perm]
-        self._new_block = None
-        self.has_ties = False
-        if ties == "average" and len(score) > 1:
-            tied = score[1:] == score[:-1]
-            tied &= self.position[1:] != 0
-            if tied.any():
-                self.has_ties = True
-                self._new_block = np.r_[True, ~tied]
-
-    @cached_property
-    def order(self):
-        """Original row index of each ranked row."""
-        return self._perm if self._group.order is None else self._group.order[self._perm]
+        del perm
+        self.has_ties = ties == "average" and bool(tied.any())
+        self._new_block = ~tied if self.has_ties else None
 
     @cached_property
     def block_first(self):

@@ -480,13 +480,10 @@ def pairwise_accuracy(data, *, ties_credit):
 
 
 def _average_ranks(values, group):
-    """Rank of each grouped row within its query (ties get their mean rank), 0-based."""
-    perm, ordered = group.buckets.sort_descending(values, stable=False)
-    position = group.position.astype(np.float64)
-    new = np.ones(len(ordered), dtype=bool)
-    new[1:] = (ordered[1:] != ordered[:-1]) | (group.position[1:] == 0)
-    block = np.cumsum(new) - 1
-    mean = np.bincount(block, position) / np.bincount(block)
+    """Rank of each laid-out row within its query (ties get their mean rank), 0-based."""
+    perm, tied = group.buckets.sort_descending(values, stable=False)
+    block = np.cumsum(~tied) - 1
+    mean = np.bincount(block, group.position) / np.bincount(block)
     ranks = np.empty(len(values))
     ranks[perm] = mean[block]
     return ranks
