@@ -8,6 +8,8 @@ model_selection
     Splitters over whole queries and a cross-validation helper that routes query ids.
 preprocessing
     Transformers for ranking pipelines.
+stats
+    Paired significance tests, confidence intervals and results tables over queries.
 datasets
     Generated learning-to-rank data sets.
 lightgbm, xgboost, catboost
@@ -16,7 +18,7 @@ lightgbm, xgboost, catboost
 
 __version__ = "0.1.0.dev0"
 
-from . import datasets, metrics, model_selection, preprocessing
+from . import datasets, metrics, model_selection, preprocessing, stats
 from .metrics import get_scorer, get_scorer_names, make_ranking_scorer
 
 __all__ = [
@@ -28,4 +30,5 @@ __all__ = [
     "metrics",
     "model_selection",
     "preprocessing",
+    "stats",
 ]

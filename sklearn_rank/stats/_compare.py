@@ -1,0 +1,428 @@
+"""Many systems at once: all pairs or each against a baseline, with corrected p-values."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from numbers import Real
+
+import numpy as np
+
+from ..utils._optional import import_optional
+from ..utils._param_validation import Interval, StrOptions, validate_params
+from . import _table
+from ._data import align, as_sources, common_metrics, fold_means
+from ._paired import CONSTRAINTS, compare_pair, estimate_mean, fill_doc, rng_source
+
+CORRECTIONS = ("holm", "bonferroni")
+
+
+@validate_params(
+    {"pvalues": ["array-like"], "method": [StrOptions(set(CORRECTIONS))]},
+    prefer_skip_nested_validation=True,
+)
+def adjust_pvalues(pvalues, *, method="holm"):
+    """Correct the p-values of a family of tests for multiple comparisons.
+
+    Parameters
+    ----------
+    pvalues : array-like of shape (n_tests,)
+        p-values of the family, in [0, 1]. NaN entries are left out of the family and stay
+        NaN.
+
+    method : {"holm", "bonferroni"}, default="holm"
+        ``"bonferroni"``: each p-value times the number of tests ``m``. ``"holm"``: Holm's
+        step-down method; with the p-values sorted increasingly, the ``i``-th (from 1) is
+        multiplied by ``m - i + 1``, then made non-decreasing by a running maximum. Both
+        are capped at 1 and control the family-wise error rate under any dependence between
+        the tests; Holm's rejects at least as much as Bonferroni's.
+
+    Returns
+    -------
+    adjusted : ndarray of shape (n_tests,)
+        Adjusted p-values, in the order of ``pvalues``: reject the hypotheses whose adjusted
+        p-value is at most ``alpha``.
+
+    References
+    ----------
+    .. [1] S. Holm, "A simple sequentially rejective multiple test procedure",
+       Scandinavian Journal of Statistics 6(2), 1979.
+
+    Examples
+    --------
+    >>> from sklearn_rank.stats import adjust_pvalues
+    >>> adjust_pvalues([0.01, 0.04, 0.03, 0.005], method="holm")
+    array([0.03, 0.06, 0.06, 0.02])
+    >>> adjust_pvalues([0.01, 0.04, 0.03, 0.005], method="bonferroni")
+    array([0.04, 0.16, 0.12, 0.02])
+    """
+    p = np.asarray(pvalues, dtype=np.float64)
+    if p.ndim != 1:
+        raise ValueError(f"pvalues must be 1-D; got an array of shape {p.shape}.")
+    known = ~np.isnan(p)
+    q = p[known]
+    if ((q < 0) | (q > 1)).any():
+        raise ValueError(f"pvalues must lie in [0, 1]; got {q[(q < 0) | (q > 1)][0]}.")
+    m = len(q)
+    if method == "bonferroni":
+        adjusted = q * m
+    else:
+        order = np.argsort(q, kind="stable")
+        adjusted = np.empty(m)
+        adjusted[order] = np.maximum.accumulate((m - np.arange(m)) * q[order])
+    out = np.full(p.shape, np.nan)
+    out[known] = np.minimum(adjusted, 1.0)
+    return out
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One test of :func:`compare`: ``system_a`` against ``system_b`` on one metric.
+
+    Attributes
+    ----------
+    metric : str
+        The metric.
+    system_a, system_b : str
+        The two systems; differences are ``system_a - system_b``. Against a baseline,
+        ``system_b`` is the baseline.
+    result : PairedTestResult
+        The test, the mean difference with its confidence interval, the effect size.
+    pvalue : float
+        The p-value of the test, uncorrected.
+    pvalue_corrected : float
+        The p-value corrected over the comparisons of this metric (equal to ``pvalue`` with
+        ``correction=None``).
+    significant : bool
+        ``pvalue_corrected <= alpha``.
+    """
+
+    metric: str
+    system_a: object
+    system_b: object
+    result: object
+    pvalue: float
+    pvalue_corrected: float
+    significant: bool
+
+
+class ComparisonResult:
+    """Means, confidence intervals and corrected tests of several systems, from :func:`compare`.
+
+    Renders as a results table: ``str(result)`` or :meth:`to_string`, :meth:`to_markdown`,
+    :meth:`to_latex`, :meth:`to_frame`.
+
+    Attributes
+    ----------
+    systems : list
+        System names, in the order given.
+    metrics : list of str
+        Metric names.
+    baseline : str or None
+        The baseline, or None when all pairs were compared.
+    estimates : dict
+        ``estimates[metric][system]``: a :class:`MeanEstimate` (mean and confidence
+        interval).
+    comparisons : list of Comparison
+        Every test, metric by metric.
+    pvalues : dict
+        ``pvalues[metric]``: array of shape (n_systems, n_systems) of the uncorrected
+        p-values, symmetric, in the order of ``systems``; NaN where no test was run
+        (the diagonal; pairs without the baseline).
+    pvalues_corrected : dict
+        The same with corrected p-values.
+    fold_means : dict
+        ``fold_means[metric][system]``: dict fold -> mean over that fold's test queries, or
+        None when the values came without folds.
+    n : dict
+        ``n[metric]``: number of units (queries, or folds with ``unit="fold"``).
+    test, correction, alpha, confidence_level, ci_method, unit
+        The settings of :func:`compare`.
+    """
+
+    def __init__(self, *, systems, metrics, baseline, estimates, comparisons, fold_means, n,
+                 test, correction, alpha, confidence_level, ci_method, unit):
+        self.systems = systems
+        self.metrics = metrics
+        self.baseline = baseline
+        self.estimates = estimates
+        self.comparisons = comparisons
+        self.fold_means = fold_means
+        self.n = n
+        self.test = test
+        self.correction = correction
+        self.alpha = alpha
+        self.confidence_level = confidence_level
+        self.ci_method = ci_method
+        self.unit = unit
+        self.pvalues = self._matrix("pvalue")
+        self.pvalues_corrected = self._matrix("pvalue_corrected")
+
+    def _matrix(self, attribute):
+        index = {name: i for i, name in enumerate(self.systems)}
+        out = {m: np.full((len(self.systems),) * 2, np.nan) for m in self.metrics}
+        for c in self.comparisons:
+            i, j = index[c.system_a], index[c.system_b]
+            out[c.metric][i, j] = out[c.metric][j, i] = getattr(c, attribute)
+        return out
+
+    @property
+    def n_folds(self):
+        """Number of cross-validation folds the queries came from, or None."""
+        folds = {f for per_system in self.fold_means.values()
+                 for means in per_system.values() if means is not None for f in means}
+        return len(folds) or None
+
+    def to_string(self, digits=3):
+        """The results table as plain text, with its legend.
+
+        Parameters
+        ----------
+        digits : int, default=3
+            Decimals of the means and interval bounds.
+
+        Returns
+        -------
+        table : str
+        """
+        return _table.render(self, "text", digits)
+
+    def to_markdown(self, digits=3):
+        """The results table in Markdown (GitHub's pipe tables), best mean in bold.
+
+        Parameters
+        ----------
+        digits : int, default=3
+            Decimals of the means and interval bounds.
+
+        Returns
+        -------
+        table : str
+        """
+        return _table.render(self, "markdown", digits)
+
+    def to_latex(self, digits=3):
+        """The results table as a LaTeX ``tabular`` (booktabs rules), best mean in bold.
+
+        Parameters
+        ----------
+        digits : int, default=3
+            Decimals of the means and interval bounds.
+
+        Returns
+        -------
+        table : str
+            Needs ``\\usepackage{booktabs}``.
+        """
+        return _table.render(self, "latex", digits)
+
+    def to_frame(self, kind="summary"):
+        """The results as a pandas DataFrame.
+
+        Parameters
+        ----------
+        kind : {"summary", "comparisons", "folds"}, default="summary"
+            ``"summary"``: one row per system, columns ``(metric, field)`` with fields
+            ``mean``, ``ci_low``, ``ci_high``, ``higher_than`` and ``lower_than`` (the
+            systems it is significantly above or below, comma-separated).
+            ``"comparisons"``: one row per test, with the mean difference, its interval,
+            the effect size, the statistic and the raw and corrected p-values.
+            ``"folds"``: one row per system, columns ``(metric, fold)``: the mean over the
+            test queries of each fold.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+        """
+        pd = import_optional("pandas", extra="pandas", purpose="ComparisonResult.to_frame")
+        if kind == "summary":
+            return _table.summary_frame(self, pd)
+        if kind == "comparisons":
+            return _table.comparisons_frame(self, pd)
+        if kind == "folds":
+            return _table.folds_frame(self, pd)
+        raise ValueError(
+            f"kind must be 'summary', 'comparisons' or 'folds'; got {kind!r}."
+        )
+
+    def __str__(self):
+        return self.to_string()
+
+    def __repr__(self):
+        return self.to_string()
+
+    def _repr_markdown_(self):
+        return self.to_markdown()
+
+
+@validate_params(
+    {
+        "systems": [Mapping],
+        "metric": [str, list, tuple, None],
+        "baseline": "no_validation",
+        "test": CONSTRAINTS["test"],
+        "correction": [StrOptions(set(CORRECTIONS)), None],
+        "alpha": [Interval(Real, 0, 1, closed="neither")],
+        "confidence_level": CONSTRAINTS["confidence_level"],
+        "ci_method": CONSTRAINTS["ci_method"],
+        "n_resamples": CONSTRAINTS["n_resamples"],
+        "unit": CONSTRAINTS["unit"],
+        "random_state": CONSTRAINTS["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+@fill_doc
+def compare(systems, *, metric=None, baseline=None, test="t", correction="holm", alpha=0.05,
+            confidence_level=0.95, ci_method="BCa", n_resamples=9999, unit="query",
+            random_state=None):
+    """Compare several systems on the same queries: means, intervals, corrected tests.
+
+    For every metric: the mean of each system with its confidence interval, and a two-sided
+    paired test (see :func:`paired_test`) of every pair of systems, or of every system
+    against ``baseline``, with the p-values corrected for multiple comparisons. The result
+    prints as a paper's results table with significance marks.
+
+    Parameters
+    ----------
+    systems : dict
+        System name -> per-query values. Each value in one of these forms:
+
+        - an array-like of shape (n_queries,), aligned by position;
+        - a tuple ``(qid, values)`` of two array-likes, aligned by query id;
+        - a dict (or a pandas or polars DataFrame) of columns: an optional ``"qid"``, an
+          optional ``"fold"`` and one column of per-query values per metric;
+        - the dict returned by
+          :func:`sklearn_rank.model_selection.cross_validate` with
+          ``return_per_query=True``.
+
+        All systems must have been evaluated on the same queries (an error names the
+        query ids that differ). A query that appears in several folds (repeated
+        cross-validation) counts once, with the mean of its values.
+
+    metric : str, list of str or None, default=None
+        The metrics to compare. ``None``: every metric all systems have. Bare arrays and
+        ``(qid, values)`` tuples hold one metric, named ``metric`` when it is a string
+        (``"score"`` otherwise).
+
+    baseline : str, default=None
+        Compare each system with this one only. ``None`` compares all pairs.
+
+    test : {"t", "wilcoxon", "permutation"}, default="t"
+        The paired test; see :func:`paired_test`. Tests are two-sided; use
+        :func:`paired_test` for one-sided ones.
+
+    correction : {"holm", "bonferroni"} or None, default="holm"
+        Correction for multiple comparisons (see :func:`adjust_pvalues`), within the family
+        of the comparisons of each metric. ``None``: no correction.
+
+    alpha : float, default=0.05
+        Significance level, in (0, 1): a difference is significant when its corrected
+        p-value is at most ``alpha``.
+
+    %(confidence_level)s
+
+    ci_method : {"BCa", "percentile", "basic", "t"}, default="BCa"
+        Confidence intervals of the means and of the mean differences: bootstrap
+        (:func:`scipy.stats.bootstrap`) or Student's t.
+
+    %(n_resamples)s
+
+    %(unit)s
+
+    %(random_state)s
+
+    Returns
+    -------
+    result : ComparisonResult
+        Prints as a table; ``estimates``, ``comparisons``, ``pvalues``,
+        ``pvalues_corrected``, ``fold_means``, :meth:`~ComparisonResult.to_frame`.
+
+    See Also
+    --------
+    paired_test : Two systems, with one-sided alternatives.
+    adjust_pvalues : Holm and Bonferroni corrections.
+
+    Notes
+    -----
+    In the tables, each system gets a letter; a superscript letter marks a mean that is
+    significantly higher than that system's (all pairs), or † / ‡ one significantly higher
+    / lower than the baseline's. The highest mean of each metric is in bold (Markdown and
+    LaTeX). "Higher" is numerical: for metrics where lower is better, read the marks the
+    other way round.
+
+    With ``cross_validate`` results, each query's value comes from the model that did not
+    see it in training; the per-query values of all folds are pooled (queries are the
+    unit), and the per-fold means are kept in ``fold_means`` and
+    ``to_frame(kind="folds")``. ``unit="fold"`` tests the fold means instead.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rank.stats import compare
+    >>> rng = np.random.default_rng(0)
+    >>> bm25 = rng.uniform(0.2, 0.6, size=50)
+    >>> systems = {
+    ...     "bm25": bm25,
+    ...     "lambdamart": bm25 + rng.normal(0.08, 0.05, size=50),
+    ...     "ridge": bm25 + rng.normal(0.01, 0.05, size=50),
+    ... }
+    >>> result = compare(systems, metric="ndcg@10", n_resamples=999, random_state=0)
+    >>> print(result)
+    System          ndcg@10
+    --------------  ----------------------
+    (a) bm25        0.411 [0.377, 0.442]
+    (b) lambdamart  0.492 [0.453, 0.526]ᵃᶜ
+    (c) ridge       0.422 [0.388, 0.454]
+    <BLANKLINE>
+    Mean over 50 queries [95%% BCa bootstrap CI].
+    ᵃᵇᶜ: significantly higher than system (a), (b), (c): paired t-test, two-sided, Holm
+    correction over the 3 comparisons of each metric, alpha = 0.05.
+    >>> result.pvalues_corrected["ndcg@10"].round(4)
+    array([[   nan, 0.    , 0.1012],
+           [0.    ,    nan, 0.    ],
+           [0.1012, 0.    ,    nan]])
+    """
+    if len(systems) < 2:
+        raise ValueError(
+            f"compare needs at least 2 systems; got {len(systems)}. Use bootstrap_ci for the "
+            "confidence interval of one system's mean."
+        )
+    names = list(systems)
+    if baseline is not None and baseline not in systems:
+        raise ValueError(f"baseline={baseline!r} is not one of the systems {names}.")
+    sources = as_sources(systems, metric=metric)
+    metrics = common_metrics(sources, metric)
+    rng = rng_source(random_state)
+    if baseline is None:
+        pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+    else:
+        base = names.index(baseline)
+        pairs = [(i, base) for i in range(len(names)) if i != base]
+    options = dict(confidence_level=confidence_level, n_resamples=n_resamples)
+
+    estimates, comparisons, per_fold, n = {}, [], {}, {}
+    for m in metrics:
+        aligned = align(sources, m, unit)
+        values = aligned.values
+        n[m] = len(values)
+        estimates[m] = {
+            name: estimate_mean(values[:, s], method=ci_method, rng=rng(), unit=aligned.unit,
+                                ids=aligned.ids, **options)
+            for s, name in enumerate(names)
+        }
+        results = [
+            compare_pair(values[:, i], values[:, j], test=test, alternative="two-sided",
+                         ci_method=ci_method, rng=rng, unit=aligned.unit, ids=aligned.ids,
+                         **options)
+            for i, j in pairs
+        ]
+        raw = np.array([r.pvalue for r in results])
+        corrected = raw if correction is None else adjust_pvalues(raw, method=correction)
+        comparisons += [
+            Comparison(m, names[i], names[j], r, float(p), float(q), bool(q <= alpha))
+            for (i, j), r, p, q in zip(pairs, results, raw, corrected)
+        ]
+        per_fold[m] = {s.name: fold_means(s, m) for s in sources}
+    return ComparisonResult(
+        systems=names, metrics=metrics, baseline=baseline, estimates=estimates,
+        comparisons=comparisons, fold_means=per_fold, n=n, test=test, correction=correction,
+        alpha=alpha, confidence_level=confidence_level, ci_method=ci_method, unit=unit,
+    )

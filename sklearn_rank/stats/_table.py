@@ -1,0 +1,241 @@
+"""Rendering of a :class:`ComparisonResult` as a paper's results table."""
+
+import string
+from dataclasses import dataclass
+
+import numpy as np
+
+_SUPERSCRIPT = dict(zip(string.ascii_lowercase, "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖᑫʳˢᵗᵘᵛʷˣʸᶻ"))
+HIGHER, LOWER = "†", "‡"
+_TESTS = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
+          "permutation": "randomization (permutation) test"}
+_CI = {"BCa": "BCa bootstrap", "percentile": "percentile bootstrap",
+       "basic": "basic bootstrap", "t": "Student's t"}
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}"}
+
+
+def letters(n):
+    """``a, b, ..., z, aa, ab, ...``: one label per system."""
+    out = []
+    for i in range(n):
+        label = ""
+        i += 1
+        while i:
+            i, r = divmod(i - 1, 26)
+            label = string.ascii_lowercase[r] + label
+        out.append(label)
+    return out
+
+
+@dataclass
+class Cell:
+    mean: float
+    low: float
+    high: float
+    higher_than: list  # indices of the systems this one is significantly above
+    lower_than: list
+    best: bool
+
+
+def cells(result):
+    """``cells[metric][i]``: what the table shows for system ``i``."""
+    index = {name: i for i, name in enumerate(result.systems)}
+    out = {}
+    for m in result.metrics:
+        means = np.array([result.estimates[m][s].mean for s in result.systems])
+        row = [Cell(e.mean, *e.confidence_interval, [], [], bool(e.mean == means.max()))
+               for e in (result.estimates[m][s] for s in result.systems)]
+        out[m] = row
+        for c in result.comparisons:
+            if c.metric != m or not c.significant or c.result.mean_difference == 0:
+                continue
+            i, j = index[c.system_a], index[c.system_b]
+            if c.result.mean_difference < 0:
+                i, j = j, i
+            row[i].higher_than.append(j)
+            row[j].lower_than.append(i)
+    return out
+
+
+def _marks(result, i, cell, fmt):
+    """The significance marks of system ``i``'s cell, in format ``fmt``."""
+    if result.baseline is not None:
+        if result.systems[i] == result.baseline:
+            return ""
+        symbol = HIGHER if cell.higher_than else LOWER if cell.lower_than else ""
+        if fmt == "latex" and symbol:
+            return {HIGHER: r"$^{\dagger}$", LOWER: r"$^{\ddagger}$"}[symbol]
+        return symbol
+    labels = letters(len(result.systems))
+    chosen = [labels[j] for j in sorted(cell.higher_than)]
+    if not chosen:
+        return ""
+    if fmt == "latex":
+        return r"$^{\mathrm{" + "".join(chosen) + "}}$"
+    return "".join(_superscript(label) for label in chosen)
+
+
+def _superscript(label):
+    return "".join(_SUPERSCRIPT[ch] for ch in label) if len(label) == 1 else f"^{label}"
+
+
+def _latex_escape(text):
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+def _row_labels(result):
+    if result.baseline is not None:
+        return [f"{name} (baseline)" if name == result.baseline else str(name)
+                for name in result.systems]
+    return [f"({label}) {name}" for label, name in zip(letters(len(result.systems)),
+                                                       result.systems)]
+
+
+def legend(result, fmt):
+    """Lines explaining the table: what the numbers are and what the marks mean."""
+    ns = sorted(set(result.n.values()))
+    count = " or ".join(str(n) for n in ns)
+    ci = f"{result.confidence_level * 100:g}% {_CI[result.ci_method]} CI"
+    if result.unit == "fold":
+        first = f"Mean of {count} per-fold means [{ci}]."
+    else:
+        folds = result.n_folds
+        pooled = f", pooled over {folds} cross-validation folds" if folds else ""
+        first = f"Mean over {count} queries{pooled} [{ci}]."
+    n_tests = len(result.comparisons) // max(len(result.metrics), 1)
+    if result.correction is None:
+        correction = "no correction for multiple comparisons"
+    else:
+        plural = "s" if n_tests != 1 else ""
+        correction = (f"{result.correction.capitalize()} correction over the {n_tests} "
+                      f"comparison{plural} of each metric")
+    how = (f"{_TESTS[result.test]}, two-sided, {correction}, alpha = {result.alpha:g}.")
+    if result.baseline is not None:
+        if fmt == "latex":
+            marks = r"$^{\dagger}$ / $^{\ddagger}$"
+        else:
+            marks = f"{HIGHER} / {LOWER}"
+        baseline = result.baseline if fmt != "latex" else _latex_escape(result.baseline)
+        second = (f"{marks}: significantly higher / lower than the baseline ({baseline}): "
+                  f"{how}")
+    else:
+        labels = letters(len(result.systems))
+        if fmt == "latex":
+            marks = r"$^{\mathrm{" + "".join(labels) + "}}$"
+        else:
+            marks = "".join(_superscript(label) for label in labels)
+        systems = ", ".join(f"({label})" for label in labels)
+        second = f"{marks}: significantly higher than system {systems}: {how}"
+    if fmt == "latex":
+        first = _latex_escape(first)
+    return [first, second]
+
+
+def _wrap(text, width=88):
+    lines, line = [], ""
+    for word in text.split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return lines
+
+
+def render(result, fmt, digits):
+    table = cells(result)
+    labels = _row_labels(result)
+
+    def cell_text(i, cell):
+        mean = f"{cell.mean:.{digits}f}"
+        if cell.best and fmt == "markdown":
+            mean = f"**{mean}**"
+        elif cell.best and fmt == "latex":
+            mean = rf"\textbf{{{mean}}}"
+        return f"{mean} [{cell.low:.{digits}f}, {cell.high:.{digits}f}]" + _marks(
+            result, i, cell, fmt)
+
+    header = ["System", *result.metrics]
+    rows = [[label, *(cell_text(i, table[m][i]) for m in result.metrics)]
+            for i, label in enumerate(labels)]
+    notes = legend(result, fmt)
+    if fmt == "text":
+        widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
+        lines = ["  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip()
+                 for r in [header, ["-" * w for w in widths], *rows]]
+        lines.append("")
+        for note in notes:
+            lines += _wrap(note)
+        return "\n".join(lines)
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(header) + " |",
+                 "|:---|" + "---:|" * len(result.metrics)]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join([*lines, "", *notes])
+    ncols = len(header)
+    lines = [r"\begin{tabular}{l" + "r" * len(result.metrics) + "}", r"\toprule",
+             " & ".join(_latex_escape(h) for h in header) + r" \\", r"\midrule"]
+    lines += [" & ".join([_latex_escape(r[0]), *r[1:]]) + r" \\" for r in rows]
+    lines.append(r"\bottomrule")
+    lines += [rf"\multicolumn{{{ncols}}}{{l}}{{\footnotesize {note}}} \\" for note in notes]
+    lines.append(r"\end{tabular}")
+    return "\n".join(lines)
+
+
+def _names(result, indices):
+    return ", ".join(str(result.systems[j]) for j in sorted(indices))
+
+
+def summary_frame(result, pd):
+    table = cells(result)
+    data = {}
+    for m in result.metrics:
+        row = table[m]
+        data[(m, "mean")] = [c.mean for c in row]
+        data[(m, "ci_low")] = [c.low for c in row]
+        data[(m, "ci_high")] = [c.high for c in row]
+        data[(m, "higher_than")] = [_names(result, c.higher_than) for c in row]
+        data[(m, "lower_than")] = [_names(result, c.lower_than) for c in row]
+    frame = pd.DataFrame(data, index=pd.Index(result.systems, name="system"))
+    frame.columns = pd.MultiIndex.from_tuples(frame.columns, names=["metric", None])
+    return frame
+
+
+def comparisons_frame(result, pd):
+    records = [
+        {
+            "metric": c.metric, "system_a": c.system_a, "system_b": c.system_b,
+            "mean_a": c.result.mean_a, "mean_b": c.result.mean_b,
+            "mean_difference": c.result.mean_difference,
+            "ci_low": c.result.confidence_interval.low,
+            "ci_high": c.result.confidence_interval.high,
+            "effect_size": c.result.effect_size, "statistic": c.result.statistic,
+            "pvalue": c.pvalue, "pvalue_corrected": c.pvalue_corrected,
+            "significant": c.significant, "n": c.result.n,
+        }
+        for c in result.comparisons
+    ]
+    return pd.DataFrame.from_records(records)
+
+
+def folds_frame(result, pd):
+    data = {}
+    for m in result.metrics:
+        for system in result.systems:
+            means = result.fold_means[m][system]
+            if means is None:
+                raise ValueError(
+                    f"There are no per-fold means: system {system!r} came without a 'fold' "
+                    "column. Pass cross_validate(..., return_per_query=True) results, or "
+                    "mappings with a 'fold' column."
+                )
+    for m in result.metrics:
+        folds = sorted({f for s in result.systems for f in result.fold_means[m][s]})
+        for f in folds:
+            data[(m, f)] = [result.fold_means[m][s].get(f, np.nan) for s in result.systems]
+    frame = pd.DataFrame(data, index=pd.Index(result.systems, name="system"))
+    frame.columns = pd.MultiIndex.from_tuples(frame.columns, names=["metric", "fold"])
+    return frame
