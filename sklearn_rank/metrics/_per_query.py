@@ -74,10 +74,6 @@ def discount(position, k, log_base):
     return position_weights(position, k, log_discount(log_base))
 
 
-def within(position, k):
-    return np.ones(len(position), dtype=bool) if k is None else position < k
-
-
 def _log_comb(n, r):
     return gammaln(n + 1.0) - gammaln(r + 1.0) - gammaln(n - r + 1.0)
 
@@ -351,8 +347,7 @@ def average_precision(data, *, k, relevance_threshold, ap_denominator, ties):
     else:
         before, _ = ranking.relevant_before_block(relevant)
         expected = relevant * (before + 1.0)
-    keep = within(position, k)
-    contribution = np.where(keep, expected / (position + 1.0), 0.0)
+    contribution = expected * position_weights(position, k, lambda p: 1.0 / (p + 1.0))
     numerator = ranking.per_query(contribution)
 
     if ap_denominator == "all" or k is None and ap_denominator != "found":

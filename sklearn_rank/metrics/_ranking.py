@@ -2,8 +2,6 @@
 
 from numbers import Integral, Real
 
-import numpy as np
-
 from ..utils._param_validation import Interval, Options, StrOptions, validate_params
 from . import _per_query as pq
 from ._conventions import CONVENTION_NAMES, no_relevant_value, resolve

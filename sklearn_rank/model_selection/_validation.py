@@ -1,5 +1,6 @@
 """Cross-validation of rankers, with the query ids routed for the user."""
 
+from functools import partial
 from numbers import Integral
 
 import numpy as np
@@ -181,7 +182,7 @@ def _per_query(result, scorers, X, y, qid, params):
     y = np.asarray(y)
     weight = params.get("sample_weight")
     for fold, (estimator, test) in enumerate(zip(result["estimator"], result["indices"]["test"])):
-        cache = {}
+        method_caller = partial(_cached_call, {})  # one predict per fold for all metrics
         X_test = _safe_indexing(X, test)
         fold_ids = None
         for name, scorer in scorers.items():
@@ -190,7 +191,7 @@ def _per_query(result, scorers, X, y, qid, params):
                     f"return_per_query=True needs ranking scorers; {name!r} is {scorer!r}."
                 )
             ids, values = scorer._evaluate(
-                lambda *a, **k: _cached_call(cache, *a, **k), estimator, X_test, y[test],
+                method_caller, estimator, X_test, y[test],
                 True, qid=qid[test],
                 sample_weight=None if weight is None else np.asarray(weight)[test],
             )
