@@ -1,9 +1,10 @@
-"""Synthetic learning-to-rank data sets.
+"""Learning-to-rank data: a generator and readers of LETOR/SVMlight and TREC files.
 
-Generators return flat arrays ``(X, y, qid)``, the layout every function in
-:mod:`sklearn_rank.metrics` takes.
+Everything returns flat arrays ``(X, y, qid)`` (or ``y_true, y_score, qid`` for TREC runs),
+the layout every function in :mod:`sklearn_rank.metrics` takes.
 """
 
+from ._files import load_svmlight_ranking, read_trec
 from ._generator import make_ranking
 
-__all__ = ["make_ranking"]
+__all__ = ["load_svmlight_ranking", "make_ranking", "read_trec"]
