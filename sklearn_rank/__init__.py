@@ -8,6 +8,8 @@ model_selection
     Splitters over whole queries and a cross-validation helper that routes query ids.
 preprocessing
     Transformers for ranking pipelines.
+plot
+    Display classes: metric at k, per-query differences, a search against a parameter.
 stats
     Paired significance tests, confidence intervals and results tables over queries.
 datasets
@@ -18,7 +20,7 @@ lightgbm, xgboost, catboost
 
 __version__ = "0.1.0.dev0"
 
-from . import datasets, metrics, model_selection, preprocessing, stats
+from . import datasets, metrics, model_selection, plot, preprocessing, stats
 from .metrics import get_scorer, get_scorer_names, make_ranking_scorer
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "make_ranking_scorer",
     "metrics",
     "model_selection",
+    "plot",
     "preprocessing",
     "stats",
 ]
