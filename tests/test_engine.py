@@ -87,3 +87,17 @@ def test_layout_reports_query_order_of_np_unique():
     data = check_ranking_input([1, 0, 2, 1], [0.1, 0.2, 0.3, 0.4], qid=["b", "a", "b", "c"])
     np.testing.assert_array_equal(data.query_ids, ["a", "b", "c"])
     np.testing.assert_array_equal(data.judged.sizes, [1, 2, 1])
+
+
+@pytest.mark.parametrize("min_cells", [0, 256, 10**9])
+def test_padded_and_exact_blocks_agree(monkeypatch, min_cells):
+    """Rare lengths share padded blocks; frequent ones get exact blocks: same results."""
+    monkeypatch.setattr(Buckets, "_MIN_CELLS", min_cells)
+    rng = np.random.default_rng(4)
+    y, s, qid = sample(rng, 400, 40, 6)
+    perm = rng.permutation(len(y))
+    got = evaluate(y[perm], s[perm], qid=qid[perm], metrics=METRICS, return_per_query=True)
+    monkeypatch.setattr(Buckets, "_MIN_CELLS", 0)
+    want = evaluate(y, s, qid=qid, metrics=METRICS, return_per_query=True)
+    for name in METRICS:
+        np.testing.assert_allclose(got[name], want[name], rtol=0, atol=1e-12, err_msg=name)

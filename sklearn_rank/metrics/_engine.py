@@ -210,40 +210,66 @@ class Buckets:
 
     The segments (the rows of one query, or the documents of one tie block) of one length
     form one block, so that a per-segment sort or cumulative product is one numpy call along
-    ``axis=1`` per distinct length, whatever the number of segments. A block is a plain
-    reshape of the flat array when its segments are contiguous, as the rows of queries are
-    in a :class:`Grouping`, and a gather otherwise. No padding is needed.
+    ``axis=1`` per block, whatever the number of segments. A block is a plain reshape of the
+    flat array when its segments are contiguous, as the rows of queries are in a
+    :class:`Grouping`, and a gather otherwise.
 
-    Each block is ``(segments, width, index)`` with ``index`` a slice of the flat array or a
-    ``(n_segments, width)`` matrix of flat positions.
+    With ``pad=True``, lengths shared by too few segments to pay for a block of their own
+    (fewer than ``_MIN_CELLS`` cells) share a padded block with the other rare lengths of
+    their width class (1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20...: four steps an octave, so
+    at most a quarter of it is padding). Long-tailed length distributions then cost a few
+    dozen blocks, not one per distinct length.
+
+    Each block is ``(segments, width, index, valid)``: ``index`` is a slice of the flat array
+    or a ``(n_segments, width)`` matrix of flat positions (padding points one past the end,
+    where the methods put a sentinel), and ``valid`` is None or the mask of real cells.
     """
 
-    def __init__(self, sizes, starts):
+    _MIN_CELLS = 256
+
+    def __init__(self, sizes, starts, pad=True):
+        self.n = int(sizes.sum())
         self.n_segments = len(sizes)
         nonempty = np.flatnonzero(sizes > 0)
         by_length = nonempty[np.argsort(sizes[nonempty], kind="stable")]
-        cuts = np.flatnonzero(np.diff(sizes[by_length])) + 1
+        lengths = sizes[by_length]
+        cuts = np.flatnonzero(np.diff(lengths)) + 1
         self.blocks = []
+        rare = []
         for seg in np.split(by_length, cuts) if len(by_length) else ():
             width = int(sizes[seg[0]])
+            if pad and len(seg) * width < self._MIN_CELLS:
+                rare.append(seg)
+                continue
             first = starts[seg]
             if len(seg) == 1 or (np.diff(first) == width).all():
                 index = slice(int(first[0]), int(first[0]) + len(seg) * width)
             else:
                 index = first[:, None] + np.arange(width)
-            self.blocks.append((seg, width, index))
+            self.blocks.append((seg, width, index, None))
+        if rare:
+            seg = np.concatenate(rare)
+            size = sizes[seg]
+            step = np.left_shift(1, np.maximum(np.floor(np.log2(np.maximum(size - 1, 1))) - 2, 0).astype(np.int64))
+            width = -(-size // step) * step
+            for w in np.unique(width):
+                members = seg[width == w]
+                cols = np.arange(w)
+                valid = cols < sizes[members, None]
+                index = np.where(valid, starts[members, None] + cols, self.n)
+                self.blocks.append((members, int(w), index, valid))
+        self.padded = bool(rare)
 
     @staticmethod
     def view(x, width, index):
-        """The block's values of the flat array ``x`` as a 2-D array (a view if possible)."""
+        """The values of an unpadded block as a 2-D array (a view when contiguous)."""
         if isinstance(index, slice):
             return x[index].reshape(-1, width)
         return x[index]
 
-    @staticmethod
-    def put(out, index, values):
-        """Write a block's 2-D ``values`` back into the flat array ``out``."""
-        out[index] = values.reshape(-1) if isinstance(index, slice) else values
+    def _source(self, x, fill):
+        """``x`` with the padding sentinel appended, when some block is padded."""
+        return np.append(x, fill) if self.padded else x
 
     def sort_descending(self, key, secondary=None, stable=True, overwrite=False):
         """Sort ``key`` in decreasing order within each segment.
@@ -255,28 +281,35 @@ class Buckets:
         ``stable=True`` keeps the order of ties, or with ``secondary`` orders them by
         ``secondary`` ascending, then by position. ``stable=False`` leaves the order of ties
         unspecified, for callers that average over them (numpy's default argsort is faster).
-        ``overwrite=True`` lets the method use ``key``'s memory.
+        ``overwrite=True`` lets the method use ``key``'s memory. Padding is NaN, which numpy
+        sorts last.
         """
         negated = np.negative(key, out=key if overwrite else None)
+        source = self._source(negated, np.nan)
+        second = None if secondary is None else self._source(secondary, np.nan)
         out = np.empty(len(key), dtype=np.intp)
         tied = np.zeros(len(key), dtype=bool)
         kind = "stable" if stable or secondary is not None else None
-        for _, width, index in self.blocks:
+        for _, width, index, valid in self.blocks:
             contiguous = isinstance(index, slice)
             if width == 1:
                 cells = np.arange(index.start, index.stop) if contiguous else index[:, 0]
                 out[cells] = cells
                 continue
-            values = self.view(negated, width, index)
+            values = self.view(source, width, index)
             if secondary is not None:
-                first = np.argsort(self.view(secondary, width, index), axis=1, kind="stable")
+                first = np.argsort(self.view(second, width, index), axis=1, kind="stable")
                 values = np.take_along_axis(values, first, 1)
             perm = np.argsort(values, axis=1, kind=kind)
             ordered = np.take_along_axis(values, perm, 1)
             equal = ordered[:, 1:] == ordered[:, :-1]
             if secondary is not None:
                 perm = np.take_along_axis(first, perm, 1)
-            if contiguous:
+            if valid is not None:  # real cells come first in each sorted row
+                out[index[valid]] = np.take_along_axis(index, perm, 1)[valid]
+                inner = valid[:, 1:]
+                tied[index[:, 1:][inner]] = equal[inner]
+            elif contiguous:
                 tied[index].reshape(-1, width)[:, 1:] = equal
                 perm += np.arange(index.start, index.stop, width)[:, None]
                 out[index] = perm.reshape(-1)
@@ -292,11 +325,16 @@ class Buckets:
         the others are set to 0.
         """
         out = np.zeros(len(x), dtype=np.float64)
-        for _, width, index in self.blocks:
+        source = self._source(x, 1.0)
+        for _, width, index, valid in self.blocks:
             d = width if depth is None else min(width, depth)
-            prod = np.ones((self.view(x, width, index).shape[0], d))
-            np.cumprod(self.view(x, width, index)[:, : d - 1], axis=1, out=prod[:, 1:])
-            if isinstance(index, slice):
+            values = self.view(source, width, index)
+            prod = np.ones((values.shape[0], d))
+            np.cumprod(values[:, : d - 1], axis=1, out=prod[:, 1:])
+            if valid is not None:
+                keep = valid[:, :d]
+                out[index[:, :d][keep]] = prod[keep]
+            elif isinstance(index, slice):
                 out[index].reshape(-1, width)[:, :d] = prod
             else:
                 out[index[:, :d]] = prod
@@ -305,8 +343,9 @@ class Buckets:
     def prod(self, x):
         """Product of the values of each segment (1 for an empty segment)."""
         out = np.ones(self.n_segments, dtype=np.float64)
-        for seg, width, index in self.blocks:
-            out[seg] = np.prod(self.view(x, width, index), axis=1)
+        source = self._source(x, 1.0)
+        for seg, width, index, _ in self.blocks:
+            out[seg] = np.prod(self.view(source, width, index), axis=1)
         return out
 
 

@@ -216,7 +216,7 @@ def err(data, *, k, gain, max_grade, persistence, ties):
 def _tied_err(go_on, first_row, size, start, reach, persistence):
     """Expected ERR contribution of tied blocks, relative to reaching the block."""
     out = np.zeros(len(size))
-    for seg, width, index in Buckets(size, first_row).blocks:
+    for seg, width, index, _ in Buckets(size, first_row, pad=False).blocks:
         members = Buckets.view(go_on, width, index)
         m, s, depth = size[seg], start[seg], reach[seg]
         width = int(depth.max())
@@ -413,7 +413,7 @@ def pair_counts(data):
     group = data.ranked_rows
     y, s = group.label, group.score
     out = np.zeros((5, data.n_queries))
-    for seg, width, index in group.buckets.blocks:
+    for seg, width, index, _ in Buckets(group.sizes, group.starts, pad=False).blocks:
         if width == 1:
             continue
         if width > _PAIRWISE_WIDTH:
