@@ -601,6 +601,8 @@ class Ranking:
         self.query = group.query
         self.position = group.position
         self.buckets = group.buckets
+        self._group = group
+        self._tops = {}
         secondary = None
         if ties in ("optimistic", "pessimistic"):
             secondary = -group.label if ties == "optimistic" else group.label
@@ -655,7 +657,20 @@ class Ranking:
         """Indices of the rows ranked in the top ``k`` of their query (all rows if None)."""
         if k is None:
             return slice(None)
-        return np.flatnonzero(self.position < k)
+        return self.top_rows(k)[0]
+
+    def top_rows(self, k):
+        """The top ``k`` rows of every query: their flat indices, and their segments laid out
+        as :class:`Buckets` over those rows (each query's top rows are contiguous), so that a
+        per-query cumulative product at a cut-off touches the top rows only (cached)."""
+        if k not in self._tops:
+            rows = np.flatnonzero(self.position < k)
+            group = self._group
+            sizes = np.minimum(self.sizes, k)
+            starts = np.empty_like(self.starts)
+            starts[group.layout] = segment_starts(sizes[group.layout])
+            self._tops[k] = rows, Buckets(sizes, starts)
+        return self._tops[k]
 
     @cached_property
     def block_buckets(self):

@@ -171,31 +171,36 @@ def _grade_scale(data, max_grade):
     return float(max_grade)
 
 
-def _scaled(labels, scale, ranking):
-    """``labels / scale`` (0 where the scale is 0), the scale per query or a number."""
-    if np.ndim(scale):
-        inverse = np.divide(1.0, scale, out=np.zeros_like(scale), where=scale > 0)
-        return labels * inverse[ranking.query]
-    return labels / scale if scale > 0 else np.zeros_like(labels)
+def _satisfaction(labels, query, scale, gain):
+    """ERR's stopping probability R of each document."""
+    if gain == "linear":
+        if np.ndim(scale):
+            inverse = np.divide(1.0, scale, out=np.zeros_like(scale), where=scale > 0)
+            return labels * inverse[query]
+        return labels / scale if scale > 0 else np.zeros_like(labels)
+    check_exponential(np.max(scale))
+    factor = np.exp2(-np.asarray(scale, dtype=np.float64))
+    return (np.exp2(labels) - 1.0) * (factor[query] if np.ndim(scale) else factor)
 
 
 def err(data, *, k, gain, max_grade, persistence, ties):
     ranking = data.ranking(ties)
     scale = _grade_scale(data, max_grade)
-    labels = ranking.label
-    if gain == "linear":
-        satisfaction = _scaled(labels, scale, ranking)
-    else:
-        check_exponential(np.max(scale))
-        factor = np.exp2(-np.asarray(scale, dtype=np.float64))
-        satisfaction = (np.exp2(labels) - 1.0) * (factor[ranking.query] if np.ndim(scale) else factor)
-    go_on = persistence * (1.0 - satisfaction)
     undefined = data.max_label() <= 0
-    position = ranking.position
     if not ranking.has_ties:
-        before = ranking.buckets.cumprod_exclusive(go_on, depth=k)
-        reciprocal = position_weights(position, k, lambda p: 1.0 / (p + 1.0))
-        return ranking.per_query(satisfaction * before * reciprocal), undefined
+        # only the top k rows of each query matter: work on those alone
+        if k is None:
+            rows, buckets = slice(None), ranking.buckets
+        else:
+            rows, buckets = ranking.top_rows(k)
+        query, position = ranking.query[rows], ranking.position[rows]
+        satisfaction = _satisfaction(ranking.label[rows], query, scale, gain)
+        before = buckets.cumprod_exclusive(persistence * (1.0 - satisfaction))
+        reciprocal = position_weights(position, None, lambda p: 1.0 / (p + 1.0))
+        return segment_sum(query, satisfaction * before * reciprocal, data.n_queries), undefined
+
+    satisfaction = _satisfaction(ranking.label, ranking.query, scale, gain)
+    go_on = persistence * (1.0 - satisfaction)
 
     start, size = ranking.block_start, ranking.block_size
     reach = size if k is None else np.clip(k - start, 0, size)
@@ -241,7 +246,7 @@ def _tied_err(go_on, first_row, size, start, reach, persistence):
 def rbp(data, *, k, persistence, graded, max_grade, relevance_threshold, ties):
     ranking = data.ranking(ties)
     if graded:
-        rel = _scaled(ranking.label, _grade_scale(data, max_grade), ranking)
+        rel = _satisfaction(ranking.label, ranking.query, _grade_scale(data, max_grade), "linear")
         undefined = data.max_label() <= 0
     else:
         rel = _binary(ranking.label, relevance_threshold)
