@@ -99,6 +99,21 @@ _DOCS = {
 
     return_per_query : bool, default=False
         Return the per-query values instead of their mean.""",
+    "correlation_no_relevant": """no_relevant : {0.0, 1.0, np.nan, "raise"}, default=None
+        Value of a query whose grades are all equal (a single document included): the
+        correlation is undefined there. ``None`` means 0.0.""",
+    "pairs_tail": """retrieved : array-like of bool of shape (n_samples,), default=None
+        ``False`` marks judged documents that the system did not return: they have no
+        meaningful score and form no pair. ``None`` means that every row was retrieved.
+
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weight of each row; a query weighs the mean of its rows' weights.
+
+    convention : str, default=None
+        Preset name; see :func:`ndcg_score`.
+
+    return_per_query : bool, default=False
+        Return the per-query values instead of their mean.""",
     "returns": """Returns
     -------
     score : float or ndarray of shape (n_queries,)
@@ -736,22 +751,9 @@ def kendall_tau_score(y_true, y_score, *, qid=None, no_relevant=None, retrieved=
 
     %(qid)s
 
-    no_relevant : {0.0, 1.0, np.nan, "raise"}, default=None
-        Value of a query whose grades are all equal (a single document included): the
-        correlation is undefined there. ``None`` means 0.0.
+    %(correlation_no_relevant)s
 
-    retrieved : array-like of bool of shape (n_samples,), default=None
-        ``False`` marks judged documents that the system did not return: they have no
-        meaningful score and form no pair. ``None`` means that every row was retrieved.
-
-    sample_weight : array-like of shape (n_samples,), default=None
-        Weight of each row; a query weighs the mean of its rows' weights.
-
-    convention : str, default=None
-        Preset name; see :func:`ndcg_score`.
-
-    return_per_query : bool, default=False
-        Return the per-query values instead of their mean.
+    %(pairs_tail)s
 
     %(returns)s
 
@@ -788,22 +790,9 @@ def spearman_score(y_true, y_score, *, qid=None, no_relevant=None, retrieved=Non
 
     %(qid)s
 
-    no_relevant : {0.0, 1.0, np.nan, "raise"}, default=None
-        Value of a query whose grades are all equal (a single document included): the
-        correlation is undefined there. ``None`` means 0.0.
+    %(correlation_no_relevant)s
 
-    retrieved : array-like of bool of shape (n_samples,), default=None
-        ``False`` marks judged documents that the system did not return: they have no
-        meaningful score and form no pair. ``None`` means that every row was retrieved.
-
-    sample_weight : array-like of shape (n_samples,), default=None
-        Weight of each row; a query weighs the mean of its rows' weights.
-
-    convention : str, default=None
-        Preset name; see :func:`ndcg_score`.
-
-    return_per_query : bool, default=False
-        Return the per-query values instead of their mean.
+    %(pairs_tail)s
 
     %(returns)s
 
@@ -844,18 +833,7 @@ def pairwise_accuracy_score(y_true, y_score, *, qid=None, ties_credit=0.5, no_re
     no_relevant : {0.0, 1.0, np.nan, "raise"}, default=None
         Value of a query without any pair of different grades. ``None`` means 0.0.
 
-    retrieved : array-like of bool of shape (n_samples,), default=None
-        ``False`` marks judged documents that the system did not return: they have no
-        meaningful score and form no pair. ``None`` means that every row was retrieved.
-
-    sample_weight : array-like of shape (n_samples,), default=None
-        Weight of each row; a query weighs the mean of its rows' weights.
-
-    convention : str, default=None
-        Preset name; see :func:`ndcg_score`.
-
-    return_per_query : bool, default=False
-        Return the per-query values instead of their mean.
+    %(pairs_tail)s
 
     %(returns)s
 
