@@ -657,20 +657,22 @@ class Ranking:
         """Indices of the rows ranked in the top ``k`` of their query (all rows if None)."""
         if k is None:
             return slice(None)
-        return self.top_rows(k)[0]
+        if k not in self._tops:
+            self._tops[k] = np.flatnonzero(self.position < k)
+        return self._tops[k]
 
     def top_rows(self, k):
         """The top ``k`` rows of every query: their flat indices, and their segments laid out
         as :class:`Buckets` over those rows (each query's top rows are contiguous), so that a
         per-query cumulative product at a cut-off touches the top rows only (cached)."""
-        if k not in self._tops:
-            rows = np.flatnonzero(self.position < k)
+        key = ("buckets", k)
+        if key not in self._tops:
             group = self._group
             sizes = np.minimum(self.sizes, k)
             starts = np.empty_like(self.starts)
             starts[group.layout] = segment_starts(sizes[group.layout])
-            self._tops[k] = rows, Buckets(sizes, starts)
-        return self._tops[k]
+            self._tops[key] = Buckets(sizes, starts)
+        return self.top(k), self._tops[key]
 
     @cached_property
     def block_buckets(self):
