@@ -188,15 +188,25 @@ def factorize(qid, n):
 def stable_argsort_codes(codes, n_codes):
     """Stable argsort of integer codes in ``[0, n_codes)``, in linear time.
 
-    numpy's stable sort of 8- and 16-bit integers is a radix sort; larger codes take two
-    such passes (low 16 bits, then the rest).
+    numpy's stable sort of 8- and 16-bit integers is a radix sort. Up to 2**18 codes, rows
+    are split by their high bits (a stable mask per 16-bit range) and each range takes one
+    pass; larger codes take two passes (low 16 bits, then the rest).
     """
     if n_codes <= 1 << 16:
         return np.argsort(codes.astype(np.uint16), kind="stable")
     if n_codes > 1 << 32:
         return np.argsort(codes, kind="stable")
+    high = codes >> 16
+    if n_codes <= 4 << 16:
+        # a few 16-bit ranges: one radix pass inside each, rows split by a stable mask
+        low = (codes & 0xFFFF).astype(np.uint16)
+        parts = []
+        for part in range(int(high.max()) + 1):
+            rows = np.flatnonzero(high == part)
+            parts.append(rows[np.argsort(low[rows], kind="stable")])
+        return np.concatenate(parts)
     low = np.argsort((codes & 0xFFFF).astype(np.uint16), kind="stable")
-    high = (codes[low] >> 16).astype(np.uint8 if n_codes <= 1 << 24 else np.uint16)
+    high = high[low].astype(np.uint8 if n_codes <= 1 << 24 else np.uint16)
     return low[np.argsort(high, kind="stable")]
 
 
