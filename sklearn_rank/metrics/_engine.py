@@ -387,7 +387,7 @@ class RankingInput:
         self.sample_weight = sample_weight
         self.retrieved = retrieved
         self._rankings = {}
-        self._ideal = {}
+        self._cache = {}
 
     @cached_property
     def query_weight(self):
@@ -412,16 +412,16 @@ class RankingInput:
     def n_relevant(self, threshold):
         """Number of judged rows with ``y_true >= threshold``, per query."""
         key = ("n_relevant", threshold)
-        if key not in self._ideal:
+        if key not in self._cache:
             rel = (self.y_true >= threshold).astype(np.float64)
-            self._ideal[key] = segment_sum(self.codes, rel, self.n_queries)
-        return self._ideal[key]
+            self._cache[key] = segment_sum(self.codes, rel, self.n_queries)
+        return self._cache[key]
 
     def max_label(self):
         """Largest label of each query."""
-        if "max" not in self._ideal:
-            self._ideal["max"] = self.judged.segment_max(self.judged.label)
-        return self._ideal["max"]
+        if "max" not in self._cache:
+            self._cache["max"] = self.judged.segment_max(self.judged.label)
+        return self._cache["max"]
 
     @cached_property
     def _levels(self):
