@@ -173,7 +173,7 @@ def factorize(qid, n):
     elif qid.dtype.kind == "f" and np.isnan(qid).any():
         raise ValueError("qid must not contain NaN: every document needs a query id.")
     elif qid.dtype == object:
-        if any(v is None for v in qid):
+        if np.equal(qid, None).any():  # in C, not a Python loop over the rows
             raise ValueError("qid must not contain None: every document needs a query id.")
     try:
         uniques, codes = np.unique(qid, return_inverse=True)
