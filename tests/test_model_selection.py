@@ -347,6 +347,9 @@ def test_cross_validate_errors(data):
         cross_validate(Ridge(), X, y[:-1], qid=qid)
     with pytest.raises(ValueError, match="distinct metric names"):
         cross_validate(Ridge(), X, y, qid=qid, scoring=["map", "map"])
+    with pytest.raises(TypeError, match="return_per_query=True needs ranking scorers"):
+        cross_validate(Ridge(), X, y, qid=qid, scoring={"r2": sklearn.metrics.get_scorer("r2")},
+                       return_per_query=True)
 
 
 def test_drop_query_id(data):

@@ -157,6 +157,12 @@ def cross_validate(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5, n_jobs
     """
     _, qid = resolve_qid(X, qid, qid_column=qid_column, caller="cross_validate")
     scorers = _scorers(scoring)
+    if return_per_query:  # before any fit, not after all of them
+        for name, scorer in scorers.items():
+            if not isinstance(scorer, RankingScorer):
+                raise TypeError(
+                    f"return_per_query=True needs ranking scorers; {name!r} is {scorer!r}."
+                )
     splits = _splits(cv, X, y, qid)
     routed = {"qid": qid, **(params or {})}
     with config_context(enable_metadata_routing=True):
@@ -186,10 +192,6 @@ def _per_query(result, scorers, X, y, qid, params):
         X_test = _safe_indexing(X, test)
         fold_ids = None
         for name, scorer in scorers.items():
-            if not isinstance(scorer, RankingScorer):
-                raise TypeError(
-                    f"return_per_query=True needs ranking scorers; {name!r} is {scorer!r}."
-                )
             ids, values = scorer._evaluate(
                 method_caller, estimator, X_test, y[test],
                 True, qid=qid[test],
