@@ -309,14 +309,17 @@ def reciprocal_rank(data, *, k, relevance_threshold, ties):
     ranking = data.ranking(ties)
     relevant = _binary(ranking.label, relevance_threshold)
     query, block, r = _first_relevant_blocks(ranking, relevant)
+    values = np.zeros(data.n_queries)
+    if not ranking.has_ties:  # the first relevant document is its own block
+        s = ranking.block_start[block].astype(np.float64)
+        values[query] = 1.0 / (s + 1.0) if k is None else np.where(s < k, 1.0 / (s + 1.0), 0.0)
+        return values, data.n_relevant(relevance_threshold) <= 0
     s, m = ranking.block_start[block], ranking.block_size[block]
     # offset j of the first relevant member: 1 .. m - r + 1, and within the cut-off
     last = m - r + 1 if k is None else np.clip(np.minimum(m - r + 1, k - s), 0, None)
     owner, j = _expand(last.astype(np.intp))
     prob = _comb_ratio(m[owner] - j, r[owner] - 1, m[owner], r[owner])
-    per_block = segment_sum(owner, prob / (s[owner] + j), len(block))
-    values = np.zeros(data.n_queries)
-    values[query] = per_block
+    values[query] = segment_sum(owner, prob / (s[owner] + j), len(block))
     return values, data.n_relevant(relevance_threshold) <= 0
 
 
@@ -328,6 +331,8 @@ def hit_rate(data, *, k, relevance_threshold, ties):
     values = np.zeros(data.n_queries)
     if k is None:
         values[query] = 1.0
+    elif not ranking.has_ties:
+        values[query] = s < k
     else:
         slots = np.clip(k - s, 0, m)
         miss = _comb_ratio(m - r, slots, m, slots)  # no relevant member within the cut-off
