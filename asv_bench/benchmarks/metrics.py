@@ -8,36 +8,39 @@ FOUR_METRICS = ("ndcg@10", "map", "mrr", "err@10")
 
 
 class MetricsSuite:
-    """One call of each metric on ``n_rows`` rows in ``n_rows // 100`` queries.
+    """One call of each metric on ``n_rows`` rows in queries of ``mean_query_size`` rows.
 
     The small size runs in milliseconds for a quick check (``asv run --quick``); the large one
-    is the size that ``compare_peers.py`` uses by default.
+    is the size that ``compare_peers.py`` uses, with 10k queries (its default) or 100k
+    queries (``--n-queries 100000``).
     """
 
-    params = ([10_000, 1_000_000],)
-    param_names = ["n_rows"]
+    params = ([10_000, 1_000_000], [100, 10])
+    param_names = ["n_rows", "mean_query_size"]
     timeout = 300
 
-    def setup(self, n_rows):
-        self.y_true, self.y_score, self.qid = make_benchmark_data(n_rows, n_rows // 100, seed=0)
+    def setup(self, n_rows, mean_query_size):
+        self.y_true, self.y_score, self.qid = make_benchmark_data(
+            n_rows, n_rows // mean_query_size, seed=0
+        )
 
-    def time_ndcg_at_10(self, n_rows):
+    def time_ndcg_at_10(self, n_rows, mean_query_size):
         ndcg_score(self.y_true, self.y_score, qid=self.qid, k=10)
 
-    def time_map(self, n_rows):
+    def time_map(self, n_rows, mean_query_size):
         map_score(self.y_true, self.y_score, qid=self.qid)
 
-    def time_mrr(self, n_rows):
+    def time_mrr(self, n_rows, mean_query_size):
         mrr_score(self.y_true, self.y_score, qid=self.qid)
 
-    def time_err_at_10(self, n_rows):
+    def time_err_at_10(self, n_rows, mean_query_size):
         err_score(self.y_true, self.y_score, qid=self.qid, k=10)
 
-    def time_evaluate_four(self, n_rows):
+    def time_evaluate_four(self, n_rows, mean_query_size):
         evaluate(self.y_true, self.y_score, qid=self.qid, metrics=FOUR_METRICS)
 
-    def peakmem_ndcg_at_10(self, n_rows):
+    def peakmem_ndcg_at_10(self, n_rows, mean_query_size):
         ndcg_score(self.y_true, self.y_score, qid=self.qid, k=10)
 
-    def peakmem_evaluate_four(self, n_rows):
+    def peakmem_evaluate_four(self, n_rows, mean_query_size):
         evaluate(self.y_true, self.y_score, qid=self.qid, metrics=FOUR_METRICS)

@@ -64,9 +64,10 @@ _DOCS = {
     "unit": """unit : {"query", "fold"}, default="query"
         The statistical unit. ``"query"``: per-query values, pooled over folds.
         ``"fold"``: per-fold means (the input must have a ``"fold"`` column, as
-        ``cross_validate`` results do): a conservative analysis with as many units as folds,
-        which treats each fold as one observation.""",
-    "random_state": """random_state : int, RandomState instance, Generator or None, \\
+        ``cross_validate`` results do), each fold one observation. With as many units as
+        folds it has little power, and it is not conservative: its few degrees of freedom
+        can flag a difference that the per-query test does not.""",
+    "random_state": """random_state : int, RandomState instance, Generator or None, \
             default=None
         Seeds the resampling. An int seeds a fresh ``numpy.random.default_rng(random_state)``
         for every resampling procedure, so that results equal scipy's called with
