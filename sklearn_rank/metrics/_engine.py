@@ -165,6 +165,8 @@ def factorize(qid, n):
     if qid.dtype.kind in "iu":
         lo, hi = int(qid.min()), int(qid.max())
         if hi - lo <= 4 * n + 1024:
+            if lo > 0 and hi <= 4 * n + 1024:
+                lo = 0  # index the table by the ids themselves: no shifted copy
             present = np.zeros(hi - lo + 1, dtype=bool)
             shifted = qid - lo if lo else qid
             present[shifted] = True
@@ -243,11 +245,13 @@ class Buckets:
 
     _MIN_CELLS = 256
 
-    def __init__(self, sizes, starts, pad=True):
+    def __init__(self, sizes, starts, pad=True, by_length=None):
+        """``by_length``, if known, is the segments in order of increasing size."""
         self.n = int(sizes.sum())
         self.n_segments = len(sizes)
-        nonempty = np.flatnonzero(sizes > 0)
-        by_length = nonempty[np.argsort(sizes[nonempty], kind="stable")]
+        if by_length is None:
+            by_length = np.argsort(sizes, kind="stable")
+        by_length = by_length[sizes[by_length] > 0]
         lengths = sizes[by_length]
         cuts = np.flatnonzero(np.diff(lengths)) + 1
         self.blocks = []
@@ -559,10 +563,12 @@ class Grouping:
         n_queries = data.n_queries
         self.n = len(codes)
         self.sizes = np.bincount(codes, minlength=n_queries)
+        # queries in order of increasing size, the order of the layout when rows move
+        self.by_length = np.argsort(self.sizes, kind="stable")
         if self.n < 2 or (codes[1:] >= codes[:-1]).all():
             layout, moved = np.arange(n_queries), None
         else:
-            layout = np.argsort(self.sizes, kind="stable")
+            layout = self.by_length
             rank = np.empty(n_queries, dtype=np.intp)
             rank[layout] = np.arange(n_queries)
             moved = stable_argsort_codes(codes, n_queries, relabel=rank)
@@ -613,7 +619,7 @@ class Grouping:
 
     @cached_property
     def buckets(self):
-        return Buckets(self.sizes, self.starts)
+        return Buckets(self.sizes, self.starts, by_length=self.by_length)
 
     @cached_property
     def query(self):
@@ -733,7 +739,8 @@ class Ranking:
             sizes = np.minimum(self.sizes, k)
             starts = np.empty_like(self.starts)
             starts[group.layout] = segment_starts(sizes[group.layout])
-            self._tops[key] = Buckets(sizes, starts)
+            # min(size, k) is in the same order as size
+            self._tops[key] = Buckets(sizes, starts, by_length=group.by_length)
         return self.top(k), self._tops[key]
 
     @cached_property
