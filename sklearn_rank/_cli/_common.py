@@ -1,0 +1,393 @@
+"""What the subcommands share: errors, argument types, data loading, tables and progress.
+
+Only the standard library and numpy are imported at module level, so that
+``sklearn-rank --help`` does not wait for LightGBM, XGBoost, matplotlib or pandas.
+"""
+
+import argparse
+import difflib
+import json
+import math
+import os
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+
+#: Exit code of a usage error (a bad option), as argparse has it.
+USAGE = 2
+#: Exit code of a data error (a missing or unreadable file, data a command cannot use).
+DATA = 1
+
+
+class CLIError(Exception):
+    """A user error: printed as one line ``sklearn-rank <cmd>: error: ...``, no traceback.
+
+    Parameters
+    ----------
+    message : str
+        What went wrong: the file or option, what was expected and what was got.
+    code : int, default=1
+        The exit code: 1 for data errors, 2 for usage errors.
+    prog : str, default=None
+        The command that failed, e.g. ``"sklearn-rank cv"``; None lets ``main`` fill it.
+    """
+
+    def __init__(self, message, code=DATA, prog=None):
+        super().__init__(message)
+        self.code = code
+        self.prog = prog
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with one-line errors raised as :class:`CLIError`, not printed and exited.
+
+    ``main`` prints them, so that a usage error looks like every other error and
+    ``main(argv)`` returns its exit code instead of raising ``SystemExit``.
+    """
+
+    def error(self, message):
+        raise CLIError(f"{message} (see '{self.prog} --help')", USAGE, self.prog)
+
+
+def usage_error(message):
+    """A :class:`CLIError` with argparse's exit code for usage errors."""
+    return CLIError(message, USAGE)
+
+
+# ----------------------------------------------------------------------------------------
+# Argument types: they raise ArgumentTypeError, which argparse reports with the option name.
+
+
+def int_at_least(minimum):
+    """An argparse type: an int of at least ``minimum``."""
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    parse.__name__ = "int"  # argparse names the type in some messages
+    return parse
+
+
+def metric_name(text):
+    """An argparse type: a metric name of the registry (``ndcg@10``, ``map``...)."""
+    from ..metrics import parse_metric
+
+    try:
+        parse_metric(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def check_distinct(values, option):
+    """Refuse a list option that names the same thing twice."""
+    seen = set()
+    for value in values:
+        if value.lower() in seen:
+            raise usage_error(f"{option} names {value!r} twice.")
+        seen.add(value.lower())
+    return list(values)
+
+
+def add_convention_option(parser, what):
+    """``--convention``: a preset of :data:`sklearn_rank.metrics.CONVENTIONS`."""
+    from ..metrics._conventions import CONVENTION_NAMES
+
+    parser.add_argument(
+        "--convention", choices=CONVENTION_NAMES, metavar="NAME",
+        help=f"preset of metric conventions for {what}, to reproduce another system: "
+        f"{', '.join(CONVENTION_NAMES)} (default: sklearn-rank's own: exponential gain, "
+        "averaged ties, a query without relevant documents scores 0)",
+    )
+
+
+def add_generated_data_options(parser, n_queries, seeded="the generated data"):
+    """``--n-queries`` and ``--seed``: the generated data used when no file is given."""
+    parser.add_argument(
+        "--n-queries", type=int_at_least(2), default=n_queries, metavar="N",
+        help=f"number of queries of the generated data used when no file is given "
+        f"(default: {n_queries})",
+    )
+    parser.add_argument(
+        "--seed", type=int_at_least(0), default=0, metavar="SEED",
+        help=f"random seed of {seeded} (default: 0)",
+    )
+
+
+def add_quiet_option(parser):
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress display on stderr")
+
+
+# ----------------------------------------------------------------------------------------
+# Data
+
+
+class Dataset:
+    """Features, grades and query ids, and where they came from (a path or a generator call)."""
+
+    def __init__(self, X, y, qid, source):
+        self.X = X
+        self.y = y
+        self.qid = qid
+        self.source = source
+
+    @property
+    def n_queries(self):
+        return len(np.unique(self.qid))
+
+    @property
+    def description(self):
+        return (f"{self.source}: {self.n_queries:,} queries, {len(self.y):,} documents, "
+                f"{self.X.shape[1]} features")
+
+
+def generated_data(n_queries, seed):
+    """:func:`~sklearn_rank.datasets.make_ranking` data."""
+    from ..datasets import make_ranking
+
+    X, y, qid = make_ranking(n_queries, random_state=seed)
+    return Dataset(X, y, qid, f"make_ranking(n_queries={n_queries}, random_state={seed})")
+
+
+def check_input_file(path, option):
+    """The path of an input file, or a :class:`CLIError` that names the option."""
+    if not os.path.exists(path):
+        raise CLIError(f"{option} {str(path)!r}: no such file.")
+    if os.path.isdir(path):
+        raise CLIError(f"{option} {str(path)!r} is a directory; expected a file.")
+    return Path(path)
+
+
+def load_letor(path, option="--data", min_queries=2):
+    """A LETOR / SVMlight file as a :class:`Dataset`, with errors that name the file."""
+    from ..datasets import load_svmlight_ranking
+
+    path = check_input_file(path, option)
+    try:
+        X, y, qid = load_svmlight_ranking(path)
+    except (OSError, ValueError) as exc:
+        raise CLIError(f"{option} {str(path)!r}: {exc}") from None
+    expected = ("lines like '<grade> qid:<query> <feature>:<value> ...', or the query sizes "
+                f"in a side file {path.name + '.query'!r}")
+    if len(qid) != len(y):  # scikit-learn's reader returns no query ids without qid: fields
+        raise CLIError(f"{option} {str(path)!r} has no query ids; expected {expected}.")
+    n_queries = len(np.unique(qid))
+    if n_queries < min_queries:
+        raise CLIError(f"{option} {str(path)!r} holds {n_queries} query; expected at least "
+                       f"{min_queries}, with {expected}.")
+    return Dataset(X, y, qid, str(path))
+
+
+def check_enough_queries(data, n_splits):
+    """Each fold needs at least one test query."""
+    if data.n_queries < n_splits:
+        raise CLIError(
+            f"{data.source} holds {data.n_queries} queries, fewer than --n-splits "
+            f"{n_splits}; each fold needs at least one test query."
+        )
+
+
+def check_output_path(path, option, suffixes):
+    """Check an output file before a long computation: a known suffix, an existing folder.
+
+    Returns the lower-case suffix, which selects the format.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in suffixes:
+        known = ", ".join(suffixes)
+        raise usage_error(
+            f"{option} {str(path)!r}: unknown file type {suffix or '(no suffix)'!r}; "
+            f"expected one of {known}."
+        )
+    folder = path.parent
+    if not folder.is_dir():
+        raise CLIError(f"{option} {str(path)!r}: the folder {str(folder)!r} does not exist.")
+    return suffix
+
+
+def write_text(path, text, option):
+    try:
+        Path(path).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise CLIError(f"{option} {str(path)!r}: cannot write: {exc.strerror}.") from None
+
+
+def import_extra(module, extra, purpose):
+    """Import an optional dependency, or a :class:`CLIError` naming the extra to install."""
+    from ..utils._optional import import_optional
+
+    try:
+        return import_optional(module, extra=extra, purpose=purpose)
+    except ImportError as exc:
+        raise CLIError(str(exc)) from None
+
+
+def close_matches(name, known):
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    return f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+
+
+# ----------------------------------------------------------------------------------------
+# Output
+
+
+def wrap(lines, width=88):
+    """Paragraphs of the output, one per line, wrapped with a hanging indent.
+
+    Names such as ``sklearn-rank[xgboost]`` are never split at their hyphens.
+    """
+    return "\n".join(textwrap.fill(line, width=width, subsequent_indent="  ",
+                                    break_on_hyphens=False, break_long_words=False)
+                     for line in lines)
+
+
+def format_number(value, digits=4):
+    """A metric value or parameter for a table: fixed decimals for floats, ints as they are."""
+    if isinstance(value, (bool, np.bool_)) or value is None:
+        return str(value)
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return "nan" if math.isnan(value) else f"{value:.{digits}f}"
+    return str(value)
+
+
+def format_table(header, rows, fmt="text", align=None):
+    """A table as aligned text, a Markdown pipe table or CSV.
+
+    Parameters
+    ----------
+    header : list of str
+    rows : list of list of str
+        Cells already formatted.
+    fmt : {"text", "markdown", "csv"}
+    align : str, default=None
+        One of ``"l"``/``"r"`` per column; the first column left, the others right when None.
+    """
+    align = align or "l" + "r" * (len(header) - 1)
+    if fmt == "csv":
+        import csv
+        import io
+
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerows([header, *rows])
+        return buffer.getvalue().rstrip("\n")
+    if fmt == "markdown":
+        rule = "|" + "|".join(":---" if a == "l" else "---:" for a in align) + "|"
+        return "\n".join(["| " + " | ".join(header) + " |", rule,
+                          *("| " + " | ".join(row) + " |" for row in rows)])
+    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
+
+    def line(cells):
+        return "  ".join(cell.ljust(w) if a == "l" else cell.rjust(w)
+                         for cell, w, a in zip(cells, widths, align)).rstrip()
+
+    return "\n".join([line(header), line(["-" * w for w in widths]),
+                      *(line(row) for row in rows)])
+
+
+def to_json(data):
+    """JSON text of ``data``, numpy scalars and arrays included."""
+
+    def default(value):
+        if isinstance(value, np.generic):
+            return value.item()
+        if isinstance(value, np.ndarray):
+            return value.tolist()
+        raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+    return json.dumps(data, indent=2, default=default, allow_nan=True)
+
+
+class Progress:
+    """A progress line on stderr, dependency-free.
+
+    On a terminal, one line redrawn in place with a bar, the count, the elapsed time and an
+    estimate of the remaining time. Elsewhere (a log file, a pipe, a test's capture), one
+    plain line per step, since carriage returns would only clutter the log.
+
+    Parameters
+    ----------
+    total : int
+        Number of steps.
+    what : str
+        What is being done, e.g. ``"cross-validation"``.
+    enabled : bool, default=True
+        False shows nothing (``--quiet``).
+    """
+
+    width = 24
+
+    def __init__(self, total, what, *, enabled=True):
+        self.total = total
+        self.what = what
+        self.enabled = enabled
+        self.stream = sys.stderr  # read now: tests and callers may have replaced it
+        self.tty = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.done = 0
+        self.start = time.perf_counter()
+        self._shown = 0
+
+    def advance(self, detail=""):
+        """Count one step done, and show it."""
+        self.done += 1
+        if not self.enabled:
+            return
+        elapsed = time.perf_counter() - self.start
+        if not self.tty:
+            self.stream.write(f"{self.what}: {self.done}/{self.total} {detail} "
+                              f"({elapsed:.1f} s)\n".replace("  ", " "))
+            self.stream.flush()
+            return
+        filled = round(self.width * self.done / max(self.total, 1))
+        bar = "#" * filled + "." * (self.width - filled)
+        left = elapsed / self.done * (self.total - self.done)
+        eta = f", {left:.0f} s left" if self.done < self.total else ""
+        text = f"{self.what} [{bar}] {self.done}/{self.total} ({elapsed:.0f} s{eta}) {detail}"
+        self.stream.write("\r" + text.ljust(self._shown))
+        self.stream.flush()
+        self._shown = len(text)
+
+    def close(self):
+        """End the line on a terminal, so that what follows starts on its own."""
+        if self.tty and self._shown:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._shown = 0
+
+
+def new_figure(option, ncols=1):
+    """A matplotlib figure without pyplot's global state: nothing to close, no GUI backend.
+
+    Raises a :class:`CLIError` naming the ``plot`` extra when matplotlib is missing.
+    """
+    import_extra("matplotlib", "plot", option)
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(6.4 * ncols, 4.8), layout="constrained")
+    axes = figure.subplots(1, ncols, squeeze=False)[0]
+    return figure, list(axes)
+
+
+def save_figure(figure, path, option):
+    try:
+        figure.savefig(path, dpi=100)
+    except OSError as exc:
+        raise CLIError(f"{option} {str(path)!r}: cannot write: {exc.strerror}.") from None
+
+
+def figure_suffixes():
+    """The image types matplotlib writes (checked before the work, not after)."""
+    return (".png", ".pdf", ".svg", ".jpg", ".jpeg")

@@ -1,0 +1,679 @@
+"""The ``sklearn-rank`` command line, run in-process through ``main(argv)``.
+
+Every subcommand on generated data and on files written to ``tmp_path``; the numbers that
+``evaluate`` prints against :mod:`sklearn_rank.metrics` computed directly; the tables of
+``cv`` and ``tune``; and every user error as one line on stderr with its exit code.
+"""
+
+import csv
+import doctest
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.datasets import dump_svmlight_file
+
+from sklearn_rank import _cli
+from sklearn_rank._cli import _models, _params, main
+from sklearn_rank._cli._common import Progress
+from sklearn_rank.datasets import make_ranking, read_trec
+from sklearn_rank.metrics import evaluate
+
+ROOT = Path(__file__).resolve().parents[1]
+# Small and fast: every cv / tune test fits a handful of tiny models.
+FAST = ["--n-queries", "30", "--n-splits", "3", "--n-estimators", "5", "-q"]
+
+QRELS = """\
+1 0 a 2
+1 0 b 0
+1 0 c 1
+1 0 d 1
+2 0 a 0
+2 0 e 1
+2 0 f 3
+3 0 x 1
+"""
+# Query 1: c and d are relevant but not retrieved; query 3 is judged, not in the run;
+# query 4 is in the run, not judged; b and e tie on score.
+RUN = """\
+1 Q0 a 1 2.5 sys
+1 Q0 b 2 1.5 sys
+1 Q0 c 3 0.5 sys
+1 Q0 z 4 0.1 sys
+2 Q0 e 1 3.0 sys
+2 Q0 f 2 3.0 sys
+2 Q0 a 3 1.0 sys
+4 Q0 q 1 1.0 sys
+"""
+
+
+def run_cli(capsys, *argv):
+    """``(exit code, stdout, stderr)`` of ``main(argv)``."""
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def trec_files(tmp_path):
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text(QRELS)
+    run.write_text(RUN)
+    return run, qrels
+
+
+@pytest.fixture
+def table_data():
+    X, y, qid = make_ranking(12, random_state=3)
+    return y, X[:, 1], qid
+
+
+@pytest.fixture
+def csv_table(tmp_path, table_data):
+    y, score, qid = table_data
+    path = tmp_path / "scores.csv"
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["doc", "query", "grade", "prediction"])
+        writer.writerows([f"d{i}", q, g, s] for i, (q, g, s) in enumerate(zip(qid, y, score)))
+    return path
+
+
+@pytest.fixture
+def letor_file(tmp_path):
+    X, y, qid = make_ranking(20, n_features=5, random_state=1, shuffle=False)
+    path = tmp_path / "train.txt"
+    dump_svmlight_file(X, y.astype(int), str(path), query_id=qid)
+    return path
+
+
+def flat(text):
+    """``text`` with every run of white space as one space: wrapped lines joined."""
+    return " ".join(text.split())
+
+
+def without_times(out):
+    return [line for line in out.splitlines() if not line.startswith("Mean fit time")]
+
+
+def table_values(out, metrics):
+    """The rows of a text table: qid -> values of ``metrics``."""
+    rows = {}
+    for line in out.splitlines():
+        cells = line.split()
+        if len(cells) == len(metrics) + 1:
+            try:
+                rows[cells[0]] = [float(c) for c in cells[1:]]
+            except ValueError:
+                continue
+    return rows
+
+
+# ----------------------------------------------------------------------------------------
+# Help, version, the demonstration
+
+
+def test_python_m_help_in_a_subprocess():
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "sklearn_rank", "--help"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: sklearn-rank")
+    for command in ("evaluate", "cv", "tune"):
+        assert command in done.stdout
+    # --help does not load the boosters or matplotlib (scikit-learn itself may load pandas)
+    probe = ("import sys; from sklearn_rank._cli import main; main(['--help']); "
+             "print(sorted(m for m in ('lightgbm', 'xgboost', 'matplotlib', 'polars') "
+             "if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("command", ["evaluate", "cv", "tune"])
+def test_subcommand_help(capsys, command):
+    code, out, err = run_cli(capsys, command, "--help")
+    assert code == 0 and err == ""
+    assert out.startswith(f"usage: sklearn-rank {command}")
+    assert "examples:" in out
+
+
+def test_version(capsys):
+    code, out, _ = run_cli(capsys, "--version")
+    assert code == 0
+    assert out.startswith("sklearn-rank ")
+
+
+def test_no_subcommand_runs_the_cv_demonstration(capsys):
+    code, out, err = run_cli(capsys, *FAST, "--models", "pointwise", "lambdarank")
+    assert code == 0, err
+    assert out.startswith("sklearn-rank without a subcommand runs this demonstration")
+    assert "'sklearn-rank --help' lists the subcommands" in flat(out)
+    assert "pointwise (baseline)" in out
+    # deterministic with the seed
+    again = run_cli(capsys, *FAST, "--models", "pointwise", "lambdarank")[1]
+    assert without_times(again) == without_times(out)
+
+
+def test_main_docstring_example():
+    result = doctest.testmod(_cli, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+# ----------------------------------------------------------------------------------------
+# evaluate
+
+
+def test_evaluate_generated_data(capsys):
+    metrics = ["ndcg@10", "err@10", "map"]
+    code, out, _ = run_cli(capsys, "evaluate", "--n-queries", 15, "--seed", 2,
+                           "--metrics", *metrics)
+    assert code == 0
+    X, y, qid = make_ranking(15, random_state=2)
+    expected = evaluate(y, X[:, 0], qid=qid, metrics=metrics)
+    np.testing.assert_allclose(table_values(out, metrics)["all"],
+                               [expected[m] for m in metrics], atol=5e-5)
+    assert "scored by feature 0" in out
+
+
+@pytest.mark.parametrize("convention", [None, "trec_eval"])
+def test_evaluate_trec_files(capsys, trec_files, convention):
+    run, qrels = trec_files
+    metrics = ["map", "ndcg", "p@2", "recall@3", "mrr"]
+    options = [] if convention is None else ["--convention", convention]
+    code, out, err = run_cli(capsys, "evaluate", "--run", run, "--qrels", qrels, "--metrics",
+                             *metrics, "--format", "json", "--per-query", *options)
+    assert code == 0, err
+    result = json.loads(out)
+    d = read_trec(qrels, run)
+    common = {"qid": d["qid"], "metrics": metrics, "retrieved": d["retrieved"],
+              "convention": convention}
+    expected = evaluate(d["y_true"], d["y_score"], **common)
+    per_query = evaluate(d["y_true"], d["y_score"], return_per_query=True, **common)
+    assert result["convention"] == convention
+    assert result["n_queries"] == 2  # query 3 is not in the run, query 4 not judged
+    for m in metrics:
+        assert result["metrics"][m] == pytest.approx(expected[m])
+        assert [row[m] for row in result["per_query"]] == pytest.approx(per_query[m])
+    assert [row["qid"] for row in result["per_query"]] == ["1", "2"]
+    if convention == "trec_eval":
+        # trec_eval's AP of query 1: a and c are found at ranks 1 and 3, d is never
+        # retrieved but counts among the 3 relevant documents: (1/1 + 2/3) / 3
+        assert result["per_query"][0]["map"] == pytest.approx(5 / 9)
+        # recall@3 of query 1: 2 of its 3 relevant documents
+        assert result["per_query"][0]["recall@3"] == pytest.approx(2 / 3)
+
+
+def test_evaluate_trec_text_output_names_the_files(capsys, trec_files):
+    run, qrels = trec_files
+    code, out, _ = run_cli(capsys, "evaluate", "--run", run, "--qrels", qrels,
+                           "--convention", "trec_eval")
+    assert code == 0
+    assert "2 queries in both" in flat(out)
+    assert "(1 judged but not retrieved)" in flat(out)  # d of query 1
+    assert "convention 'trec_eval'" in flat(out)
+
+
+def test_evaluate_csv_table_per_query(capsys, tmp_path, csv_table, table_data):
+    y, score, qid = table_data
+    metrics = ["ndcg@5", "map", "p@3"]
+    output = tmp_path / "per_query.csv"
+    code, out, err = run_cli(
+        capsys, "evaluate", "--table", csv_table, "--qid-column", "query", "--label-column",
+        "grade", "--score-column", "prediction", "--metrics", *metrics, "--per-query",
+        "--output", output)
+    assert code == 0, err
+    expected = evaluate(y, score, qid=qid, metrics=metrics, return_per_query=True)
+    means = evaluate(y, score, qid=qid, metrics=metrics)
+    rows = table_values(out, metrics)
+    assert list(rows) == [str(q) for q in np.unique(qid)] + ["all"]
+    for i, q in enumerate(np.unique(qid)):
+        np.testing.assert_allclose(rows[str(q)], [expected[m][i] for m in metrics], atol=5e-5)
+    np.testing.assert_allclose(rows["all"], [means[m] for m in metrics], atol=5e-5)
+    # the file holds the per-query values at full precision, without the row of means
+    with open(output, newline="") as handle:
+        written = list(csv.DictReader(handle))
+    assert [row["qid"] for row in written] == [str(q) for q in np.unique(qid)]
+    for m in metrics:
+        np.testing.assert_allclose([float(row[m]) for row in written], expected[m], rtol=1e-12)
+
+
+def test_evaluate_tsv_and_string_query_ids(capsys, tmp_path):
+    path = tmp_path / "scores.tsv"
+    path.write_text("qid\tlabel\tscore\nq10\t1\t0.3\nq10\t0\t0.9\nq9\t2\t0.1\nq9\t0\t0.2\n")
+    code, out, _ = run_cli(capsys, "evaluate", "--table", path, "--metrics", "mrr",
+                           "--per-query", "--format", "csv")
+    assert code == 0
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows == [["qid", "mrr"], ["q10", "0.5"], ["q9", "0.5"], ["all", "0.5"]]
+
+
+def test_evaluate_numeric_query_ids_sort_as_numbers(capsys, tmp_path):
+    path = tmp_path / "scores.csv"
+    path.write_text("qid,label,score\n10,1,0.3\n10,0,0.9\n9,2,0.1\n9,0,0.2\n")
+    code, out, _ = run_cli(capsys, "evaluate", "--table", path, "--metrics", "mrr",
+                           "--per-query", "--format", "csv")
+    assert code == 0
+    assert [row[0] for row in csv.reader(io.StringIO(out))] == ["qid", "9", "10", "all"]
+
+
+def test_evaluate_markdown(capsys):
+    code, out, _ = run_cli(capsys, "evaluate", "--n-queries", 5, "--metrics", "ndcg@10",
+                           "map", "--format", "markdown")
+    assert code == 0
+    assert "| qid | ndcg@10 | map |" in out
+    assert "|:---|---:|---:|" in out
+
+
+@pytest.mark.parametrize("engine", ["pandas", "polars"])
+def test_evaluate_parquet_table(capsys, tmp_path, table_data, engine, monkeypatch):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    y, score, qid = table_data
+    path = tmp_path / "scores.parquet"
+    pd.DataFrame({"qid": qid, "label": y, "score": score}).to_parquet(path)
+    if engine == "polars":
+        pytest.importorskip("polars")
+        monkeypatch.setitem(sys.modules, "pandas", None)  # the reader falls back on polars
+    code, out, err = run_cli(capsys, "evaluate", "--table", path, "--metrics", "ndcg@10",
+                             "--format", "json")
+    assert code == 0, err
+    expected = evaluate(y, score, qid=qid, metrics=["ndcg@10"])
+    assert json.loads(out)["metrics"]["ndcg@10"] == pytest.approx(expected["ndcg@10"])
+
+
+# ----------------------------------------------------------------------------------------
+# cv
+
+
+def test_cv_generated_data(capsys):
+    code, out, err = run_cli(capsys, "cv", *FAST, "--models", "pointwise", "lambdarank",
+                             "--metrics", "ndcg@10", "map")
+    assert code == 0, err
+    assert "make_ranking(n_queries=30, random_state=0)" in flat(out)
+    assert "pointwise (baseline)" in out and "\nlambdarank " in out
+    header = next(line for line in out.splitlines() if line.startswith("System"))
+    assert header.split() == ["System", "ndcg@10", "map"]
+    row = next(line for line in out.splitlines() if line.startswith("lambdarank"))
+    assert row.count("[") == 2 and row.count("]") == 2  # a CI per metric
+    assert "Mean over 30 queries, pooled over 3 cross-validation folds" in flat(out)
+    assert "Mean fit time per fold:" in out
+    assert err == ""  # --quiet
+
+
+def test_cv_progress_and_baseline(capsys):
+    code, out, err = run_cli(capsys, "cv", *FAST[:-1], "--models", "pointwise", "lambdarank",
+                             "--baseline", "lambdarank", "--metrics", "ndcg@10")
+    assert code == 0
+    assert "lambdarank (baseline)" in out
+    lines = err.splitlines()
+    assert len(lines) == 6 and lines[-1].startswith("cross-validation: 6/6 lambdarank, fold 3/3")
+
+
+def test_cv_marks_significant_differences(capsys, monkeypatch):
+    # A model that scores every document alike is significantly worse than a booster.
+    from sklearn.dummy import DummyRegressor
+
+    constant = _models.Model("constant", "DummyRegressor", "the same score everywhere",
+                             "sklearn", None, lambda n, seed: DummyRegressor(), (), ())
+    monkeypatch.setitem(_models.MODELS, "constant", constant)
+    code, out, err = run_cli(capsys, "cv", *FAST, "--n-queries", 60, "--models", "constant",
+                             "pointwise", "--metrics", "ndcg@10", "map")
+    assert code == 0, err
+    row = next(line for line in out.splitlines() if line.startswith("pointwise"))
+    assert row.count("†") == 2
+    assert "† / ‡: significantly higher / lower than the baseline (constant)" in out
+
+
+def test_cv_svmlight_file_and_output_files(capsys, tmp_path, letor_file):
+    files = {suffix: tmp_path / f"table{suffix}" for suffix in (".md", ".tex", ".csv", ".txt")}
+    for path in files.values():
+        code, out, err = run_cli(capsys, "cv", "--data", letor_file, *FAST,
+                                 "--models", "lambdarank", "pointwise", "--metrics", "ndcg@5",
+                                 "--output", path)
+        assert code == 0, err
+    assert f"Data: {letor_file}: 20 queries" in flat(out)
+    assert files[".md"].read_text().startswith("| System | ndcg@5 |")
+    assert files[".tex"].read_text().startswith(r"\begin{tabular}")
+    assert files[".txt"].read_text().startswith("System")
+    with open(files[".csv"], newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [row["model"] for row in rows] == ["lambdarank", "pointwise"]
+    assert rows[0]["ndcg@5 vs baseline"] == "baseline"
+    assert rows[1]["ndcg@5 vs baseline"] in ("higher", "lower", "same")
+    low, mean, high = (float(rows[1][f"ndcg@5 {k}"]) for k in ("ci_low", "mean", "ci_high"))
+    assert low <= mean <= high
+
+
+@pytest.mark.parametrize("fmt, start", [("markdown", "| System |"), ("latex", r"\begin")])
+def test_cv_formats(capsys, fmt, start):
+    code, out, _ = run_cli(capsys, "cv", *FAST, "--models", "pointwise", "lambdarank",
+                           "--metrics", "map", "--format", fmt)
+    assert code == 0
+    assert out.startswith(start)  # only the table: ready to paste
+
+
+@pytest.mark.slow  # starts worker processes, which import the boosters
+def test_cv_same_results_in_parallel(capsys):
+    argv = ["cv", *FAST, "--models", "pointwise", "lambdarank", "--metrics", "ndcg@10"]
+    _, one, _ = run_cli(capsys, *argv)
+    code, two, err = run_cli(capsys, *argv, "--n-jobs", 2)
+    assert code == 0, err
+    assert without_times(two) == without_times(one)
+
+
+def test_cv_plot(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "cv.png"
+    code, _, err = run_cli(capsys, "cv", *FAST, "--models", "pointwise", "lambdarank",
+                           "--metrics", "ndcg@10", "--plot", path)
+    assert code == 0, err
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cv_default_models_without_xgboost(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "xgboost", None)
+    code, out, err = run_cli(capsys, "cv", *FAST, "--metrics", "map")
+    assert code == 0, err
+    assert ('xgboost left out: xgboost is not installed (pip install "sklearn-rank[xgboost]")'
+            in flat(out))
+    systems = [line.split()[0] for line in out.splitlines()
+               if re.match(r"^\S+( \(baseline\))?\s+\d\.\d+ \[", line)]
+    assert systems == ["pointwise", "lambdarank"]
+
+
+@pytest.mark.skipif(not _models.MODELS["xgboost"].available(), reason="needs xgboost")
+def test_cv_xgboost(capsys):
+    code, out, err = run_cli(capsys, "cv", *FAST, "--models", "lambdarank", "xgboost",
+                             "--metrics", "ndcg@10")
+    assert code == 0, err
+    assert "\nxgboost " in out
+
+
+# ----------------------------------------------------------------------------------------
+# tune
+
+
+def test_tune_grid(capsys):
+    code, out, err = run_cli(capsys, "tune", *FAST[:-1], "--param", "num_leaves=3,7",
+                             "--param", "learning_rate=0.1,0.3")
+    assert code == 0, err
+    assert "GridSearchCV, 4 candidates x 3 folds" in flat(out)
+    best = next(line for line in out.splitlines() if line.startswith("Best parameters:"))
+    table = out[out.index("\nrank ") + 1:].splitlines()
+    first = table[2].split()
+    assert first[0] == "1"
+    assert best == f"Best parameters: num_leaves={first[4]}, learning_rate={first[5]}"
+    assert int(first[4]) in (3, 7) and float(first[5]) in (0.1, 0.3)
+    score = next(line for line in out.splitlines() if line.startswith("Best ndcg@10:"))
+    assert f"{first[1]} ± {first[3]}" in score
+    assert len(err.splitlines()) == 12  # one progress line per fit
+    assert err.splitlines()[-1].startswith("grid search: 12/12")
+
+
+def test_tune_default_grid_and_top(capsys):
+    code, out, _ = run_cli(capsys, "tune", *FAST, "--top", 2)
+    assert code == 0
+    assert "(the default grid of lambdarank)" in flat(out)
+    assert "(4 more candidates; --top shows more.)" in out
+
+
+def test_tune_random_with_distributions_and_plot(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "search.png"
+    code, out, err = run_cli(capsys, "tune", *FAST, "--search", "random", "--n-iter", 3,
+                             "--param", "learning_rate=loguniform(0.05,0.3)",
+                             "--param", "num_leaves=randint(3,9)", "--plot", path)
+    assert code == 0, err
+    assert "RandomizedSearchCV, 3 candidates" in flat(out)
+    best = next(line for line in out.splitlines() if line.startswith("Best parameters:"))
+    leaves = int(best.split("num_leaves=")[1])
+    assert 3 <= leaves <= 9
+    assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_tune_random_over_a_small_grid_samples_it_once(capsys):
+    # scikit-learn would warn that the grid is smaller than n_iter (an error in the tests)
+    code, out, _ = run_cli(capsys, "tune", *FAST, "--search", "random", "--n-iter", 10,
+                           "--param", "num_leaves=3,7")
+    assert code == 0
+    assert "RandomizedSearchCV, 2 candidates" in flat(out)
+
+
+def test_tune_notes_parameters_passed_to_the_booster(capsys):
+    code, _, err = run_cli(capsys, "tune", *FAST, "--param", "num_leaf=3,7")
+    assert code == 0
+    assert "note: 'num_leaf' is not a named parameter of LGBMRanker" in err
+    assert "Did you mean 'num_leaves'?" in err
+
+
+# ----------------------------------------------------------------------------------------
+# The --param language and the progress line
+
+
+@pytest.mark.parametrize("spec, name, values", [
+    ("num_leaves=7,15,31", "num_leaves", [7, 15, 31]),
+    ("learning_rate=0.05, 1e-1,.2", "learning_rate", [0.05, 0.1, 0.2]),
+    ("boosting_type=gbdt,dart", "boosting_type", ["gbdt", "dart"]),
+    ("flag=true,False,none", "flag", [True, False, None]),
+    ("x=-3", "x", [-3]),
+])
+def test_parse_param_lists(spec, name, values):
+    param = _params.parse_param(spec)
+    assert param.name == name and param.distribution is None
+    assert param.values == values
+    assert [type(v) for v in param.values] == [type(v) for v in values]
+
+
+def test_parse_param_distributions():
+    assert _params.parse_param("n=randint(7,63)").distribution.support() == (7, 63)
+    low, high = _params.parse_param("lr=loguniform(0.01, 0.3)").distribution.support()
+    assert (low, high) == pytest.approx((0.01, 0.3))
+    low, high = _params.parse_param("f=uniform(0.2,0.9)").distribution.support()
+    assert (low, high) == pytest.approx((0.2, 0.9))
+
+
+def test_progress_on_a_terminal(monkeypatch):
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    monkeypatch.setattr(sys, "stderr", stream)
+    progress = Progress(4, "work")
+    for _ in range(4):
+        progress.advance("step")
+    progress.close()
+    text = stream.getvalue()
+    assert text.count("\r") == 4 and text.endswith("\n")
+    assert "work [" + "#" * 24 + "] 4/4" in text
+    assert "work [" + "#" * 6 + "." * 18 + "] 1/4" in text
+
+
+def test_progress_quiet(capsys):
+    progress = Progress(2, "work", enabled=False)
+    progress.advance()
+    progress.close()
+    assert capsys.readouterr().err == ""
+
+
+# ----------------------------------------------------------------------------------------
+# Errors: one line on stderr, no traceback, exit code 2 for usage and 1 for data errors
+
+
+def _write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+ERRORS = [
+    # (command line, {placeholder: file name, content}, exit code, expected message parts)
+    (["frobnicate"], {}, 2, ["sklearn-rank: error:", "invalid choice: 'frobnicate'"]),
+    (["--bogus"], {}, 2, ["sklearn-rank cv: error:", "unrecognized arguments: --bogus"]),
+    (["evaluate", "--bogus", "1"], {}, 2, ["unrecognized arguments: --bogus 1"]),
+    (["evaluate", "--run", "{missing}", "--qrels", "{missing}"], {}, 1,
+     ["--run", "no such file"]),
+    (["evaluate", "--run", "{run}"], {"run": RUN}, 2, ["--run needs --qrels"]),
+    (["evaluate", "--qrels", "{qrels}"], {"qrels": QRELS}, 2, ["--qrels needs --run"]),
+    (["evaluate", "--table", "{t.csv}", "--run", "{run}", "--qrels", "{qrels}"],
+     {"t.csv": "qid,label,score\n", "run": RUN, "qrels": QRELS}, 2, ["give one of them"]),
+    (["evaluate", "--run", "{qrels}", "--qrels", "{run}"], {"qrels": QRELS, "run": RUN}, 1,
+     ["has 4 fields; a TREC run line has 5"]),
+    (["evaluate", "--run", "{run}", "--qrels", "{qrels}"],
+     {"run": "7 Q0 a 1 1.0 s\n", "qrels": QRELS}, 1, ["no query of --run", "is judged"]),
+    (["evaluate", "--table", "{t.xlsx}"], {"t.xlsx": "x"}, 1,
+     ["unknown table type '.xlsx'", ".csv, .tsv, .parquet"]),
+    (["evaluate", "--table", "{t.csv}"], {"t.csv": "qid,label,pred\n1,1,0.5\n"}, 1,
+     ["has no column 'score' (its columns: qid, label, pred)", "--score-column"]),
+    (["evaluate", "--table", "{t.csv}", "--label-column", "grade"],
+     {"t.csv": "qid,label,score\n1,1,0.5\n"}, 1, ["no column 'grade'", "--label-column"]),
+    (["evaluate", "--table", "{t.csv}"], {"t.csv": "qid,label,score\n1,1,0.5\n1,high,0.1\n"},
+     1, ["line 3: column 'label' holds 'high'; expected a number"]),
+    (["evaluate", "--table", "{t.csv}"], {"t.csv": "qid,label,score\n1,1,0.5\n1,0\n"}, 1,
+     ["line 3: 2 fields, but the header has 3"]),
+    (["evaluate", "--table", "{t.csv}"], {"t.csv": "qid,label,score\n,1,0.5\n"}, 1,
+     ["line 2: column 'qid' is empty"]),
+    (["evaluate", "--table", "{t.csv}"], {"t.csv": ""}, 1, ["is empty; expected a header"]),
+    (["evaluate", "--table", "{t.csv}"], {"t.csv": "qid,label,score\n"}, 1, ["has no rows"]),
+    (["evaluate", "--metrics", "ndgc@10"], {}, 2,
+     ["argument --metrics", "Unknown metric name 'ndgc@10'", "Did you mean 'ndcg'"]),
+    (["evaluate", "--metrics", "map@10", "MAP@10"], {}, 2, ["--metrics names 'MAP@10' twice"]),
+    (["evaluate", "--convention", "trec"], {}, 2,
+     ["argument --convention: invalid choice: 'trec'", "trec_eval"]),
+    (["evaluate", "--output", "{folder}/out.txt"], {}, 2, ["unknown file type '.txt'", ".csv"]),
+    (["evaluate", "--output", "{missing}/out.csv"], {}, 1, ["does not exist"]),
+    (["cv", "--data", "{missing}"], {}, 1, ["--data", "no such file"]),
+    (["cv", "--data", "{folder}"], {}, 1, ["is a directory"]),
+    (["cv", "--data", "{t.txt}"], {"t.txt": "this is not svmlight\n"}, 1,
+     ["is not an SVMlight ranking file"]),
+    (["cv", "--data", "{t.txt}"], {"t.txt": "1 1:0.5 2:0.1\n0 1:0.1 2:0.9\n"}, 1,
+     ["has no query ids; expected lines like '<grade> qid:<query>", "side file 't.txt.query'"]),
+    (["cv", "--data", "{t.txt}"], {"t.txt": "1 qid:3 1:0.5 2:0.1\n0 qid:3 1:0.1 2:0.9\n"}, 1,
+     ["holds 1 query; expected at least 2"]),
+    (["cv", "--data", "{t.txt}"], {"t.txt": "1 qid:1 1:0.5\n0 qid:2 1:0.1\n"}, 1,
+     ["holds 2 queries, fewer than --n-splits 5"]),
+    (["cv", "--models", "ranknet"], {}, 2, ["argument --models: invalid choice: 'ranknet'"]),
+    (["cv", "--models", "lambdarank"], {}, 2, ["a comparison needs at least 2"]),
+    (["cv", "--models", "lambdarank", "lambdarank"], {}, 2, ["names 'lambdarank' twice"]),
+    (["cv", "--models", "lambdarank", "pointwise", "--baseline", "xgboost"], {}, 2,
+     ["--baseline 'xgboost' is not one of the models compared"]),
+    (["cv", "--n-splits", "1"], {}, 2, ["argument --n-splits: must be at least 2, got 1"]),
+    (["cv", "--n-queries", "many"], {}, 2, ["argument --n-queries: expected an integer"]),
+    (["cv", "--output", "{folder}/table.docx"], {}, 2, ["unknown file type '.docx'"]),
+    (["cv", "--plot", "{folder}/plot.bmpx"], {}, 2, ["unknown file type '.bmpx'"]),
+    (["cv", "--plot", "{missing}/plot.png"], {}, 1, ["does not exist"]),
+    (["tune", "--param", "num_leaves"], {}, 2, ["expected name=values"]),
+    (["tune", "--param", "1x=3"], {}, 2, ["'1x' is not a parameter name"]),
+    (["tune", "--param", "num_leaves=7,,31"], {}, 2, ["empty value in the list"]),
+    (["tune", "--param", "num_leaves=7,7"], {}, 2, ["the value '7' is listed twice"]),
+    (["tune", "--param", "a=1", "--param", "a=2"], {}, 2, ["--param a is given twice"]),
+    (["tune", "--param", "num_leaves=randint(7,63)"], {}, 2,
+     ["a distribution needs --search random"]),
+    (["tune", "--search", "random", "--param", "n=randint(1.5,3)"], {}, 2,
+     ["expected integer bounds, got '1.5'"]),
+    (["tune", "--search", "random", "--param", "lr=loguniform(0,1)"], {}, 2,
+     ["loguniform needs bounds above 0"]),
+    (["tune", "--search", "random", "--param", "lr=uniform(0.3,0.1)"], {}, 2,
+     ["expected low < high"]),
+    (["tune", "--search", "random", "--param", "lr=uniform(0.1)"], {}, 2,
+     ["uniform takes two bounds"]),
+    (["tune", "--search", "random", "--param", "lr=normal(0,1)"], {}, 2,
+     ["unknown distribution 'normal'", "loguniform(low,high)"]),
+    (["tune", "--search", "random", "--param", "lr=uniform(a,1)"], {}, 2,
+     ["expected numbers as bounds, got 'a'"]),
+    (["tune", "--plot", "{folder}/p.png", "--plot-param", "depth"], {}, 2,
+     ["--plot-param 'depth' is not a searched parameter"]),
+    (["tune", "--model", "catboost"], {}, 2, ["argument --model: invalid choice"]),
+    (["tune", "--n-iter", "5"], {}, 2, ["--n-iter sets the candidates of --search random"]),
+    (["tune", "--plot-param", "num_leaves"], {}, 2, ["--plot-param", "--plot, which is not"]),
+]
+
+
+@pytest.mark.parametrize("argv, files, code, parts", ERRORS,
+                         ids=[" ".join(e[0])[:60] for e in ERRORS])
+def test_errors(capsys, tmp_path, argv, files, code, parts):
+    names = {"missing": str(tmp_path / "missing"), "folder": str(tmp_path)}
+    names.update({name: _write(tmp_path, name, text) for name, text in files.items()})
+    for name, value in names.items():
+        argv = [arg.replace("{" + name + "}", value) for arg in argv]
+    got, _, err = run_cli(capsys, *argv)
+    assert got == code, err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    command = argv[0] if argv[0] in ("evaluate", "cv", "tune") else None
+    if command is not None:
+        assert lines[0].startswith(f"sklearn-rank {command}: error: ")
+    for part in parts:
+        assert part in lines[0]
+
+
+@pytest.mark.parametrize("argv", [["cv", "--models", "pointwise", "xgboost"],
+                                  ["tune", "--model", "xgboost"]])
+def test_error_missing_xgboost(capsys, monkeypatch, argv):
+    monkeypatch.setitem(sys.modules, "xgboost", None)
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 1
+    assert err.startswith(f"sklearn-rank {argv[0]}: error: ")
+    assert 'xgboost, which is not installed. Install it with: pip install ' \
+           '"sklearn-rank[xgboost]"' in err
+
+
+def test_error_missing_matplotlib(capsys, monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    code, _, err = run_cli(capsys, "cv", "--plot", tmp_path / "cv.png")
+    assert code == 1
+    assert 'matplotlib' in err and 'pip install "sklearn-rank[plot]"' in err
+
+
+def test_error_parquet_without_a_reader(capsys, monkeypatch, tmp_path):
+    for module in ("pandas", "polars", "pyarrow", "fastparquet"):
+        monkeypatch.setitem(sys.modules, module, None)
+    path = tmp_path / "t.parquet"
+    path.write_bytes(b"PAR1")
+    code, _, err = run_cli(capsys, "evaluate", "--table", path)
+    assert code == 1
+    assert '"sklearn-rank[pandas]" pyarrow' in err and '"sklearn-rank[polars]"' in err
+
+
+def test_error_bad_parquet_file(capsys, tmp_path):
+    pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "t.parquet"
+    path.write_text("not parquet")
+    code, _, err = run_cli(capsys, "evaluate", "--table", path)
+    assert code == 1
+    assert "cannot read it as Parquet" in err and len(err.strip().splitlines()) == 1
+
+
+def test_error_grades_the_ranker_refuses(capsys, tmp_path):
+    # LightGBM's LambdaRank takes integer grades: a data error, reported in one line
+    path = tmp_path / "train.txt"
+    path.write_text("".join(f"{g} qid:{q} 1:{i}\n" for i, (q, g) in
+                            enumerate([(1, 0.5), (1, 1), (2, 0), (2, 1), (3, 1), (3, 0)])))
+    code, _, err = run_cli(capsys, "cv", "--data", path, "--n-splits", 3, "--n-estimators", 2,
+                           "--models", "pointwise", "lambdarank", "-q")
+    assert code == 1
+    assert err.startswith("sklearn-rank cv: error: cross-validation failed:")
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("model, param, message", [
+    ("lambdarank", "num_leaves=1", "Check failed: (num_leaves) > (1)"),
+    ("xgboost", "max_depth=-3", "max_depth should be greater equal to 0"),
+])
+def test_error_parameters_the_booster_refuses(capsys, model, param, message):
+    if not _models.MODELS[model].available():
+        pytest.skip(f"needs {model}")
+    code, _, err = run_cli(capsys, "tune", *FAST, "--model", model, "--param", param)
+    assert code == 1
+    assert err.startswith("sklearn-rank tune: error: the search failed:")
+    assert message in err
+    assert len(err.strip().splitlines()) == 1  # XGBoost's message spans two lines
