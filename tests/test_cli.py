@@ -554,7 +554,7 @@ ERRORS = [
     (["cv", "--data", "{t.txt}"], {"t.txt": "this is not svmlight\n"}, 1,
      ["is not an SVMlight ranking file"]),
     (["cv", "--data", "{t.txt}"], {"t.txt": "1 1:0.5 2:0.1\n0 1:0.1 2:0.9\n"}, 1,
-     ["has no query ids; expected lines like '<grade> qid:<query>", "side file 't.txt.query'"]),
+     ["has no query ids: its lines need 'qid:<query>' fields", "t.txt.query"]),
     (["cv", "--data", "{t.txt}"], {"t.txt": "1 qid:3 1:0.5 2:0.1\n0 qid:3 1:0.1 2:0.9\n"}, 1,
      ["holds 1 query; expected at least 2"]),
     (["cv", "--data", "{t.txt}"], {"t.txt": "1 qid:1 1:0.5\n0 qid:2 1:0.1\n"}, 1,

@@ -37,7 +37,8 @@ def test_svmlight_with_query_side_file(tmp_path):
 @pytest.mark.parametrize(
     "content, exc, message",
     [(None, FileNotFoundError, "No SVMlight ranking file"),
-     ("this is not svmlight\n", ValueError, "is not an SVMlight ranking file")],
+     ("this is not svmlight\n", ValueError, "is not an SVMlight ranking file"),
+     ("1 1:0.5\n0 2:0.9\n", ValueError, "has no query ids: its lines need 'qid:<query>'")],
 )
 def test_svmlight_errors(tmp_path, content, exc, message):
     path = tmp_path / "f.txt"

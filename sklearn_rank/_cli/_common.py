@@ -179,8 +179,6 @@ def load_letor(path, option="--data", min_queries=2):
         raise CLIError(f"{option} {str(path)!r}: {exc}") from None
     expected = ("lines like '<grade> qid:<query> <feature>:<value> ...', or the query sizes "
                 f"in a side file {path.name + '.query'!r}")
-    if len(qid) != len(y):  # scikit-learn's reader returns no query ids without qid: fields
-        raise CLIError(f"{option} {str(path)!r} has no query ids; expected {expected}.")
     n_queries = len(np.unique(qid))
     if n_queries < min_queries:
         raise CLIError(f"{option} {str(path)!r} holds {n_queries} query; expected at least "

@@ -76,7 +76,14 @@ def load_svmlight_ranking(path, *, query_file=None, n_features=None, zero_based=
     side = Path(os.fspath(query_file)) if query_file is not None else Path(str(path) + ".query")
     if query_file is not None and not side.is_file():
         raise FileNotFoundError(f"No query-size file at {str(side)!r}.")
-    if query_file is not None or ((qid == 0).all() and side.is_file()):
+    # scikit-learn returns no query ids (an empty array) for a file without qid: fields
+    no_ids = len(qid) != len(y)
+    if no_ids and query_file is None and not side.is_file():
+        raise ValueError(
+            f"{str(path)!r} has no query ids: its lines need 'qid:<query>' fields, or the "
+            f"query sizes must be in a side file ({str(side)!r} or query_file=)."
+        )
+    if query_file is not None or ((no_ids or (qid == 0).all()) and side.is_file()):
         sizes = np.loadtxt(side, dtype=np.int64, ndmin=1)
         if sizes.sum() != len(y) or (sizes <= 0).any():
             raise ValueError(
