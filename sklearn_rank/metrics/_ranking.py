@@ -91,7 +91,7 @@ _DOCS = {
         Weight of each row. A query weighs the mean of its rows' weights (LightGBM's
         rule) and the result is the weighted mean over queries.
 
-    convention : {"catboost", "lightgbm", "sklearn", "torchmetrics", "trec_eval", \\
+    convention : {"catboost", "lightgbm", "sklearn", "torchmetrics", "trec_eval", \
             "xgboost"}, default=None
         Preset that sets every convention option left to ``None`` so that the result
         equals what that system computes on the same input. Explicit keywords override

@@ -1,0 +1,122 @@
+"""Sphinx configuration of the sklearn-rank documentation.
+
+Build (from the root of a clone, with ``pip install -e ".[test,docs]"``; see index.rst)::
+
+    python -m sphinx -W --keep-going -b html docs docs/_build/html
+
+The build runs every example of ``examples/`` (sphinx-gallery) and needs no network access:
+intersphinx, which downloads the inventories of other projects, is off unless the environment
+variable ``SKLEARN_RANK_DOCS_INTERSPHINX=1`` is set.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+# Document the clone this file belongs to, installed or not.
+DOCS_DIR = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS_DIR.parent))
+
+# The examples draw without a display; set before anything imports matplotlib.
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import sklearn_rank  # noqa: E402
+
+# -- Project ------------------------------------------------------------------------------
+
+project = "sklearn-rank"
+author = "The sklearn-rank developers"
+copyright = "the sklearn-rank developers"
+release = sklearn_rank.__version__
+version = release
+
+# -- General ------------------------------------------------------------------------------
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+    "sphinx_gallery.gen_gallery",
+]
+if os.environ.get("SKLEARN_RANK_DOCS_INTERSPHINX") == "1":
+    extensions.append("sphinx.ext.intersphinx")
+    intersphinx_mapping = {
+        "python": ("https://docs.python.org/3", None),
+        "numpy": ("https://numpy.org/doc/stable", None),
+        "scipy": ("https://docs.scipy.org/doc/scipy", None),
+        "sklearn": ("https://scikit-learn.org/stable", None),
+        "matplotlib": ("https://matplotlib.org/stable", None),
+        "lightgbm": ("https://lightgbm.readthedocs.io/en/stable", None),
+        "xgboost": ("https://xgboost.readthedocs.io/en/stable", None),
+    }
+
+templates_path = ["templates"]
+exclude_patterns = ["_build", "templates"]
+root_doc = "index"
+default_role = "literal"
+pygments_style = "sphinx"
+
+# -- API reference: autosummary and numpydoc, in the scikit-learn manner --------------------
+
+autosummary_generate = True
+autodoc_typehints = "none"
+# Class pages list their methods through the class.rst template (autodoc), not numpydoc.
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+
+
+def _defined_outside_sklearn_rank(member):
+    """Whether a class member comes from scikit-learn, a booster or the standard library."""
+    if isinstance(member, property):
+        member = member.fget
+    member = getattr(member, "__func__", member)
+    module = getattr(member, "__module__", None) or ""
+    return not module.startswith("sklearn_rank")
+
+
+def skip_foreign_members(app, what, name, obj, skip, options):
+    """Document on a class page only what sklearn-rank defines.
+
+    The class template asks for inherited members, so that a method written once in a private
+    base class of sklearn-rank appears on each public class. Members inherited from
+    scikit-learn (``get_params``, the ``set_*_request`` methods it generates), LightGBM,
+    XGBoost or CatBoost are documented by those projects; their docstrings link to pages of
+    their own documentation, which do not exist here.
+    """
+    if what == "class" and _defined_outside_sklearn_rank(obj):
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", skip_foreign_members)
+
+
+# -- Gallery ------------------------------------------------------------------------------
+
+sphinx_gallery_conf = {
+    "examples_dirs": ["../examples"],
+    "gallery_dirs": ["auto_examples"],
+    # Run every plot_*.py script; any other script is only rendered.
+    "filename_pattern": r"/plot_",
+    "abort_on_example_error": True,
+    "image_scrapers": ("matplotlib",),
+    "doc_module": ("sklearn_rank",),
+    "reference_url": {"sklearn_rank": None},
+    "backreferences_dir": "generated/backreferences",
+    "within_subsection_order": "FileNameSortKey",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "show_memory": False,
+}
+
+# -- HTML ---------------------------------------------------------------------------------
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"sklearn-rank {release}"
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+}
+html_show_sourcelink = False
