@@ -101,3 +101,19 @@ def test_padded_and_exact_blocks_agree(monkeypatch, min_cells):
     want = evaluate(y, s, qid=qid, metrics=METRICS, return_per_query=True)
     for name in METRICS:
         np.testing.assert_allclose(got[name], want[name], rtol=0, atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("top_grade", [4, 300])  # 8-bit grade gathers, and plain labels
+def test_integer_labels_are_not_copied_to_float_and_agree(top_grade):
+    """Integer y_true is used as it comes (no float copy); every metric agrees with floats."""
+    rng = np.random.default_rng(5)
+    y, s, qid = sample(rng, 300, 30, 4)
+    y = (y * top_grade // 3).astype(np.int64)
+    perm = rng.permutation(len(y))
+    options = {"gain": "linear", "return_per_query": True}  # 2**300 would overflow
+    got = evaluate(y[perm], s[perm], qid=qid[perm], metrics=METRICS, **options)
+    want = evaluate(y[perm].astype(np.float64), s[perm], qid=qid[perm], metrics=METRICS,
+                    **options)
+    assert check_ranking_input(y, s, qid).y_true is y
+    for name in METRICS:
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)

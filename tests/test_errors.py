@@ -41,7 +41,7 @@ CASES = [
     (ndcg_score, (Y, [0.1, np.nan, 0.3, 0.2]), {}, ValueError,
      r"y_score must not contain NaN \(infinite scores are allowed\).*row 1"),
     (ndcg_score, ([1, -1, 0, 0], S), {}, ValueError,
-     r"y_true must hold non-negative relevance labels; got -1.0 at row 1"),
+     r"y_true must hold non-negative relevance labels; got -1 at row 1"),
     (ndcg_score, (["a", "b", "c", "d"], S), {}, TypeError, r"y_true must hold numbers"),
     (ndcg_score, ([1100, 0, 0, 0], S), {}, ValueError,
      r"gain='exponential' computes 2\*\*y_true - 1, which overflows for the grade 1100"),

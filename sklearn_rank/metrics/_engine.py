@@ -104,10 +104,12 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
     if len(y_true) == 0:
         raise ValueError("y_true and y_score are empty: there is no document to rank.")
 
-    y_true = _as_float(y_true, "y_true")
+    # Integer grades are kept as they come: a float copy would be one more array of n.
+    if y_true.dtype.kind not in "iu":
+        y_true = _as_float(y_true, "y_true")
     y_score = _as_float(y_score, "y_score")
-    bad = ~np.isfinite(y_true)
-    if bad.any():
+    bad = None if y_true.dtype.kind in "iu" else ~np.isfinite(y_true)
+    if bad is not None and bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
             f"y_true must hold finite relevance labels; got {int(bad.sum())} NaN or "
