@@ -252,7 +252,7 @@ class Buckets:
         self.n = int(sizes.sum())
         self.n_segments = len(sizes)
         if by_length is None:
-            by_length = np.argsort(sizes, kind="stable")
+            by_length = sizes_ascending(sizes)
         by_length = by_length[sizes[by_length] > 0]
         lengths = sizes[by_length]
         cuts = np.flatnonzero(np.diff(lengths)) + 1
@@ -379,6 +379,13 @@ class Buckets:
         return out
 
 
+def sizes_ascending(sizes):
+    """Stable order of segments by increasing size (a radix sort for the usual sizes)."""
+    if not len(sizes):
+        return np.zeros(0, dtype=np.intp)
+    return stable_argsort_codes(sizes, int(sizes.max()) + 1)
+
+
 def segment_sum(index, values, n):
     """``np.bincount`` with weights, always float (numpy gives int64 for empty input)."""
     return np.bincount(index, values, n).astype(np.float64, copy=False)
@@ -456,6 +463,8 @@ class RankingInput:
         if self.y_true.max() >= 256:
             return None
         grades = self.y_true.astype(np.uint8)
+        if self.y_true.dtype.kind in "iu":  # non-negative integers below 256: exact
+            return grades
         return grades if (grades == self.y_true).all() else None
 
     @cached_property
@@ -471,7 +480,13 @@ class RankingInput:
         n_levels = int(self.y_true.max()) + 1
         if self.n_queries * n_levels > 2 * len(self.y_true) + 1024:
             return None
-        key = self.codes * n_levels
+        if self.retrieved is None:
+            # the rows laid out by query: the counts below are then written in order
+            group = self.judged
+            key, grade = group.query.astype(np.intp), group.grades
+        else:
+            key = self.codes.copy()
+        key *= n_levels
         key += n_levels - 1
         key -= grade
         counts = np.bincount(key, minlength=self.n_queries * n_levels)
@@ -496,9 +511,18 @@ class RankingInput:
             grades, counts = self._levels
             table = np.zeros(depth + 1)
             np.cumsum(weight(np.arange(depth)), out=table[1:])
-            end = np.cumsum(counts, axis=1)
-            span = table[np.minimum(end, depth)] - table[np.minimum(end - counts, depth)]
-            return span @ value(grades)
+            # grade by grade (a handful), each a vector over queries: numpy's cumsum along a
+            # short axis 1 costs far more per query
+            total = np.zeros(self.n_queries)
+            before = np.zeros(self.n_queries, dtype=counts.dtype)
+            for grade_value, column in zip(value(grades), counts.T, strict=True):
+                if grade_value == 0:
+                    before += column
+                    continue
+                start = table[np.minimum(before, depth)]
+                before += column
+                total += (table[np.minimum(before, depth)] - start) * grade_value
+            return total
         labels, position, query = self._ideal_sorted
         keep = position < depth
         return segment_sum(query[keep], value(labels[keep]) * weight(position[keep]),
@@ -566,7 +590,7 @@ class Grouping:
         self.n = len(codes)
         self.sizes = np.bincount(codes, minlength=n_queries)
         # queries in order of increasing size, the order of the layout when rows move
-        self.by_length = np.argsort(self.sizes, kind="stable")
+        self.by_length = sizes_ascending(self.sizes)
         if self.n < 2 or (codes[1:] >= codes[:-1]).all():
             layout, moved = np.arange(n_queries), None
         else:
