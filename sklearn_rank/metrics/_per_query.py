@@ -193,11 +193,17 @@ def err(data, *, k, gain, max_grade, persistence, ties):
             rows, buckets = slice(None), ranking.buckets
         else:
             rows, buckets = ranking.top_rows(k)
-        query, position = ranking.query[rows], ranking.position[rows]
+        query = ranking.query[rows]
         satisfaction = _satisfaction(ranking.label[rows], query, scale, gain)
-        before = buckets.cumprod_exclusive(persistence * (1.0 - satisfaction))
-        reciprocal = position_weights(position, None, lambda p: 1.0 / (p + 1.0))
-        return segment_sum(query, satisfaction * before * reciprocal, data.n_queries), undefined
+        go_on = 1.0 - satisfaction
+        go_on *= persistence
+        # in place from here: R_t * prod_{u<t} go_on_u / t
+        value = buckets.cumprod_exclusive(go_on)
+        del go_on
+        value *= satisfaction
+        del satisfaction
+        value *= position_weights(ranking.position[rows], None, lambda p: 1.0 / (p + 1.0))
+        return segment_sum(query, value, data.n_queries), undefined
 
     satisfaction = _satisfaction(ranking.label, ranking.query, scale, gain)
     go_on = persistence * (1.0 - satisfaction)
@@ -354,10 +360,12 @@ def average_precision(data, *, k, relevance_threshold, ap_denominator, ties):
         r = in_block[block]
         # E[rel_i * C_i] with C_i the number of relevant documents up to position i
         expected = r / size * (before[block] + 1.0 + offset * (r - 1.0) / np.maximum(size - 1, 1))
-    else:
-        before, _ = ranking.relevant_before_block(relevant)
-        expected = relevant * (before + 1.0)
-    contribution = expected * position_weights(position, k, lambda p: 1.0 / (p + 1.0))
+    else:  # in place: the arrays of n alive at once stay few
+        expected, _ = ranking.relevant_before_block(relevant)
+        expected += 1.0
+        expected *= relevant
+    contribution = expected
+    contribution *= position_weights(position, k, lambda p: 1.0 / (p + 1.0))
     numerator = ranking.per_query(contribution)
 
     if ap_denominator == "all" or k is None and ap_denominator != "found":
