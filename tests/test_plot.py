@@ -511,6 +511,19 @@ def test_plot_without_the_data_it_needs(plt):
     assert_array_equal(display.lines_[0].get_ydata(), [0.5, 0.6])
 
 
+@pytest.mark.parametrize(
+    "values, labelled",
+    [([0.05, 0.1, 0.15, 0.2], True),  # a grid: each value is a tick, as the search has it
+     ([0.0646, 0.0777, 0.2, 0.25], False)],  # random draws close together: automatic ticks
+)
+def test_search_labels_each_value_only_when_labels_cannot_overlap(plt, values, labelled):
+    display = ParameterSearchDisplay(np.array(values), np.array([[0.5, 0.6, 0.7, 0.6]]),
+                                     param="learning_rate")
+    display.plot(spread=None, show_folds=False, xscale="linear")
+    ticks = list(display.ax_.get_xticks())
+    assert (ticks == values) is labelled
+
+
 def test_every_display_saves_a_png(plt, data, search, tmp_path):
     _, y, qid, score_a, score_b = data
     first = MetricAtKDisplay.from_predictions(y, score_a, qid=qid, name="A",

@@ -25,6 +25,17 @@ _SPREAD_LABEL = {"std": "mean \N{PLUS-MINUS SIGN} std", "minmax": "mean, min to 
                  None: "mean"}
 
 
+def _well_spread(x, scale):
+    """Whether a label at each value would not overlap its neighbours (a grid's values,
+    not a randomized search's draws, which can fall close together)."""
+    x = np.unique(x)
+    if len(x) < 2:
+        return True
+    position = np.log10(x) if scale == "log" and (x > 0).all() else x
+    gaps = np.diff(position) / (position[-1] - position[0])
+    return bool(gaps.min() >= 1 / _MAX_TICKS)
+
+
 def _auto_scale(x):
     """``"log"`` for values more evenly spaced on a log scale than on a linear one."""
     x = np.unique(x)
@@ -343,9 +354,11 @@ class ParameterSearchDisplay:
                 markersize=13, color=self.lines_[line].get_color(), markeredgecolor="black")
             self.ax_.set_title(f"\N{BLACK STAR} best mean {mean[line, column]:.4f}, at {where}")
 
+        scale = "linear"
         if not categorical and xscale != "linear":
-            self.ax_.set_xscale(_auto_scale(x) if xscale == "auto" else xscale)
-        if categorical or len(x) <= _MAX_TICKS:
+            scale = _auto_scale(x) if xscale == "auto" else xscale
+            self.ax_.set_xscale(scale)
+        if categorical or (len(x) <= _MAX_TICKS and _well_spread(x, scale)):
             # A grid's few values, as the search has them, rather than 3 x 10^-2 and the like.
             self.ax_.set_xticks(x, [_show(v) for v in values])
             self.ax_.xaxis.set_minor_locator(NullLocator())
