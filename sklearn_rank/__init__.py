@@ -20,8 +20,13 @@ lightgbm, xgboost, catboost
 
 __version__ = "0.1.0.dev0"
 
-from . import datasets, metrics, model_selection, plot, preprocessing, stats
-from .metrics import get_scorer, get_scorer_names, make_ranking_scorer
+import importlib
+
+# Subpackages load on first use (PEP 562), as scikit-learn's do: `import sklearn_rank` and
+# `sklearn-rank --help` then do not pay for scikit-learn, scipy and pandas.
+_SUBPACKAGES = {"datasets", "metrics", "model_selection", "plot", "preprocessing", "stats",
+                "lightgbm", "xgboost", "catboost", "utils"}
+_FROM_METRICS = {"get_scorer", "get_scorer_names", "make_ranking_scorer"}
 
 __all__ = [
     "__version__",
@@ -35,3 +40,15 @@ __all__ = [
     "preprocessing",
     "stats",
 ]
+
+
+def __getattr__(name):
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f".{name}", __name__)
+    if name in _FROM_METRICS:
+        return getattr(importlib.import_module(".metrics", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), *__all__})

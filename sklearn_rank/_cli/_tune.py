@@ -10,7 +10,6 @@ import sys
 
 import numpy as np
 
-from ..metrics._scorer import RankingScorer
 from ._common import (
     CLIError,
     Progress,
@@ -96,22 +95,6 @@ def add_arguments(parser):
     add_quiet_option(parser)
 
 
-# Called by the scorer after each fit's test score, when set: the progress of the search.
-# A module attribute, not a scorer attribute, so that the scorer stays picklable for the
-# worker processes of --n-jobs (where it is unset: progress is shown with one process only).
-_on_score = None
-
-
-class _ProgressScorer(RankingScorer):
-    """A ranking scorer that reports each score it computes to :data:`_on_score`."""
-
-    def _score(self, method_caller, estimator, X, y_true, **kwargs):
-        score = super()._score(method_caller, estimator, X, y_true, **kwargs)
-        if _on_score is not None:
-            _on_score()
-        return score
-
-
 def _grid_search(estimator, space, args, **options):
     from sklearn.model_selection import GridSearchCV, ParameterGrid
 
@@ -158,10 +141,11 @@ def run(args):
     check_enough_queries(data, args.n_splits)
 
     from ..model_selection import QueryKFold
+    from ._scoring import ProgressScorer
 
     space = {name: param.search_space for name, param in params.items()}
-    scorer = _ProgressScorer(name=args.metric, options={}, response_method="predict",
-                             qid_column="qid", convention=args.convention)
+    scorer = ProgressScorer(name=args.metric, options={}, response_method="predict",
+                            qid_column="qid", convention=args.convention)
     cv = QueryKFold(args.n_splits, shuffle=True, random_state=args.seed)
     search, n_candidates = _SEARCHES[args.search](
         estimator, space, args, scoring={args.metric: scorer}, refit=False, cv=cv,
@@ -204,10 +188,11 @@ def _note_unknown(estimator, params):
 def _fit(search, data, n_fits, args):
     import sklearn
 
-    global _on_score
+    from . import _scoring
+
     progress = Progress(n_fits, f"{args.search} search", enabled=not args.quiet)
     if args.n_jobs == 1:
-        _on_score = progress.advance
+        _scoring.on_score = progress.advance
     elif not args.quiet:
         print(f"{args.search} search: {n_fits} fits in {args.n_jobs} processes...",
               file=sys.stderr, flush=True)
@@ -218,7 +203,7 @@ def _fit(search, data, n_fits, args):
     except fit_errors([args.model]) as exc:  # e.g. num_leaves=1, or grades LightGBM refuses
         raise CLIError(f"the search failed: {exc}") from None
     finally:
-        _on_score = None
+        _scoring.on_score = None
         progress.close()
 
 
