@@ -104,17 +104,18 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
     if len(y_true) == 0:
         raise ValueError("y_true and y_score are empty: there is no document to rank.")
 
-    # Integer grades are kept as they come: a float copy would be one more array of n.
+    # Integer grades are kept as they come (a float copy would be one more array of n);
+    # they cannot be NaN or infinite.
     if y_true.dtype.kind not in "iu":
         y_true = _as_float(y_true, "y_true")
+        bad = ~np.isfinite(y_true)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"y_true must hold finite relevance labels; got {int(bad.sum())} NaN or "
+                f"infinite value(s), the first at row {i} ({y_true[i]})."
+            )
     y_score = _as_float(y_score, "y_score")
-    bad = None if y_true.dtype.kind in "iu" else ~np.isfinite(y_true)
-    if bad is not None and bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"y_true must hold finite relevance labels; got {int(bad.sum())} NaN or "
-            f"infinite value(s), the first at row {i} ({y_true[i]})."
-        )
     if np.isnan(y_score).any():
         i = int(np.flatnonzero(np.isnan(y_score))[0])
         raise ValueError(
@@ -166,9 +167,9 @@ def factorize(qid, n):
         qid = qid.astype(np.intp)
     if qid.dtype.kind in "iu":
         lo, hi = int(qid.min()), int(qid.max())
+        if lo > 0 and hi <= 4 * n + 1024:
+            lo = 0  # index the table by the ids themselves: no shifted copy
         if hi - lo <= 4 * n + 1024:
-            if lo > 0 and hi <= 4 * n + 1024:
-                lo = 0  # index the table by the ids themselves: no shifted copy
             present = np.zeros(hi - lo + 1, dtype=bool)
             shifted = qid - lo if lo else qid
             present[shifted] = True
