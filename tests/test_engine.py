@@ -2,9 +2,17 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sklearn_rank.metrics import evaluate
-from sklearn_rank.metrics._engine import Buckets, check_ranking_input, stable_argsort_codes
+from sklearn_rank.metrics._engine import (
+    Buckets,
+    _lexsort_segments,
+    check_ranking_input,
+    segment_argsort,
+    stable_argsort_codes,
+)
 
 METRICS = ["ndcg@3", "dcg", "err@5", "map", "map@2(ap_denominator=found)", "mrr", "p@2",
            "r@3", "success@1", "rprec", "rbp(p=0.7)", "hlu", "kendall_tau", "spearman",
@@ -22,7 +30,7 @@ def sample(rng, n_queries, max_size, n_values):
 @pytest.mark.parametrize("ties", ["average", "stable", "optimistic", "pessimistic"])
 @pytest.mark.parametrize("n_values", [3, 1000])
 def test_grouped_and_shuffled_inputs_agree(ties, n_values):
-    """Grouped input is not moved (identity layout); shuffled input is laid out by length."""
+    """Grouped and shuffled rows give the same values."""
     rng = np.random.default_rng(0)
     y, s, qid = sample(rng, 60, 9, n_values)
     grouped = evaluate(y, s, qid=qid, metrics=METRICS, ties=ties, return_per_query=True)
@@ -62,13 +70,17 @@ def test_many_queries_take_the_two_pass_radix_path():
         np.testing.assert_allclose(a[name], b[name], rtol=0, atol=1e-12)
 
 
-def test_buckets_sort_and_ties():
-    sizes = np.array([3, 0, 2, 3])
-    starts = np.array([0, 3, 3, 5])
-    key = np.array([1.0, 3.0, 3.0, 5.0, 4.0, 2.0, 2.0, 9.0])
-    order, tied = Buckets(sizes, starts).sort_descending(key.copy(), stable=True)
-    np.testing.assert_array_equal(order, [1, 2, 0, 3, 4, 7, 5, 6])
-    np.testing.assert_array_equal(tied, [False, True, False, False, False, False, False, True])
+def test_segment_argsort_by_hand():
+    codes = np.array([2, 0, 2, 0, 0, 2, 2, 3])
+    values = np.array([1.0, 3.0, 3.0, 5.0, 3.0, 2.0, 3.0, 9.0])
+    order, ties = segment_argsort(values, codes, 4)
+    np.testing.assert_array_equal(order, [3, 1, 4, 2, 6, 5, 0, 7])
+    np.testing.assert_array_equal(ties, [2, 4])
+    # codes ranked 3, 0, 2 (code 1 has no rows); ties by secondary, then by row
+    order, ties = segment_argsort(values, codes, 4, relabel=np.array([1, 3, 2, 0]),
+                                  secondary=np.array([0, 0, 1, 0, 0, 0, 0, 0]))
+    np.testing.assert_array_equal(order, [7, 3, 1, 4, 6, 2, 5, 0])
+    np.testing.assert_array_equal(ties, [3, 5])
 
 
 def test_input_arrays_are_never_overwritten():
@@ -117,3 +129,74 @@ def test_integer_labels_are_not_copied_to_float_and_agree(top_grade):
     assert check_ranking_input(y, s, qid).y_true is y
     for name in METRICS:
         np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+
+
+def _reference_segment_argsort(values, codes, relabel, secondary):
+    """The same order by numpy's lexicographic sort, and the tied positions."""
+    segment = relabel[codes]
+    descending = -values.astype(np.float64) if values.dtype.kind == "u" else -values
+    keys = (descending, segment) if secondary is None else (secondary, descending, segment)
+    order = np.lexsort(keys)
+    tied = (segment[order][1:] == segment[order][:-1]) & (values[order][1:] == values[order][:-1])
+    return order, np.flatnonzero(tied) + 1
+
+
+VALUE_KINDS = {
+    # few distinct values: many true ties, and prefixes shared by different values
+    "float-ties": lambda rng, n: rng.choice([-np.inf, -2.5, -0.0, 0.0, 1e-300, 1.0, 1.0 + 2**-52,
+                                             7.0, np.inf], n),
+    "float-distinct": lambda rng, n: rng.standard_normal(n),
+    "int64": lambda rng, n: rng.integers(-(2**62), 2**62, n) // rng.choice([1, 2**40], n),
+    "uint8": lambda rng, n: rng.integers(0, 5, n).astype(np.uint8),
+    "huge-int64": lambda rng, n: 2**60 + rng.integers(0, 3, n),  # equal as float64
+}
+
+
+@pytest.mark.parametrize("kind", VALUE_KINDS)
+@pytest.mark.parametrize("prefix_bits", [0, 1, 3, 12, None])
+@pytest.mark.parametrize("with_secondary", [False, True])
+def test_segment_argsort_matches_lexsort(kind, prefix_bits, with_secondary):
+    """The packed sort, however few bits of the values it keeps, gives lexsort's order:
+    short prefixes send most rows through the exact sort of colliding runs."""
+    rng = np.random.default_rng(6)
+    n, n_codes = 3000, 40
+    values = VALUE_KINDS[kind](rng, n)
+    codes = rng.integers(0, n_codes, n).astype(np.int32)
+    relabel = rng.permutation(n_codes)
+    secondary = rng.integers(-1, 2, n) if with_secondary else None
+    order, ties = segment_argsort(values, codes, n_codes, relabel=relabel,
+                                  secondary=secondary, prefix_bits=prefix_bits)
+    want_order, want_ties = _reference_segment_argsort(values, codes, relabel, secondary)
+    np.testing.assert_array_equal(order, want_order)
+    np.testing.assert_array_equal(ties, want_ties)
+
+
+@pytest.mark.parametrize("with_secondary", [False, True])
+def test_lexsort_fallback_agrees(with_secondary):
+    """Beyond 2**32 rows the key cannot be packed; the fallback sorts the same way."""
+    rng = np.random.default_rng(7)
+    values = VALUE_KINDS["float-ties"](rng, 500)
+    codes = rng.integers(0, 9, 500)
+    secondary = rng.integers(0, 2, 500) if with_secondary else None
+    got = _lexsort_segments(values, codes, secondary)
+    want = _reference_segment_argsort(values, codes, np.arange(9), secondary)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 4), st.sampled_from([-np.inf, -1.0, -0.0, 0.0, 0.25,
+                                                            0.5, 3.0, np.inf]),
+                       st.integers(0, 2)), min_size=1, max_size=60),
+    st.integers(0, 8),
+)
+def test_segment_argsort_property(rows, prefix_bits):
+    codes, values, secondary = (np.array(c) for c in zip(*rows))
+    relabel = np.array([3, 0, 4, 1, 2])
+    for second in (None, secondary):
+        got = segment_argsort(values, codes, 5, relabel=relabel, secondary=second,
+                              prefix_bits=prefix_bits)
+        want = _reference_segment_argsort(values, codes, relabel, second)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)

@@ -3,11 +3,11 @@
 Every metric of :mod:`sklearn_rank.metrics` is a few lines on top of the objects built here:
 
 * :class:`RankingInput` holds the validated flat arrays and the factorised query ids;
-* :class:`Grouping` lays rows out query by query (a stable counting sort of small integer
-  codes, or nothing at all when the rows already come grouped) and keeps, for the rows of each
-  query, a 2-D "bucket" layout (queries of similar length padded to a common width) in which
-  per-query sorts and cumulative products run along ``axis=1`` without a Python loop over
-  queries;
+* :class:`Grouping` lays queries out by increasing number of rows, and sorts the rows of
+  every query by a value with one sort of packed 64-bit keys (:func:`segment_argsort`): no
+  Python loop over queries, and no two-key lexicographic sort. It also keeps a 2-D "bucket"
+  layout (queries of equal length side by side) in which per-query cumulative products run
+  along ``axis=1``;
 * :class:`Ranking` is the ranked list of every query for one tie convention, with the tie
   blocks that the ``ties="average"`` expectation needs.
 
@@ -162,7 +162,7 @@ def factorize(qid, n):
     (no sort); other ids go through ``np.unique``.
     """
     if qid is None:
-        return np.zeros(n, dtype=np.intp), np.zeros(1, dtype=np.intp)
+        return np.zeros(n, dtype=code_dtype(1)), np.zeros(1, dtype=np.intp)
     if qid.dtype.kind == "b":
         qid = qid.astype(np.intp)
     if qid.dtype.kind in "iu":
@@ -174,9 +174,11 @@ def factorize(qid, n):
             shifted = qid - lo if lo else qid
             present[shifted] = True
             uniques = np.flatnonzero(present)
-            table = np.empty(len(present), dtype=np.intp)  # only the present ids are read
-            table[uniques] = np.arange(len(uniques))
-            return table[shifted], (uniques + lo).astype(qid.dtype)
+            # only the present ids are read; 32-bit codes halve the table that the gather
+            # below reads at random ("clip": the ids are valid, and "raise" buffers)
+            table = np.empty(len(present), dtype=code_dtype(len(uniques)))
+            table[uniques] = np.arange(len(uniques), dtype=table.dtype)
+            return table.take(shifted, mode="clip"), (uniques + lo).astype(qid.dtype)
     elif qid.dtype.kind == "f" and np.isnan(qid).any():
         raise ValueError("qid must not contain NaN: every document needs a query id.")
     elif qid.dtype == object:
@@ -189,7 +191,12 @@ def factorize(qid, n):
             "qid values must be of one sortable type (numbers or strings); got "
             f"values that cannot be compared with each other ({exc})."
         ) from None
-    return codes.reshape(-1).astype(np.intp, copy=False), uniques
+    return codes.reshape(-1).astype(code_dtype(len(uniques)), copy=False), uniques
+
+
+def code_dtype(n_codes):
+    """32-bit integer codes where they fit: half the memory and bandwidth of intp."""
+    return np.int32 if n_codes < 2**31 else np.intp
 
 
 def stable_argsort_codes(codes, n_codes, relabel=None):
@@ -219,6 +226,121 @@ def stable_argsort_codes(codes, n_codes, relabel=None):
     key.sort()
     key &= (1 << shift) - 1
     return key.astype(np.intp, copy=False)
+
+
+def segment_argsort(values, codes, n_codes, *, relabel=None, secondary=None, prefix_bits=None):
+    """Rows grouped by code, each group by decreasing value: one sort of 64-bit integers.
+
+    Returns ``(order, ties)``. ``order`` lists the rows of code 0 first (or, with
+    ``relabel``, an array of ``n_codes`` distinct ranks, of the code ranked first), each
+    code's rows by decreasing ``values``; equal values by increasing ``secondary`` if given,
+    then by row. ``ties`` holds the positions ``p`` of ``order`` whose value equals that at
+    ``p - 1`` in the same group.
+
+    Each row becomes one key ``code | value prefix | row``: the code in the top bits, then
+    the leading bits of an order-reversing integer image of its value (as many as the code
+    and row numbers leave free), then its row number, which makes every key distinct. One
+    SIMD sort of those keys orders the rows by code and value prefix, and by row within
+    equal prefixes. Rows of one code whose prefixes are equal but whose values differ (rare
+    with 30 or more bits of prefix) are put in order afterwards by an exact sort of those
+    rows only. ``prefix_bits`` caps the prefix, so that tests exercise that step.
+
+    ``values`` and ``secondary`` are float or integer arrays without NaN.
+    """
+    n = len(values)
+    row_bits = max(n - 1, 1).bit_length()
+    code_bits = max(n_codes - 1, 1).bit_length()
+    bits = 64 - row_bits - code_bits
+    if bits < 0:  # beyond 2**32 rows: no room for the packed key
+        return _lexsort_segments(values, codes if relabel is None else relabel[codes], secondary)
+    if prefix_bits is not None:
+        bits = min(bits, prefix_bits)
+    key = (codes if relabel is None else relabel[codes]).astype(np.uint64)
+    if bits:
+        key <<= np.uint64(bits)
+        key |= _descending_prefix(values, bits)
+    key <<= np.uint64(row_bits)
+    key |= np.arange(n, dtype=np.uint64)
+    key.sort()
+    # positions whose key differs from the previous one in the row number only: same code,
+    # same value prefix, so the only places where rows can be tied or out of order
+    same = np.bitwise_xor(key[1:], key[:-1])
+    pairs = np.flatnonzero(same < np.uint64(1 << row_bits)) + 1
+    del same
+    key &= np.uint64((1 << row_bits) - 1)
+    order = key.view(np.int64).astype(np.intp, copy=False)
+    if not len(pairs):
+        return order, pairs
+    return order, _order_within_prefixes(order, pairs, values, secondary)
+
+
+def _descending_prefix(values, bits):
+    """The leading ``bits`` bits of an unsigned integer image of ``values`` whose order is
+    the reverse of the values' order (IEEE 754 bit patterns, made monotone)."""
+    image = np.add(values, 0.0, dtype=np.float64).view(np.int64)  # -0.0 + 0.0 is +0.0
+    # non-negative values: flip all bits but the sign (larger values, smaller images);
+    # negative values: keep their bits (sign set, and larger magnitudes, larger images)
+    flip = image >> 63
+    np.invert(flip, out=flip)
+    flip &= np.int64(np.iinfo(np.int64).max)
+    image ^= flip
+    del flip
+    image = image.view(np.uint64)
+    image >>= np.uint64(64 - bits)
+    return image
+
+
+def _order_within_prefixes(order, pairs, values, secondary):
+    """Put in exact order the runs of rows that share code and value prefix (in place).
+
+    ``pairs`` are the positions whose row shares its prefix with the one before it. Runs
+    whose values are all equal (true ties) and, with ``secondary``, whose secondary values
+    are all equal too, are already in order (by row); the others are sorted exactly.
+    Returns the positions tied with the previous one.
+    """
+    later, earlier = order[pairs], order[pairs - 1]
+    unsorted = values[later] != values[earlier]
+    if secondary is not None:
+        unsorted |= secondary[later] != secondary[earlier]
+    if unsorted.any():
+        # a run is a maximal chain of consecutive pair positions, from pairs[i] - 1 on
+        new_run = np.ones(len(pairs), dtype=bool)
+        np.not_equal(pairs[1:], pairs[:-1] + 1, out=new_run[1:])
+        run = np.cumsum(new_run) - 1
+        first = pairs[new_run] - 1
+        size = np.diff(np.append(np.flatnonzero(new_run), len(pairs))) + 1
+        todo = np.unique(run[unsorted])
+        member, offset = _expand_runs(size[todo])
+        positions = first[todo][member] + offset
+        rows = order[positions]
+        keys = [rows, _negated(values[rows]), member]
+        if secondary is not None:
+            keys.insert(1, secondary[rows])
+        order[positions] = rows[np.lexsort(keys)]
+        later, earlier = order[pairs], order[pairs - 1]
+    return pairs[values[later] == values[earlier]]
+
+
+def _negated(values):
+    """``-values``, exactly, for floats and for integers (unsigned ones included)."""
+    return -(values.astype(np.int64) if values.dtype.kind == "u" else values)
+
+
+def _expand_runs(size):
+    """For runs of the given sizes: the run of each member, and its offset in the run."""
+    member = np.repeat(np.arange(len(size)), size)
+    offset = np.arange(len(member)) - np.repeat(np.cumsum(size) - size, size)
+    return member, offset
+
+
+def _lexsort_segments(values, segments, secondary):
+    """:func:`segment_argsort` by a plain lexicographic sort (any size, slower)."""
+    keys = [_negated(values), segments]
+    if secondary is not None:
+        keys.insert(0, secondary)
+    order = np.lexsort(keys)
+    seg, val = segments[order], values[order]
+    return order, np.flatnonzero((seg[1:] == seg[:-1]) & (val[1:] == val[:-1])) + 1
 
 
 # --------------------------------------------------------------------------------------
@@ -293,60 +415,6 @@ class Buckets:
     def _source(self, x, fill):
         """``x`` with the padding sentinel appended, when some block is padded."""
         return np.append(x, fill) if self.padded else x
-
-    def sort_descending(self, key, secondary=None, stable=True):
-        """Sort ``key`` in decreasing order within each segment; see :meth:`sort_rows`."""
-        source = np.empty(len(key) + 1)
-        np.negative(key, out=source[:-1])
-        return self.sort_rows(source, secondary, stable)
-
-    def sort_rows(self, source, secondary=None, stable=True):
-        """Sort ``source[:-1]`` in increasing order within each segment.
-
-        ``source`` has one spare cell at the end, which the method sets to NaN, the padding
-        sentinel (numpy sorts NaN last), and otherwise does not modify.
-
-        Returns ``(order, tied)``: ``order[p]`` is the flat index of the element at sorted
-        position ``p``, and ``tied[p]`` says whether its key equals the one sorted just before
-        it in the same segment (the tie structure, without an array of sorted keys).
-
-        ``stable=True`` keeps the order of ties, or with ``secondary`` orders them by
-        ``secondary`` ascending, then by position. ``stable=False`` leaves the order of ties
-        unspecified, for callers that average over them (numpy's default argsort is faster).
-        """
-        source[-1] = np.nan
-        n = len(source) - 1
-        second = None if secondary is None else self._source(secondary, np.nan)
-        out = np.empty(n, dtype=np.intp)
-        tied = np.zeros(n, dtype=bool)
-        kind = "stable" if stable or secondary is not None else None
-        for _, width, index, valid in self.blocks:
-            contiguous = isinstance(index, slice)
-            if width == 1:
-                cells = np.arange(index.start, index.stop) if contiguous else index[:, 0]
-                out[cells] = cells
-                continue
-            values = self.view(source, width, index)
-            if secondary is not None:
-                first = np.argsort(self.view(second, width, index), axis=1, kind="stable")
-                values = np.take_along_axis(values, first, 1)
-            perm = np.argsort(values, axis=1, kind=kind)
-            ordered = np.take_along_axis(values, perm, 1)
-            equal = ordered[:, 1:] == ordered[:, :-1]
-            if secondary is not None:
-                perm = np.take_along_axis(first, perm, 1)
-            if valid is not None:  # real cells come first in each sorted row
-                out[index[valid]] = np.take_along_axis(index, perm, 1)[valid]
-                inner = valid[:, 1:]
-                tied[index[:, 1:][inner]] = equal[inner]
-            elif contiguous:
-                tied[index].reshape(-1, width)[:, 1:] = equal
-                perm += np.arange(index.start, index.stop, width)[:, None]
-                out[index] = perm.reshape(-1)
-            else:
-                tied[index[:, 1:]] = equal
-                out[index] = np.take_along_axis(index, perm, 1)
-        return out, tied
 
     def cumprod_exclusive(self, x, depth=None):
         """Product of the values before each position, within its segment.
@@ -481,12 +549,7 @@ class RankingInput:
         n_levels = int(self.y_true.max()) + 1
         if self.n_queries * n_levels > 2 * len(self.y_true) + 1024:
             return None
-        if self.retrieved is None:
-            # the rows laid out by query: the counts below are then written in order
-            group = self.judged
-            key, grade = group.query.astype(np.intp), group.grades
-        else:
-            key = self.codes.copy()
+        key = self.codes.astype(np.intp)
         key *= n_levels
         key += n_levels - 1
         key -= grade
@@ -497,8 +560,14 @@ class RankingInput:
     @cached_property
     def _ideal_sorted(self):
         group = self.judged
-        order, _ = group.buckets.sort_descending(group.label, stable=False)
-        return group.label[order], group.position, group.query
+        order, _ = group.rank_by(self.y_true)
+        return self.y_true[order], group.position, group.query
+
+    def labels_at(self, rows):
+        """``y_true[rows]``, gathered from the 8-bit :attr:`grades` when they exist."""
+        if self.grades is None:
+            return self.y_true[rows]
+        return self.grades[rows].astype(np.float64)
 
     def ideal_sum(self, value, weight, k):
         """Per query: sum over the top ``k`` positions of the ideal ordering (all judged rows
@@ -573,76 +642,61 @@ class RankingInput:
 
 
 class Grouping:
-    """Rows laid out query by query: each query's rows contiguous, in input order.
+    """Rows grouped by query, queries laid out by increasing number of rows.
 
-    When the input already comes grouped in query order nothing moves. Otherwise the rows are
-    moved (one linear-time radix sort) so that queries of equal length are contiguous: the
-    per-query sorts are then plain reshapes, free of gathers and padding.
+    The layout puts queries of equal length next to each other, so that per-query
+    cumulative products run on plain reshapes (see :class:`Buckets`). Nothing of size n is
+    built here: :meth:`rank_by` orders the rows of every query by some value (one sort, for
+    the rankings), and :attr:`order` lists each query's rows in input order (one radix sort,
+    built only for the pairwise statistics, which read :attr:`label` and :attr:`score`).
 
-    Attributes: ``order`` (original row index of each laid-out row; None when nothing moved),
-    ``sizes`` and ``starts`` per query code, ``query`` and ``position`` per laid-out row, and
-    ``label``/``score``: ``y_true``/``y_score`` laid out.
+    Attributes: ``codes`` (query code of each row of the grouping), ``sizes`` and ``starts``
+    per query code, ``layout`` (the codes in laid-out order) and ``rank`` (the inverse),
+    ``query`` and ``position`` per laid-out row.
     """
 
     def __init__(self, data, rows=None):
         self.data = data
-        codes = data.codes if rows is None else data.codes[rows]
+        self.rows = rows
+        self.codes = data.codes if rows is None else data.codes[rows]
         n_queries = data.n_queries
-        self.n = len(codes)
-        self.sizes = np.bincount(codes, minlength=n_queries)
-        # queries in order of increasing size, the order of the layout when rows move
-        self.by_length = sizes_ascending(self.sizes)
-        if self.n < 2 or (codes[1:] >= codes[:-1]).all():
-            layout, moved = np.arange(n_queries), None
-        else:
-            layout = self.by_length
-            rank = np.empty(n_queries, dtype=np.intp)
-            rank[layout] = np.arange(n_queries)
-            moved = stable_argsort_codes(codes, n_queries, relabel=rank)
-        if rows is None:
-            self.order = moved
-        else:
-            self.order = rows if moved is None else rows[moved]
-        self.layout = layout
-        self.layout_sizes = self.sizes[layout]
+        self.n = len(self.codes)
+        self.sizes = np.bincount(self.codes, minlength=n_queries)
+        self.by_length = self.layout = sizes_ascending(self.sizes)
+        self.rank = np.empty(n_queries, dtype=np.intp)
+        self.rank[self.layout] = np.arange(n_queries)
+        self.layout_sizes = self.sizes[self.layout]
         self.layout_starts = segment_starts(self.layout_sizes)
-        self.starts = np.empty(n_queries, dtype=np.intp)
-        self.starts[layout] = self.layout_starts
+        self.starts = self.layout_starts[self.rank]
 
-    def take(self, values):
-        return values if self.order is None else values[self.order]
+    def values(self, x):
+        """``x`` (one entry per input row) restricted to the rows of the grouping."""
+        return x if self.rows is None else x[self.rows]
 
-    def negated_scores(self):
-        """``-y_score`` laid out, with the spare cell that :meth:`Buckets.sort_rows` needs."""
-        out = np.empty(self.n + 1)
-        if self.order is None:
-            np.negative(self.data.y_score, out=out[:-1])
-        else:
-            # mode="clip" (the indices are valid anyway): "raise" would buffer the output
-            np.take(self.data.y_score, self.order, out=out[:-1], mode="clip")
-            np.negative(out, out=out)
-        return out
+    def rank_by(self, values, secondary=None):
+        """Every query's rows by decreasing ``values`` (see :func:`segment_argsort`).
+
+        ``values`` and ``secondary`` have one entry per row of the grouping. Returns the
+        laid-out order (indices into those rows) and the positions tied with the previous one.
+        """
+        return segment_argsort(values, self.codes, len(self.sizes), relabel=self.rank,
+                               secondary=secondary)
+
+    @cached_property
+    def order(self):
+        """Original row index of each laid-out row, each query's rows in input order."""
+        moved = stable_argsort_codes(self.codes, len(self.sizes), relabel=self.rank)
+        return moved if self.rows is None else self.rows[moved]
 
     @cached_property
     def label(self):
-        return self.take(self.data.y_true)
-
-    @cached_property
-    def grades(self):
-        """:attr:`RankingInput.grades` laid out, or None."""
-        grades = self.data.grades
-        return None if grades is None else self.take(grades)
-
-    def labels_at(self, perm):
-        """``label[perm]``, gathered from the 8-bit :attr:`grades` when they exist."""
-        if self.grades is None:
-            return self.label[perm]
-        return self.grades[perm].astype(np.float64)
+        """``y_true`` laid out."""
+        return self.data.y_true[self.order]
 
     @property
     def score(self):
-        """``y_score`` laid out (not kept: only the sorts and correlations read it)."""
-        return self.take(self.data.y_score)
+        """``y_score`` laid out (not kept)."""
+        return self.data.y_score[self.order]
 
     @cached_property
     def buckets(self):
@@ -676,13 +730,12 @@ class Grouping:
 class Ranking:
     """The ranked list of every query under one tie convention.
 
-    Attributes are flat arrays over the ranked rows, in ranked order (queries in the order
-    of their codes, documents by decreasing score): ``order`` (original row indices),
-    ``query``, ``position`` (0-based) and ``label``. Tie blocks: with ``ties="average"``,
-    one block per run of equal scores within a query; otherwise one block per document.
-    Per block, computed on first use: ``block`` (the block of each row), ``block_start``
-    (position of its first document), ``block_size``, ``block_query``, ``block_first``
-    (flat index of its first row).
+    Attributes are flat arrays over the ranked rows, in ranked order (queries in the
+    :class:`Grouping`'s layout, documents by decreasing score): ``query``, ``position``
+    (0-based) and ``label``. Tie blocks: with ``ties="average"``, one block per run of equal
+    scores within a query; otherwise one block per document. Per block, computed on first
+    use: ``block`` (the block of each row), ``block_start`` (position of its first
+    document), ``block_size``, ``block_query``, ``block_first`` (flat index of its first row).
     """
 
     def __init__(self, data, ties):
@@ -694,18 +747,24 @@ class Ranking:
         self.starts = group.starts
         self.query = group.query
         self.position = group.position
-        self.buckets = group.buckets
         self._group = group
         self._tops = {}
         secondary = None
         if ties in ("optimistic", "pessimistic"):
-            secondary = -group.label if ties == "optimistic" else group.label
-        perm, tied = group.buckets.sort_rows(group.negated_scores(), secondary,
-                                             stable=ties != "average")
-        self.label = group.labels_at(perm)
-        del perm
-        self.has_ties = ties == "average" and bool(tied.any())
-        self._new_block = ~tied if self.has_ties else None
+            label = group.values(data.y_true)
+            secondary = _negated(label) if ties == "optimistic" else label
+        order, tied = group.rank_by(group.values(data.y_score), secondary)
+        self.label = data.labels_at(order if group.rows is None else group.rows[order])
+        del order
+        self.has_ties = ties == "average" and len(tied) > 0
+        if self.has_ties:
+            self._new_block = np.ones(len(self.label), dtype=bool)
+            self._new_block[tied] = False
+
+    @cached_property
+    def buckets(self):
+        """The queries' ranked rows as :class:`Buckets`."""
+        return self._group.buckets
 
     @cached_property
     def block_first(self):

@@ -493,21 +493,23 @@ def pairwise_accuracy(data, *, ties_credit):
 
 
 def _average_ranks(values, group):
-    """Rank of each laid-out row within its query (ties get their mean rank), 0-based."""
-    perm, tied = group.buckets.sort_descending(values, stable=False)
-    block = np.cumsum(~tied) - 1
+    """Rank of each row of ``group`` within its query (ties get their mean rank), 0-based."""
+    order, tied = group.rank_by(values)
+    new_block = np.ones(group.n, dtype=bool)
+    new_block[tied] = False
+    block = np.cumsum(new_block) - 1
     mean = np.bincount(block, group.position) / np.bincount(block)
-    ranks = np.empty(len(values))
-    ranks[perm] = mean[block]
+    ranks = np.empty(group.n)
+    ranks[order] = mean[block]
     return ranks
 
 
 def spearman(data):
     group = data.ranked_rows
-    centre = (group.sizes[group.query] - 1) / 2.0
-    ry = _average_ranks(group.label, group) - centre
-    rs = _average_ranks(group.score, group) - centre
-    sums = [segment_sum(group.query, v, data.n_queries) for v in (ry * rs, ry * ry, rs * rs)]
+    centre = (group.sizes[group.codes] - 1) / 2.0
+    ry = _average_ranks(group.values(data.y_true), group) - centre
+    rs = _average_ranks(group.values(data.y_score), group) - centre
+    sums = [segment_sum(group.codes, v, data.n_queries) for v in (ry * rs, ry * ry, rs * rs)]
     undefined = sums[1] <= 0
     denominator = np.sqrt(sums[1] * sums[2])
     values = np.divide(sums[0], denominator, out=np.zeros(data.n_queries), where=denominator > 0)
