@@ -8,9 +8,11 @@ from hypothesis import strategies as st
 from sklearn_rank.metrics import evaluate
 from sklearn_rank.metrics._engine import (
     Buckets,
+    RankingInput,
     _lexsort_segments,
     check_ranking_input,
     segment_argsort,
+    segment_starts,
     stable_argsort_codes,
 )
 
@@ -200,3 +202,36 @@ def test_segment_argsort_property(rows, prefix_bits):
         want = _reference_segment_argsort(values, codes, relabel, second)
         for a, b in zip(got, want):
             np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("ties", ["average", "stable", "optimistic"])
+@pytest.mark.parametrize("n_values", [3, 1000])
+def test_grade_tables_and_plain_labels_agree(monkeypatch, ties, n_values):
+    """Integer grades are read through per-grade tables; plain float labels give the same."""
+    rng = np.random.default_rng(8)
+    y, s, qid = sample(rng, 200, 12, n_values)
+    perm = rng.permutation(len(y))
+    y, s, qid = y[perm], s[perm], qid[perm]
+    options = {"metrics": METRICS + ["err@3(max_grade=query)", "rbp(graded=true)"],
+               "ties": ties, "return_per_query": True}
+    tables = evaluate(y, s, qid=qid, **options)
+    monkeypatch.setattr(RankingInput, "grades", property(lambda self: None))
+    plain = evaluate(y, s, qid=qid, **options)
+    for name in tables:
+        np.testing.assert_allclose(tables[name], plain[name], rtol=0, atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("width, count", [(3, 50_000), (10, 2000), (16, 1024), (40, 200)])
+def test_cumprod_exclusive_by_columns_and_along_rows(width, count):
+    """Narrow, tall blocks take products column by column; all agree with a plain loop."""
+    rng = np.random.default_rng(9)
+    sizes = np.concatenate([np.full(count, width), rng.integers(1, width + 1, 300)])
+    starts = segment_starts(sizes)
+    x = rng.uniform(0.2, 1.0, int(sizes.sum()))
+    for depth in (None, 2, width + 1):
+        got = Buckets(sizes, starts).cumprod_exclusive(x, depth)
+        want = np.zeros(len(x))
+        for start, size in zip(starts, sizes):
+            d = size if depth is None else min(size, depth)
+            want[start : start + d] = np.cumprod(np.append(1.0, x[start : start + d - 1]))
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)

@@ -255,7 +255,10 @@ def segment_argsort(values, codes, n_codes, *, relabel=None, secondary=None, pre
         return _lexsort_segments(values, codes if relabel is None else relabel[codes], secondary)
     if prefix_bits is not None:
         bits = min(bits, prefix_bits)
-    key = (codes if relabel is None else relabel[codes]).astype(np.uint64)
+    if relabel is None:
+        key = codes.astype(np.uint64)
+    else:  # a gather with intp indices (numpy converts narrower ones slowly, in chunks)
+        key = relabel.astype(np.uint64).take(codes.astype(np.intp, copy=False))
     if bits:
         key <<= np.uint64(bits)
         key |= _descending_prefix(values, bits)
@@ -428,14 +431,22 @@ class Buckets:
             # padding trails the real cells of a row, so its value (clipped to the last
             # element) never enters a real cell's product: no copy with a sentinel needed
             values = self.view(x, width, index) if valid is None else x.take(index, mode="clip")
-            prod = np.ones((values.shape[0], d))
-            np.cumprod(values[:, : d - 1], axis=1, out=prod[:, 1:])
+            contiguous = isinstance(index, slice)
+            if contiguous:  # write in place
+                prod = out[index].reshape(-1, width)[:, :d]
+                prod[:, 0] = 1.0
+            else:
+                prod = np.ones((values.shape[0], d))
+            if d <= 16 and len(values) >= 64 * d:
+                # column by column: numpy's cumprod along a short axis 1 pays per row
+                for j in range(1, d):
+                    np.multiply(prod[:, j - 1], values[:, j - 1], out=prod[:, j])
+            else:
+                np.cumprod(values[:, : d - 1], axis=1, out=prod[:, 1:])
             if valid is not None:
                 keep = valid[:, :d]
                 out[index[:, :d][keep]] = prod[keep]
-            elif isinstance(index, slice):
-                out[index].reshape(-1, width)[:, :d] = prod
-            else:
+            elif not contiguous:
                 out[index[:, :d]] = prod
         return out
 
@@ -524,12 +535,17 @@ class RankingInput:
         return self._cache["max"]
 
     @cached_property
+    def top_label(self):
+        """The largest label of all rows."""
+        return self.y_true.max()
+
+    @cached_property
     def grades(self):
         """``y_true`` as 8-bit integers when it holds integer grades below 256, else None.
 
         Gathers of one byte per row stay in cache where those of eight do not.
         """
-        if self.y_true.max() >= 256:
+        if self.top_label >= 256:
             return None
         grades = self.y_true.astype(np.uint8)
         if self.y_true.dtype.kind in "iu":  # non-negative integers below 256: exact
@@ -546,7 +562,7 @@ class RankingInput:
         grade = self.grades
         if grade is None:
             return None
-        n_levels = int(self.y_true.max()) + 1
+        n_levels = int(self.top_label) + 1
         if self.n_queries * n_levels > 2 * len(self.y_true) + 1024:
             return None
         key = self.codes.astype(np.intp)
@@ -749,17 +765,42 @@ class Ranking:
         self.position = group.position
         self._group = group
         self._tops = {}
+        self._sums = {}
         secondary = None
         if ties in ("optimistic", "pessimistic"):
             label = group.values(data.y_true)
             secondary = _negated(label) if ties == "optimistic" else label
         order, tied = group.rank_by(group.values(data.y_score), secondary)
-        self.label = data.labels_at(order if group.rows is None else group.rows[order])
+        rows = order if group.rows is None else group.rows[order]
         del order
+        self.grades = None if data.grades is None else data.grades[rows]
+        if self.grades is None:
+            self.label = data.y_true[rows]  # else built from the grades when first read
+        del rows
         self.has_ties = ties == "average" and len(tied) > 0
         if self.has_ties:
-            self._new_block = np.ones(len(self.label), dtype=bool)
+            self._new_block = np.ones(len(self.position), dtype=bool)
             self._new_block[tied] = False
+
+    @cached_property
+    def label(self):
+        """Label of each ranked row (from the 8-bit :attr:`grades` when they exist)."""
+        return self.grades.astype(np.float64)
+
+    def map_labels(self, function, rows=slice(None)):
+        """``function(label)`` for the ranked rows ``rows`` (a slice or a mask), as a new
+        float array.
+
+        With 8-bit grades, ``function`` is evaluated once per grade, on ``0.0, 1.0, ...,``
+        the top grade, and the rows read the table (one gather of one byte per row, far
+        cheaper than ``np.exp2`` and the like). ``function`` must act element-wise.
+        """
+        if self.grades is None:
+            labels = self.label[rows]
+            out = np.asarray(function(labels), dtype=np.float64)
+            return out.copy() if np.may_share_memory(out, self.label) else out
+        table = function(np.arange(int(self.data.top_label) + 1, dtype=np.float64))
+        return np.asarray(table, dtype=np.float64).take(self.grades[rows])
 
     @cached_property
     def buckets(self):
@@ -769,18 +810,18 @@ class Ranking:
     @cached_property
     def block_first(self):
         if not self.has_ties:
-            return np.arange(len(self.label))
+            return np.arange(len(self.position))
         return np.flatnonzero(self._new_block)
 
     @cached_property
     def block(self):
         if not self.has_ties:
-            return np.arange(len(self.label))
+            return np.arange(len(self.position))
         return np.cumsum(self._new_block) - 1
 
     @cached_property
     def block_size(self):
-        return np.diff(np.append(self.block_first, len(self.label)))
+        return np.diff(np.append(self.block_first, len(self.position)))
 
     @cached_property
     def block_start(self):
@@ -801,8 +842,42 @@ class Ranking:
             return x
         return (self.block_sum(x) / self.block_size)[self.block]
 
-    def per_query(self, x):
-        return segment_sum(self.query, x, self.n_queries)
+    def per_query(self, x, k=None):
+        """Per query, the sum of ``x`` over its ranked rows; with ``k``, ``x`` holds the
+        values of the rows of :meth:`top` only (in order), summed over each query's top ``k``.
+
+        Each query's rows are contiguous: one ``np.add.reduceat``, no scattered adds.
+        """
+        if k not in self._sums:
+            group = self._group
+            sizes = group.layout_sizes if k is None else np.minimum(group.layout_sizes, k)
+            nonempty = sizes > 0
+            self._sums[k] = segment_starts(sizes)[nonempty], group.layout[nonempty]
+        starts, owners = self._sums[k]
+        out = np.zeros(self.n_queries)
+        if len(starts):
+            out[owners] = np.add.reduceat(x, starts, dtype=np.float64)
+        return out
+
+    def relevant(self, threshold):
+        """The ranked rows with ``label >= threshold``, in ranked order: their flat
+        indices, their queries, and the index (into these) of each query's first (cached).
+
+        What AP, RR and success@k read when there are no ties.
+        """
+        key = ("relevant", threshold)
+        if key not in self._tops:
+            if self.grades is None:
+                rows = np.flatnonzero(self.label >= threshold)
+            elif threshold > 255:
+                rows = np.zeros(0, dtype=np.intp)
+            else:  # compare bytes with a byte: no float copy of the grades
+                rows = np.flatnonzero(self.grades >= np.uint8(max(np.ceil(threshold), 0)))
+            query = self.query[rows]
+            first = np.ones(len(rows), dtype=bool)
+            np.not_equal(query[1:], query[:-1], out=first[1:])
+            self._tops[key] = rows, query, np.flatnonzero(first)
+        return self._tops[key]
 
     def top(self, k):
         """Mask of the rows ranked in the top ``k`` of their query (all rows if None).

@@ -107,8 +107,9 @@ def _first_relevant_blocks(ranking, relevant):
     return query[first], blocks, per_block[blocks]
 
 
-def _binary(labels, threshold):
-    return (labels >= threshold).astype(np.float64)
+def _binary(ranking, threshold):
+    """1.0 for the ranked rows with ``label >= threshold``, else 0.0."""
+    return ranking.map_labels(lambda labels: (labels >= threshold).astype(np.float64))
 
 
 # --------------------------------------------------------------------------------------
@@ -117,12 +118,16 @@ def _binary(labels, threshold):
 
 
 def _dcg(ranking, k, gain, log_base):
+    def gains(labels):
+        return gain_values(labels, gain)
+
     if ranking.has_ties:
-        gains = ranking.expected(gain_values(ranking.label, gain))
-        return ranking.per_query(gains * discount(ranking.position, k, log_base))
+        expected = ranking.expected(ranking.map_labels(gains))
+        return ranking.per_query(expected * discount(ranking.position, k, log_base))
     top = ranking.top(k)
-    weighted = gain_values(ranking.label[top], gain) * discount(ranking.position[top], None, log_base)
-    return segment_sum(ranking.query[top], weighted, ranking.n_queries)
+    weighted = ranking.map_labels(gains, top)
+    weighted *= discount(ranking.position[top], None, log_base)
+    return ranking.per_query(weighted, k)
 
 
 def dcg(data, *, k, gain, log_base, ties):
@@ -149,7 +154,7 @@ def half_life_utility(data, *, k, half_life, default_rating, ties):
     def weight(position):
         return np.exp2(-position / (half_life - 1.0))
 
-    gains = ranking.expected(utility(ranking.label))
+    gains = ranking.expected(ranking.map_labels(utility))
     values = ranking.per_query(gains * position_weights(ranking.position, k, weight))
     ideal = data.ideal_sum(utility, weight, k)
     undefined = ideal <= 0
@@ -158,7 +163,7 @@ def half_life_utility(data, *, k, half_life, default_rating, ties):
 
 def _grade_scale(data, max_grade):
     """The top grade of ERR and graded RBP: a number, or one per query for "query"."""
-    top = data.y_true.max()
+    top = data.top_label
     if isinstance(max_grade, str):  # "query"
         return data.max_label()
     if max_grade is None:
@@ -171,16 +176,24 @@ def _grade_scale(data, max_grade):
     return float(max_grade)
 
 
-def _satisfaction(labels, query, scale, gain):
-    """ERR's stopping probability R of each document."""
-    if gain == "linear":
-        if np.ndim(scale):
+def _satisfaction(ranking, rows, scale, gain):
+    """ERR's stopping probability R of the ranked rows ``rows`` (a slice or a mask)."""
+    if np.ndim(scale):  # the top grade of each query
+        labels, query = ranking.label[rows], ranking.query[rows]
+        if gain == "linear":
             inverse = np.divide(1.0, scale, out=np.zeros_like(scale), where=scale > 0)
             return labels * inverse[query]
-        return labels / scale if scale > 0 else np.zeros_like(labels)
-    check_exponential(np.max(scale))
-    factor = np.exp2(-np.asarray(scale, dtype=np.float64))
-    return (np.exp2(labels) - 1.0) * (factor[query] if np.ndim(scale) else factor)
+        check_exponential(np.max(scale))
+        return (np.exp2(labels) - 1.0) * np.exp2(-scale)[query]
+    if gain == "exponential":
+        check_exponential(scale)
+
+    def stop(labels):
+        if gain == "linear":
+            return labels / scale if scale > 0 else np.zeros_like(labels)
+        return (np.exp2(labels) - 1.0) * np.exp2(-float(scale))
+
+    return ranking.map_labels(stop, rows)
 
 
 def err(data, *, k, gain, max_grade, persistence, ties):
@@ -193,8 +206,7 @@ def err(data, *, k, gain, max_grade, persistence, ties):
             rows, buckets = slice(None), ranking.buckets
         else:
             rows, buckets = ranking.top_rows(k)
-        query = ranking.query[rows]
-        satisfaction = _satisfaction(ranking.label[rows], query, scale, gain)
+        satisfaction = _satisfaction(ranking, rows, scale, gain)
         go_on = 1.0 - satisfaction
         go_on *= persistence
         # in place from here: R_t * prod_{u<t} go_on_u / t
@@ -203,9 +215,9 @@ def err(data, *, k, gain, max_grade, persistence, ties):
         value *= satisfaction
         del satisfaction
         value *= position_weights(ranking.position[rows], None, lambda p: 1.0 / (p + 1.0))
-        return segment_sum(query, value, data.n_queries), undefined
+        return ranking.per_query(value, k), undefined
 
-    satisfaction = _satisfaction(ranking.label, ranking.query, scale, gain)
+    satisfaction = _satisfaction(ranking, slice(None), scale, gain)
     go_on = persistence * (1.0 - satisfaction)
 
     start, size = ranking.block_start, ranking.block_size
@@ -252,10 +264,10 @@ def _tied_err(go_on, first_row, size, start, reach, persistence):
 def rbp(data, *, k, persistence, graded, max_grade, relevance_threshold, ties):
     ranking = data.ranking(ties)
     if graded:
-        rel = _satisfaction(ranking.label, ranking.query, _grade_scale(data, max_grade), "linear")
+        rel = _satisfaction(ranking, slice(None), _grade_scale(data, max_grade), "linear")
         undefined = data.max_label() <= 0
     else:
-        rel = _binary(ranking.label, relevance_threshold)
+        rel = _binary(ranking, relevance_threshold)
         undefined = data.n_relevant(relevance_threshold) <= 0
     weight = position_weights(ranking.position, k,
                               lambda p: (1.0 - persistence) * persistence**p)
@@ -280,7 +292,7 @@ def _hits(ranking, relevant, cut):
 
 def precision(data, *, k, relevance_threshold, short_lists, ties):
     ranking = data.ranking(ties)
-    relevant = _binary(ranking.label, relevance_threshold)
+    relevant = _binary(ranking, relevance_threshold)
     n_ranked = ranking.sizes.astype(np.float64)
     if k is None:
         hits, depth = ranking.per_query(relevant), n_ranked
@@ -295,7 +307,7 @@ def precision(data, *, k, relevance_threshold, short_lists, ties):
 
 def recall(data, *, k, relevance_threshold, ties):
     ranking = data.ranking(ties)
-    relevant = _binary(ranking.label, relevance_threshold)
+    relevant = _binary(ranking, relevance_threshold)
     hits = ranking.per_query(relevant) if k is None else _hits(ranking, relevant, k)
     n_relevant = data.n_relevant(relevance_threshold)
     undefined = n_relevant <= 0
@@ -304,22 +316,30 @@ def recall(data, *, k, relevance_threshold, ties):
 
 def r_precision(data, *, relevance_threshold, ties):
     ranking = data.ranking(ties)
-    relevant = _binary(ranking.label, relevance_threshold)
+    relevant = _binary(ranking, relevance_threshold)
     n_relevant = data.n_relevant(relevance_threshold)
     hits = _hits(ranking, relevant, n_relevant[ranking.query])
     undefined = n_relevant <= 0
     return np.divide(hits, n_relevant, out=np.zeros_like(hits), where=~undefined), undefined
 
 
+def _first_relevant_positions(ranking, threshold):
+    """Without ties: each query with a ranked relevant document, and the 0-based position
+    of its first one."""
+    rows, query, first = ranking.relevant(threshold)
+    return query[first], ranking.position[rows[first]]
+
+
 def reciprocal_rank(data, *, k, relevance_threshold, ties):
     ranking = data.ranking(ties)
-    relevant = _binary(ranking.label, relevance_threshold)
-    query, block, r = _first_relevant_blocks(ranking, relevant)
     values = np.zeros(data.n_queries)
-    if not ranking.has_ties:  # the first relevant document is its own block
-        s = ranking.block_start[block].astype(np.float64)
-        values[query] = 1.0 / (s + 1.0) if k is None else np.where(s < k, 1.0 / (s + 1.0), 0.0)
+    if not ranking.has_ties:
+        query, s = _first_relevant_positions(ranking, relevance_threshold)
+        rank = s + 1.0
+        values[query] = 1.0 / rank if k is None else np.where(rank <= k, 1.0 / rank, 0.0)
         return values, data.n_relevant(relevance_threshold) <= 0
+    relevant = _binary(ranking, relevance_threshold)
+    query, block, r = _first_relevant_blocks(ranking, relevant)
     s, m = ranking.block_start[block], ranking.block_size[block]
     # offset j of the first relevant member: 1 .. m - r + 1, and within the cut-off
     last = m - r + 1 if k is None else np.clip(np.minimum(m - r + 1, k - s), 0, None)
@@ -331,14 +351,16 @@ def reciprocal_rank(data, *, k, relevance_threshold, ties):
 
 def hit_rate(data, *, k, relevance_threshold, ties):
     ranking = data.ranking(ties)
-    relevant = _binary(ranking.label, relevance_threshold)
+    values = np.zeros(data.n_queries)
+    if not ranking.has_ties:
+        query, s = _first_relevant_positions(ranking, relevance_threshold)
+        values[query] = 1.0 if k is None else s < k
+        return values, data.n_relevant(relevance_threshold) <= 0
+    relevant = _binary(ranking, relevance_threshold)
     query, block, r = _first_relevant_blocks(ranking, relevant)
     s, m = ranking.block_start[block], ranking.block_size[block]
-    values = np.zeros(data.n_queries)
     if k is None:
         values[query] = 1.0
-    elif not ranking.has_ties:
-        values[query] = s < k
     else:
         slots = np.clip(k - s, 0, m)
         miss = _comb_ratio(m - r, slots, m, slots)  # no relevant member within the cut-off
@@ -348,36 +370,69 @@ def hit_rate(data, *, k, relevance_threshold, ties):
 
 def average_precision(data, *, k, relevance_threshold, ap_denominator, ties):
     ranking = data.ranking(ties)
-    relevant = _binary(ranking.label, relevance_threshold)
     n_relevant = data.n_relevant(relevance_threshold)
     undefined = n_relevant <= 0
-    position = ranking.position
     if ranking.has_ties:
-        before, in_block = ranking.relevant_before_block(relevant)
-        block = ranking.block
-        size = ranking.block_size[block]
-        offset = position - ranking.block_start[block]
-        r = in_block[block]
-        # E[rel_i * C_i] with C_i the number of relevant documents up to position i
-        expected = r / size * (before[block] + 1.0 + offset * (r - 1.0) / np.maximum(size - 1, 1))
-    else:  # in place: the arrays of n alive at once stay few
-        expected, _ = ranking.relevant_before_block(relevant)
-        expected += 1.0
-        expected *= relevant
-    contribution = expected
-    contribution *= position_weights(position, k, lambda p: 1.0 / (p + 1.0))
-    numerator = ranking.per_query(contribution)
-
+        numerator, found, relevant, contribution = _expected_precision_sums(
+            ranking, relevance_threshold, k)
+    else:
+        numerator, found = _precision_sums(ranking, relevance_threshold, k)
     if ap_denominator == "all" or k is None and ap_denominator != "found":
         denominator = n_relevant
     elif ap_denominator == "min_k":
         denominator = np.minimum(n_relevant, k)
     else:  # "found": relevant documents within the cut-off
-        denominator = _hits(ranking, relevant, np.inf if k is None else k)
+        denominator = found
     values = np.divide(numerator, denominator, out=np.zeros_like(numerator), where=denominator > 0)
     if ap_denominator == "found" and k is not None and ranking.has_ties:
         _found_straddling(ranking, relevant, contribution, k, values)
     return values, undefined
+
+
+def _precision_sums(ranking, threshold, k):
+    """Without ties, per query: the sum of precision at the rank of each relevant document
+    within the cut-off, and the number of those documents.
+
+    The relevant rows alone are read: the ``j``-th of a query at 0-based position ``p``
+    adds ``j / (p + 1)``.
+    """
+    rows, query, first = ranking.relevant(threshold)
+    position = ranking.position[rows]
+    if k is not None and len(position) and position.max() >= k:
+        kept = np.flatnonzero(position < k)
+        position, query = position[kept], query[kept]
+        first = np.flatnonzero(np.diff(query, prepend=-1))
+    numerator, found = np.zeros(ranking.n_queries), np.zeros(ranking.n_queries)
+    if not len(first):
+        return numerator, found
+    count = np.diff(first, append=len(position))
+    found_so_far = np.arange(1.0, len(position) + 1.0)
+    found_so_far -= np.repeat(first.astype(np.float64), count)
+    found_so_far /= position + 1.0
+    owners = query[first]
+    numerator[owners] = np.add.reduceat(found_so_far, first)
+    found[owners] = count
+    return numerator, found
+
+
+def _expected_precision_sums(ranking, threshold, k):
+    """:func:`_precision_sums` as expectations over the orderings of tied documents.
+
+    Also returns the relevance of each row and each row's expected contribution, which the
+    "found" denominator needs where a tie block straddles the cut-off.
+    """
+    relevant = _binary(ranking, threshold)
+    position = ranking.position
+    before, in_block = ranking.relevant_before_block(relevant)
+    block = ranking.block
+    size = ranking.block_size[block]
+    offset = position - ranking.block_start[block]
+    r = in_block[block]
+    # E[rel_i * C_i] with C_i the number of relevant documents up to position i
+    contribution = r / size * (before[block] + 1.0 + offset * (r - 1.0) / np.maximum(size - 1, 1))
+    contribution *= position_weights(position, k, lambda p: 1.0 / (p + 1.0))
+    found = _hits(ranking, relevant, np.inf if k is None else k)
+    return ranking.per_query(contribution), found, relevant, contribution
 
 
 def _found_straddling(ranking, relevant, contribution, k, values):
