@@ -9,8 +9,10 @@ Usage (in an environment with ``pip install -e ".[bench]"``)::
 The data (see ``benchmarks/common.py``): ``n_rows`` rows in ``n_queries`` queries of ragged
 sizes, rows in random order (query ids unsorted, not contiguous), grades 0-4, distinct scores.
 
-Every entry is the best of ``--repeat`` runs (``time.perf_counter``) of everything a user holding
-the three flat arrays must do to get the metric's mean over queries:
+Every entry is the best of ``--repeat`` runs (``time.perf_counter``) of everything a user
+holding the three flat arrays must do to get the metric's mean over queries. The runs are
+interleaved, one of every entry per round, so that a slow spell of the machine hits all entries
+alike:
 
 sklearn-rank
     one call, e.g. ``ndcg_score(y_true, y_score, qid=qid, k=10)``, default options.
@@ -77,19 +79,24 @@ EVALUATE_NAMES = ("ndcg@10", "map", "mrr", "err@10")
 TOLERANCE = 1e-6
 
 
-def best_time(run, repeat, before_each=None):
-    """Best wall time of ``run()`` over ``repeat`` calls, and its last result.
+def best_times(entries, repeat):
+    """Best wall time of each entry over ``repeat`` rounds, and its last result.
 
-    ``before_each()`` runs untimed before every call; its result is passed to ``run``.
+    ``entries`` maps a key to ``(run, before_each)``. The rounds are interleaved (every entry
+    once per round), so that a slow spell of the machine hits all entries alike instead of
+    one: the ratios to the argsort floor are what the script reports. ``before_each()``, if
+    not None, runs untimed before every call; its result is passed to ``run``.
     """
-    best, result = math.inf, None
+    best = dict.fromkeys(entries, math.inf)
+    result = {}
     for _ in range(repeat):
-        state = before_each() if before_each is not None else None
-        gc.collect()
-        start = time.perf_counter()
-        result = run(state) if before_each is not None else run()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+        for key, (run, before_each) in entries.items():
+            state = before_each() if before_each is not None else None
+            gc.collect()
+            start = time.perf_counter()
+            result[key] = run(state) if before_each is not None else run()
+            best[key] = min(best[key], time.perf_counter() - start)
+    return {key: (best[key], result[key]) for key in entries}
 
 
 def group_by_query(qid):
@@ -292,13 +299,13 @@ REFERENCE = {
 }
 
 
-def extra_memory_of_ndcg(y, s, q):
-    """Peak memory that ndcg_score(k=10) allocates beyond its inputs, in bytes."""
+def extra_memory(run):
+    """Peak memory that ``run()`` allocates beyond what exists before it, in bytes."""
     gc.collect()
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
-        ndcg_score(y, s, qid=q, k=10)
+        run()
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -341,7 +348,7 @@ def main(argv=None):
     )
     print(f"Python {platform.python_version()}; " + ", ".join(versions))
 
-    seconds, values, skipped = {}, {}, []
+    entries, metrics_of, skipped = {}, {}, []
     for peer in args.peers:
         make_runs, module = PEERS[peer]
         try:
@@ -349,15 +356,17 @@ def main(argv=None):
         except ImportError as exc:
             skipped.append(f"{peer} ({exc})")
             continue
-        timed = {}  # a run shared by several metrics (the argsort floor) is timed once
         for metric, (run, before_each) in runs.items():
-            key = id(run), id(before_each)
-            if key not in timed:
-                timed[key] = best_time(run, args.repeat, before_each)
-            elapsed, value = timed[key]
-            seconds[peer, metric] = elapsed
-            values[peer, metric] = value
-            print(f"  {peer:>12} {metric:<8} {elapsed:9.4f} s", file=sys.stderr, flush=True)
+            # a run shared by several metrics (the argsort floor) is timed once
+            key = peer, id(run), id(before_each)
+            entries.setdefault(key, (run, before_each))
+            metrics_of.setdefault(key, []).append(metric)
+    seconds, values = {}, {}
+    for key, (elapsed, value) in best_times(entries, args.repeat).items():
+        for metric in metrics_of[key]:
+            seconds[key[0], metric] = elapsed
+            values[key[0], metric] = value
+            print(f"  {key[0]:>12} {metric:<8} {elapsed:9.4f} s", file=sys.stderr, flush=True)
 
     # Apples to apples: every peer value against sklearn-rank with the matching options.
     checks, mismatches = [], []
@@ -408,11 +417,15 @@ def main(argv=None):
         )
 
     if "sklearn-rank" in args.peers:
-        extra = extra_memory_of_ndcg(y, s, q)
-        print(
-            f"\nPeak memory of ndcg_score(k=10) beyond its inputs (tracemalloc): {extra / 2**20:.1f}"
-            f" MiB = {extra / (8 * args.n_rows):.1f} x n_rows x 8 bytes"
-        )
+        print("\nPeak memory beyond the inputs (tracemalloc):")
+        runs = {
+            "ndcg_score(k=10)": lambda: ndcg_score(y, s, qid=q, k=10),
+            "evaluate(all four)": lambda: evaluate(y, s, qid=q, metrics=list(EVALUATE_NAMES)),
+        }
+        for name, run in runs.items():
+            extra = extra_memory(run)
+            print(f"  {name:<20} {extra / 2**20:6.1f} MiB = {extra / (8 * args.n_rows):.1f}"
+                  " x n_rows x 8 bytes")
     for line in skipped:
         print(f"skipped: {line}")
     if mismatches:

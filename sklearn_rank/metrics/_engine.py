@@ -520,8 +520,15 @@ class RankingInput:
         """Number of judged rows with ``y_true >= threshold``, per query."""
         key = ("n_relevant", threshold)
         if key not in self._cache:
-            rel = (self.y_true >= threshold).astype(np.float64)
-            self._cache[key] = segment_sum(self.codes, rel, self.n_queries)
+            if self._levels is not None:  # from the grade counts: no pass over the rows
+                grades, counts = self._levels
+                relevant = np.zeros(self.n_queries)
+                for column in counts.T[grades >= threshold]:  # a few columns, not n rows
+                    relevant += column
+                self._cache[key] = relevant
+            else:
+                rel = (self.y_true >= threshold).astype(np.float64)
+                self._cache[key] = segment_sum(self.codes, rel, self.n_queries)
         return self._cache[key]
 
     def max_label(self):
