@@ -1,5 +1,7 @@
 """Time and peak memory of the metric functions on flat, unsorted, ragged data."""
 
+import numpy as np
+
 from sklearn_rank.metrics import err_score, evaluate, map_score, mrr_score, ndcg_score
 
 from .common import make_benchmark_data
@@ -23,6 +25,10 @@ class MetricsSuite:
         self.y_true, self.y_score, self.qid = make_benchmark_data(
             n_rows, n_rows // mean_query_size, seed=0
         )
+
+    def time_argsort_floor(self, n_rows, mean_query_size):
+        """One sort of the scores: the floor that the ratios in the docs refer to."""
+        np.argsort(self.y_score)
 
     def time_ndcg_at_10(self, n_rows, mean_query_size):
         ndcg_score(self.y_true, self.y_score, qid=self.qid, k=10)
