@@ -156,7 +156,7 @@ VALUE_KINDS = {
 
 @pytest.mark.parametrize("kind", VALUE_KINDS)
 @pytest.mark.parametrize("prefix_bits", [0, 1, 3, 12, None])
-@pytest.mark.parametrize("with_secondary", [False, True])
+@pytest.mark.parametrize("with_secondary", [None, np.int64, np.uint8])  # uint8: in the key
 def test_segment_argsort_matches_lexsort(kind, prefix_bits, with_secondary):
     """The packed sort, however few bits of the values it keeps, gives lexsort's order:
     short prefixes send most rows through the exact sort of colliding runs."""
@@ -165,7 +165,7 @@ def test_segment_argsort_matches_lexsort(kind, prefix_bits, with_secondary):
     values = VALUE_KINDS[kind](rng, n)
     codes = rng.integers(0, n_codes, n).astype(np.int32)
     relabel = rng.permutation(n_codes)
-    secondary = rng.integers(-1, 2, n) if with_secondary else None
+    secondary = None if with_secondary is None else rng.integers(0, 3, n).astype(with_secondary)
     order, ties = segment_argsort(values, codes, n_codes, relabel=relabel,
                                   secondary=secondary, prefix_bits=prefix_bits)
     want_order, want_ties = _reference_segment_argsort(values, codes, relabel, secondary)
@@ -196,7 +196,7 @@ def test_lexsort_fallback_agrees(with_secondary):
 def test_segment_argsort_property(rows, prefix_bits):
     codes, values, secondary = (np.array(c) for c in zip(*rows))
     relabel = np.array([3, 0, 4, 1, 2])
-    for second in (None, secondary):
+    for second in (None, secondary, secondary.astype(np.uint8)):
         got = segment_argsort(values, codes, 5, relabel=relabel, secondary=second,
                               prefix_bits=prefix_bits)
         want = _reference_segment_argsort(values, codes, relabel, second)

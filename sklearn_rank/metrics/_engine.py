@@ -245,7 +245,9 @@ def segment_argsort(values, codes, n_codes, *, relabel=None, secondary=None, pre
     with 30 or more bits of prefix) are put in order afterwards by an exact sort of those
     rows only. ``prefix_bits`` caps the prefix, so that tests exercise that step.
 
-    ``values`` and ``secondary`` are float or integer arrays without NaN.
+    ``values`` and ``secondary`` are float or integer arrays without NaN. A ``uint8``
+    ``secondary`` takes 8 bits of the key, just above the row, so that ties need no second
+    sort; any other is applied by the exact sort of the tied rows.
     """
     n = len(values)
     row_bits = max(n - 1, 1).bit_length()
@@ -253,6 +255,9 @@ def segment_argsort(values, codes, n_codes, *, relabel=None, secondary=None, pre
     bits = 64 - row_bits - code_bits
     if bits < 0:  # beyond 2**32 rows: no room for the packed key
         return _lexsort_segments(values, codes if relabel is None else relabel[codes], secondary)
+    packed = secondary is not None and secondary.dtype == np.uint8 and bits >= 8
+    low_bits = row_bits + 8 if packed else row_bits  # below the value prefix
+    bits -= low_bits - row_bits
     if prefix_bits is not None:
         bits = min(bits, prefix_bits)
     if relabel is None:
@@ -262,19 +267,22 @@ def segment_argsort(values, codes, n_codes, *, relabel=None, secondary=None, pre
     if bits:
         key <<= np.uint64(bits)
         key |= _descending_prefix(values, bits)
+    if packed:
+        key <<= np.uint64(8)
+        key |= secondary
     key <<= np.uint64(row_bits)
     key |= np.arange(n, dtype=np.uint64)
     key.sort()
-    # positions whose key differs from the previous one in the row number only: same code,
-    # same value prefix, so the only places where rows can be tied or out of order
+    # positions whose key differs from the previous one below the value prefix only: same
+    # code, same value prefix, so the only places where rows can be tied or out of order
     same = np.bitwise_xor(key[1:], key[:-1])
-    pairs = np.flatnonzero(same < np.uint64(1 << row_bits)) + 1
+    pairs = np.flatnonzero(same < np.uint64(1 << low_bits)) + 1
     del same
     key &= np.uint64((1 << row_bits) - 1)
     order = key.view(np.int64).astype(np.intp, copy=False)
     if not len(pairs):
         return order, pairs
-    return order, _order_within_prefixes(order, pairs, values, secondary)
+    return order, _order_within_prefixes(order, pairs, values, secondary, packed)
 
 
 def _descending_prefix(values, bits):
@@ -293,17 +301,17 @@ def _descending_prefix(values, bits):
     return image
 
 
-def _order_within_prefixes(order, pairs, values, secondary):
+def _order_within_prefixes(order, pairs, values, secondary, packed=False):
     """Put in exact order the runs of rows that share code and value prefix (in place).
 
     ``pairs`` are the positions whose row shares its prefix with the one before it. Runs
     whose values are all equal (true ties) and, with ``secondary``, whose secondary values
-    are all equal too, are already in order (by row); the others are sorted exactly.
-    Returns the positions tied with the previous one.
+    are all equal too or were ``packed`` in the key, are already in order; the others are
+    sorted exactly. Returns the positions tied with the previous one.
     """
     later, earlier = order[pairs], order[pairs - 1]
     unsorted = values[later] != values[earlier]
-    if secondary is not None:
+    if secondary is not None and not packed:
         unsorted |= secondary[later] != secondary[earlier]
     if unsorted.any():
         # a run is a maximal chain of consecutive pair positions, from pairs[i] - 1 on
@@ -775,8 +783,14 @@ class Ranking:
         self._sums = {}
         secondary = None
         if ties in ("optimistic", "pessimistic"):
-            label = group.values(data.y_true)
-            secondary = _negated(label) if ties == "optimistic" else label
+            # more relevant first (a smaller secondary key) or last; bytes when possible
+            label = group.values(data.y_true if data.grades is None else data.grades)
+            if ties == "pessimistic":
+                secondary = label
+            elif data.grades is None:
+                secondary = _negated(label)
+            else:
+                secondary = np.subtract(255, label, dtype=np.uint8)
         order, tied = group.rank_by(group.values(data.y_score), secondary)
         rows = order if group.rows is None else group.rows[order]
         del order

@@ -237,27 +237,37 @@ def err(data, *, k, gain, max_grade, persistence, ties):
 
 
 def _tied_err(go_on, first_row, size, start, reach, persistence):
-    """Expected ERR contribution of tied blocks, relative to reaching the block."""
+    """Expected ERR contribution of tied blocks, relative to reaching the block.
+
+    ``mean[b, l]`` is the mean product of ``go_on`` over the ``l``-subsets of the first ``i``
+    members of block ``b``; one step per member index ``i``, vectorised over all the blocks
+    that have an ``i``-th member. Blocks are taken by octaves of size, so that ``mean`` holds
+    at most about twice as many cells as the blocks have members (or ``depth`` per member),
+    and by decreasing size within an octave, so that the blocks with an ``i``-th member are
+    a leading slice of ``mean``.
+    """
     out = np.zeros(len(size))
-    for seg, width, index, _ in Buckets(size, first_row, pad=False).blocks:
-        members = Buckets.view(go_on, width, index)
-        m, s, depth = size[seg], start[seg], reach[seg]
+    octave = np.log2(size).astype(np.intp)  # every block has 2 members or more
+    for level in np.unique(octave):
+        chunk = np.flatnonzero(octave == level)
+        chunk = chunk[np.argsort(-size[chunk], kind="stable")]
+        m, s, depth, first = size[chunk], start[chunk], reach[chunk], first_row[chunk]
         width = int(depth.max())
-        # mean[:, l]: mean product of go_on over the l-subsets of the members seen so far
-        mean = np.zeros((len(seg), width + 1))
+        mean = np.zeros((len(chunk), width + 1))
         mean[:, 0] = 1.0
-        for i in range(1, int(m.max()) + 1):
-            active = m >= i
-            ell = np.arange(1, min(i, width) + 1)
-            cur = mean[active]
-            cur[:, ell] = (i - ell) / i * cur[:, ell] + ell / i * members[
-                active, i - 1, None
-            ] * cur[:, ell - 1]
-            mean[active] = cur
+        # number of blocks with at least i members, for i = 1 .. largest size
+        having = np.searchsorted(-m, -np.arange(1, int(m[0]) + 1), side="right")
+        for i in range(1, int(m[0]) + 1):
+            w = min(i, width)
+            ell = np.arange(1, w + 1)
+            cur = mean[: having[i - 1]]
+            member = go_on[first[: len(cur)] + (i - 1)]
+            cur[:, 1 : w + 1] = ((i - ell) / i * cur[:, 1 : w + 1]
+                                 + ell / i * member[:, None] * cur[:, :w])
         t = np.arange(1, width + 1)
         expected = mean[:, :-1] - mean[:, 1:] / persistence
         weight = np.where(t <= depth[:, None], 1.0 / (s[:, None] + t), 0.0)
-        out[seg] = (expected * weight).sum(axis=1)
+        out[chunk] = (expected * weight).sum(axis=1)
     return out
 
 
