@@ -29,17 +29,22 @@ def load_compare_peers():
     return module
 
 
-def test_asv_suite_runs_on_the_small_size(asv_path):
-    from benchmarks.metrics import MetricsSuite
+def test_asv_suites_run_on_the_small_size(asv_path):
+    import itertools
 
-    suite = MetricsSuite()
-    n_rows = min(MetricsSuite.params[0])
-    for size in MetricsSuite.params[1]:
-        suite.setup(n_rows, size)
-        methods = [m for m in dir(suite) if m.startswith(("time_", "peakmem_"))]
-        assert {"time_argsort_floor", "time_ndcg_at_10", "time_evaluate_four"} <= set(methods)
-        for method in methods:
-            getattr(suite, method)(n_rows, size)
+    from benchmarks import metrics
+
+    suites = [metrics.MetricsSuite, metrics.TiedScoresSuite]
+    assert {"time_argsort_floor", "time_ndcg_at_10", "time_evaluate_four"} <= set(
+        dir(metrics.MetricsSuite))
+    for suite_class in suites:
+        sizes, *others = suite_class.params
+        for params in itertools.product([min(sizes)], *others):
+            suite = suite_class()
+            suite.setup(*params)
+            for method in dir(suite):
+                if method.startswith(("time_", "peakmem_")):
+                    getattr(suite, method)(*params)
 
 
 def test_benchmark_data_is_as_documented(asv_path):

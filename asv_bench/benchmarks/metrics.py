@@ -50,3 +50,25 @@ class MetricsSuite:
 
     def peakmem_evaluate_four(self, n_rows, mean_query_size):
         evaluate(self.y_true, self.y_score, qid=self.qid, metrics=FOUR_METRICS)
+
+
+class TiedScoresSuite:
+    """The same data with scores taking three values, so that most documents are tied.
+
+    ``ties="average"`` computes exact expectations over the orders of every tie block (the
+    tie blocks of ERR included); ``"optimistic"`` breaks ties by grade.
+    """
+
+    params = ([10_000, 1_000_000], ["average", "stable", "optimistic"])
+    param_names = ["n_rows", "ties"]
+    timeout = 300
+
+    def setup(self, n_rows, ties):
+        self.y_true, y_score, self.qid = make_benchmark_data(n_rows, n_rows // 100, seed=0)
+        self.y_score = np.floor(3 * y_score / n_rows)
+
+    def time_evaluate_four(self, n_rows, ties):
+        evaluate(self.y_true, self.y_score, qid=self.qid, metrics=FOUR_METRICS, ties=ties)
+
+    def peakmem_evaluate_four(self, n_rows, ties):
+        evaluate(self.y_true, self.y_score, qid=self.qid, metrics=FOUR_METRICS, ties=ties)
