@@ -148,6 +148,8 @@ VALUE_KINDS = {
     "float-ties": lambda rng, n: rng.choice([-np.inf, -2.5, -0.0, 0.0, 1e-300, 1.0, 1.0 + 2**-52,
                                              7.0, np.inf], n),
     "float-distinct": lambda rng, n: rng.standard_normal(n),
+    "float-halves": lambda rng, n: rng.integers(-3, 5, n) * 0.5,  # short mantissas
+
     "int64": lambda rng, n: rng.integers(-(2**62), 2**62, n) // rng.choice([1, 2**40], n),
     "uint8": lambda rng, n: rng.integers(0, 5, n).astype(np.uint8),
     "huge-int64": lambda rng, n: 2**60 + rng.integers(0, 3, n),  # equal as float64

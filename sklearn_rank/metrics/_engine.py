@@ -282,6 +282,9 @@ def segment_argsort(values, codes, n_codes, *, relabel=None, secondary=None, pre
     order = key.view(np.int64).astype(np.intp, copy=False)
     if not len(pairs):
         return order, pairs
+    if (len(pairs) > n // 16 and (secondary is None or packed)
+            and _prefix_is_exact(values, bits)):
+        return order, pairs  # many ties (labels, say), and equal prefixes mean equal values
     return order, _order_within_prefixes(order, pairs, values, secondary, packed)
 
 
@@ -299,6 +302,17 @@ def _descending_prefix(values, bits):
     image = image.view(np.uint64)
     image >>= np.uint64(64 - bits)
     return image
+
+
+def _prefix_is_exact(values, bits):
+    """Whether values with equal ``bits``-bit prefixes (see :func:`_descending_prefix`) are
+    always equal: true when every value's float64 image ends in zero bits beyond the prefix,
+    as grades such as 0.5 or 3.0 do. Integers are not checked (float64 may round them)."""
+    if values.dtype.kind != "f" or values.dtype.itemsize > 8:
+        return False
+    image = np.add(values, 0.0, dtype=np.float64).view(np.int64)
+    image &= np.int64((1 << (64 - bits)) - 1) if bits else np.int64(-1)
+    return not image.any()
 
 
 def _order_within_prefixes(order, pairs, values, secondary, packed=False):
