@@ -110,7 +110,7 @@ def test_bad_input_raises_clear_error(func, args, kwargs, exc, message):
 
 
 def test_unknown_convention_lists_the_valid_ones():
-    from sklearn_rank.metrics._conventions import resolve
+    from sklearn_rank._conventions import resolve
 
     with pytest.raises(ValueError, match=re.escape("'catboost', 'lightgbm', 'sklearn'")):
         resolve("ndcg", "trec", {"gain": None})

@@ -8,7 +8,7 @@ of the queries interleaved and string query ids in an order unrelated to the row
 each system receives the layout it requires (contiguous groups, sorted qids...).
 
 How each system is made to evaluate given scores (the presets in
-``sklearn_rank/metrics/_conventions.py`` say which conventions each one follows):
+``sklearn_rank/_conventions.py`` say which conventions each one follows):
 
 - trec_eval (pytrec_eval): scores are float32 and ties are broken by document name,
   descending: documents are named so that this is the input order.

@@ -100,7 +100,7 @@ def check_distinct(values, option):
 
 def add_convention_option(parser, what):
     """``--convention``: a preset of :data:`sklearn_rank.metrics.CONVENTIONS`."""
-    from ..metrics._conventions import CONVENTION_NAMES
+    from .._conventions import CONVENTION_NAMES  # numpy only: keeps --help fast
 
     parser.add_argument(
         "--convention", choices=CONVENTION_NAMES, metavar="NAME",

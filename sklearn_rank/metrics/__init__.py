@@ -6,7 +6,7 @@ queries without relevant documents, cut-off denominators...) are explicit keywor
 torchmetrics.
 """
 
-from ._conventions import CONVENTION_NAMES, CONVENTIONS, DEFAULTS
+from .._conventions import CONVENTION_NAMES, CONVENTIONS, DEFAULTS
 from ._ranking import (
     dcg_score,
     err_score,

@@ -4,7 +4,7 @@ from numbers import Integral, Real
 
 from ..utils._param_validation import Interval, Options, StrOptions, validate_params
 from . import _per_query as pq
-from ._conventions import CONVENTION_NAMES, no_relevant_value, resolve
+from .._conventions import CONVENTION_NAMES, no_relevant_value, resolve
 from ._engine import TIES, check_ranking_input
 
 # --------------------------------------------------------------------------------------
