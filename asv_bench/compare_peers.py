@@ -63,9 +63,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchmarks.common import make_benchmark_data  # noqa: E402
+from benchmarks.common import make_benchmark_data
 
-from sklearn_rank.metrics import (  # noqa: E402
+from sklearn_rank.metrics import (
     err_score,
     evaluate,
     map_score,
@@ -403,7 +403,8 @@ def main(argv=None):
         )
     )
     print(
-        f"\n'{ALL_FOUR}': sklearn-rank's evaluate() of {', '.join(EVALUATE_NAMES)}; pytrec_eval and "
+        f"\n'{ALL_FOUR}': sklearn-rank's evaluate() of {', '.join(EVALUATE_NAMES)}; "
+        "pytrec_eval and "
         "ranx compute their three (no ERR) in one call."
     )
 

@@ -24,11 +24,11 @@ import numpy as np
 import sklearn
 from sklearn.model_selection import GridSearchCV
 
+from sklearn_rank import get_scorer
 from sklearn_rank.datasets import make_ranking
 from sklearn_rank.lightgbm import LGBMRanker
 from sklearn_rank.metrics._scorer import RankingScorer
 from sklearn_rank.model_selection import QueryKFold
-from sklearn_rank import get_scorer
 
 
 class Clock:

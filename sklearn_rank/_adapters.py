@@ -19,6 +19,7 @@ they have in common is here, written once:
   :func:`sklearn_rank.xgboost.eval_metric` share :class:`BoosterEvalMetric`.
 """
 
+import contextlib
 import inspect
 import math
 from numbers import Real
@@ -161,10 +162,8 @@ def check_target(y, n_samples, caller):
         y = y.to_numpy()
     y = column_or_1d(np.asarray(y), warn=True)
     if y.dtype.kind == "O":
-        try:
+        with contextlib.suppress(TypeError, ValueError):  # the dtype check below says why
             y = y.astype(np.float64)
-        except (TypeError, ValueError):
-            pass
     if y.dtype.kind not in "biuf":
         raise ValueError(
             f"{caller} needs numeric relevance labels; got y of dtype {y.dtype}."

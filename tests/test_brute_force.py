@@ -11,9 +11,6 @@ import warnings
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose
-from sklearn.exceptions import UndefinedMetricWarning
-
 from _brute_force import (
     CORRELATION_METRICS,
     METRIC_FUNCTIONS,
@@ -22,9 +19,10 @@ from _brute_force import (
     orderings,
     spearman_rho,
 )
+from numpy.testing import assert_allclose
+from sklearn.exceptions import UndefinedMetricWarning
 
 from sklearn_rank import metrics
-
 
 RTOL = ATOL = 1e-12
 KS = (None, 1, 2, 3, 5)

@@ -54,7 +54,8 @@ def test_single_document_queries_in_grouped_input():
     assert evaluate(y, s, qid=qid, metrics=["ndcg"])["ndcg"] == 0.0
 
 
-@pytest.mark.parametrize("n_codes", [2, 300, 1 << 16, (1 << 16) + 1, 3 << 16, (4 << 16) + 1, 1 << 20, 1 << 50, 1 << 62])
+@pytest.mark.parametrize("n_codes", [2, 300, 1 << 16, (1 << 16) + 1, 3 << 16, (4 << 16) + 1,
+                                     1 << 20, 1 << 50, 1 << 62])
 def test_stable_argsort_codes(n_codes):
     codes = np.random.default_rng(1).integers(0, n_codes, 5000)
     np.testing.assert_array_equal(stable_argsort_codes(codes, n_codes),

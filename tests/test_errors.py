@@ -36,7 +36,8 @@ CASES = [
     (ndcg_score, ([], []), {}, ValueError, r"empty"),
     # values
     (ndcg_score, ([1, np.nan, 0, 0], S), {}, ValueError,
-     r"y_true must hold finite relevance labels; got 1 NaN or infinite value\(s\), the first at row 1"),
+     r"y_true must hold finite relevance labels; got 1 NaN or infinite value\(s\), the first "
+     r"at row 1"),
     (ndcg_score, ([1, np.inf, 0, 0], S), {}, ValueError, r"y_true must hold finite"),
     (ndcg_score, (Y, [0.1, np.nan, 0.3, 0.2]), {}, ValueError,
      r"y_score must not contain NaN \(infinite scores are allowed\).*row 1"),
@@ -89,7 +90,8 @@ CASES = [
     (evaluate, (Y, S), {"metrics": []}, ValueError, r"metrics is empty"),
     (evaluate, (Y, S), {"metrics": ["ndcg@10"], "persistence": 0.5}, TypeError,
      r"option\(s\) \['persistence'\] that none of the metrics \['ndcg@10'\] takes"),
-    (evaluate, (Y, S), {"metrics": ["ndcg@0"]}, InvalidParameterError, r"'k' parameter of evaluate"),
+    (evaluate, (Y, S), {"metrics": ["ndcg@0"]}, InvalidParameterError,
+     r"'k' parameter of evaluate"),
     (evaluate, (Y, S), {"metrics": ["rbp(p=2)"]}, InvalidParameterError, r"'persistence'"),
     (evaluate, (Y, S), {"metrics": ["rprec@5"]}, ValueError, r"r_precision takes no cut-off"),
     (evaluate, (Y, S), {"metrics": ["rbp(q=2)"]}, ValueError, r"Cannot read the parameter 'q=2'"),

@@ -11,7 +11,6 @@ import pytest
 
 from sklearn_rank import metrics
 
-
 DESC5 = [5.0, 4.0, 3.0, 2.0, 1.0]
 
 

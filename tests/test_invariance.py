@@ -19,7 +19,6 @@ from sklearn.exceptions import UndefinedMetricWarning
 
 from sklearn_rank import metrics
 
-
 RTOL = ATOL = 1e-12
 
 # (id, public function, keywords, range of the per-query values or None when unbounded).

@@ -186,7 +186,8 @@ def manual_search(make_model, grid, X, y, qid, cv, metrics):
     return out
 
 
-GRID = {"histgradientboostingregressor__max_depth": [2, 3], "histgradientboostingregressor__max_iter": [10, 20]}
+GRID = {"histgradientboostingregressor__max_depth": [2, 3],
+        "histgradientboostingregressor__max_iter": [10, 20]}
 
 
 def pointwise():

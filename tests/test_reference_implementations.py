@@ -154,7 +154,7 @@ TREC_METRICS = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def trec_case(seed, relevance_level):
     """A case, its ``retrieved`` mask and pytrec_eval's per-query results."""
     pytrec_eval = pytest.importorskip("pytrec_eval")

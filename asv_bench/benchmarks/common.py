@@ -22,7 +22,9 @@ def make_benchmark_data(n_rows, n_queries, seed=0):
     if not 1 <= n_queries <= n_rows:
         raise ValueError(f"need 1 <= n_queries <= n_rows, got {n_queries} and {n_rows}")
     if n_rows >= 2**24:
-        raise ValueError(f"n_rows must be below 2**24 to keep scores exact in float32, got {n_rows}")
+        raise ValueError(
+            f"n_rows must be below 2**24 to keep scores exact in float32, got {n_rows}"
+        )
     rng = np.random.default_rng(seed)
 
     shares = rng.dirichlet(np.ones(n_queries))

@@ -122,9 +122,9 @@ def read_trec(qrels, run):
     One row per (query, document) pair that is judged, retrieved, or both. Judgements below 0
     count as non-relevant (grade 0); retrieved documents without a judgement have grade 0;
     judged documents absent from the run get ``retrieved=False``. Only the queries both judged
-    and in the run are kept, as trec_eval does. Rows are sorted by query, then score descending, then document
-    name descending: trec_eval's tie-break, so that ``ties="stable"`` (the ``"trec_eval"``
-    convention) reproduces it.
+    and in the run are kept, as trec_eval does. Rows are sorted by query, then score
+    descending, then document name descending: trec_eval's tie-break, so that
+    ``ties="stable"`` (the ``"trec_eval"`` convention) reproduces it.
 
     Parameters
     ----------

@@ -181,9 +181,8 @@ def factorize(qid, n):
             return table.take(shifted, mode="clip"), (uniques + lo).astype(qid.dtype)
     elif qid.dtype.kind == "f" and np.isnan(qid).any():
         raise ValueError("qid must not contain NaN: every document needs a query id.")
-    elif qid.dtype == object:
-        if np.equal(qid, None).any():  # in C, not a Python loop over the rows
-            raise ValueError("qid must not contain None: every document needs a query id.")
+    elif qid.dtype == object and np.equal(qid, None).any():  # in C, not a loop over rows
+        raise ValueError("qid must not contain None: every document needs a query id.")
     try:
         uniques, codes = np.unique(qid, return_inverse=True)
     except TypeError as exc:
@@ -420,7 +419,8 @@ class Buckets:
         if rare:
             seg = np.concatenate(rare)
             size = sizes[seg]
-            step = np.left_shift(1, np.maximum(np.floor(np.log2(np.maximum(size - 1, 1))) - 2, 0).astype(np.int64))
+            octave = np.floor(np.log2(np.maximum(size - 1, 1))).astype(np.int64)
+            step = np.left_shift(1, np.maximum(octave - 2, 0))
             width = -(-size // step) * step
             for w in np.unique(width):
                 members = seg[width == w]

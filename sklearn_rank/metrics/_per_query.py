@@ -80,7 +80,8 @@ def _log_comb(n, r):
 
 def _comb_ratio(n1, r1, n2, r2):
     """``C(n1, r1) / C(n2, r2)``, zero where ``r1 > n1`` or ``r1 < 0``."""
-    n1, r1, n2, r2 = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (n1, r1, n2, r2)))
+    n1, r1, n2, r2 = np.broadcast_arrays(
+        *(np.asarray(v, dtype=np.float64) for v in (n1, r1, n2, r2)))
     ok = (r1 >= 0) & (r1 <= n1)
     out = np.zeros(n1.shape)
     out[ok] = np.exp(_log_comb(n1[ok], r1[ok]) - _log_comb(n2[ok], r2[ok]))
@@ -469,7 +470,8 @@ def _found_straddling(ranking, relevant, contribution, k, values):
     count = (np.minimum(r, q) - lowest + 1).astype(np.intp)
     owner, offset = _expand(count)
     x = lowest[owner] + offset - 1.0
-    prob = np.exp(_log_comb(r[owner], x) + _log_comb(m[owner] - r[owner], q[owner] - x) - _log_comb(m[owner], q[owner]))
+    mo, ro, qo = m[owner], r[owner], q[owner]
+    prob = np.exp(_log_comb(ro, x) + _log_comb(mo - ro, qo - x) - _log_comb(mo, qo))
     so, qo = s[owner], q[owner]
     h1 = digamma(so + qo + 1.0) - digamma(so + 1.0)  # sum_{t=1..q} 1 / (s + t)
     h2 = qo - (so + 1.0) * h1  # sum_{t=1..q} (t - 1) / (s + t)
@@ -509,7 +511,8 @@ def pair_counts(data):
         for lo in range(0, len(seg), step):
             yy, ss = labels[lo : lo + step], scores[lo : lo + step]
             dy = np.sign(yy[:, :, None] - yy[:, None, :])
-            ds = (ss[:, :, None] > ss[:, None, :]).astype(np.int8) - (ss[:, :, None] < ss[:, None, :])
+            above, below = ss[:, :, None] > ss[:, None, :], ss[:, :, None] < ss[:, None, :]
+            ds = above.astype(np.int8) - below
             tie_y, tie_s = (dy == 0) & upper, (ds == 0) & upper
             rows = seg[lo : lo + step]
             out[1, rows] = tie_y.sum(axis=(1, 2))

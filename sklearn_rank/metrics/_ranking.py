@@ -2,9 +2,9 @@
 
 from numbers import Integral, Real
 
+from .._conventions import CONVENTION_NAMES, no_relevant_value, resolve
 from ..utils._param_validation import Interval, Options, StrOptions, validate_params
 from . import _per_query as pq
-from .._conventions import CONVENTION_NAMES, no_relevant_value, resolve
 from ._engine import TIES, check_ranking_input
 
 # --------------------------------------------------------------------------------------
@@ -139,7 +139,8 @@ def score_data(data, metric, compute, convention, options, return_per_query, lab
     options = resolve(metric, convention, options)
     no_relevant = no_relevant_value(options.pop("no_relevant"))
     values, undefined = compute(data, **options)
-    return data.finish(values, undefined, no_relevant, return_per_query=return_per_query, metric=label)
+    return data.finish(values, undefined, no_relevant, return_per_query=return_per_query,
+                       metric=label)
 
 
 # --------------------------------------------------------------------------------------

@@ -243,15 +243,18 @@ class QueryShuffleSplit(_QuerySplitter):
     >>> import numpy as np
     >>> from sklearn_rank.model_selection import QueryShuffleSplit
     >>> qid = np.repeat(np.arange(10), 3)
-    >>> train, test = next(QueryShuffleSplit(n_splits=1, test_size=0.2, random_state=0).split(qid=qid))
+    >>> splitter = QueryShuffleSplit(n_splits=1, test_size=0.2, random_state=0)
+    >>> train, test = next(splitter.split(qid=qid))
     >>> len(np.unique(qid[test]))
     2
     """
 
     _parameter_constraints = {
         "n_splits": [Interval(Integral, 1, None, closed="left")],
-        "test_size": [Interval(Real, 0, 1, closed="neither"), Interval(Integral, 1, None, closed="left"), None],
-        "train_size": [Interval(Real, 0, 1, closed="neither"), Interval(Integral, 1, None, closed="left"), None],
+        "test_size": [Interval(Real, 0, 1, closed="neither"),
+                      Interval(Integral, 1, None, closed="left"), None],
+        "train_size": [Interval(Real, 0, 1, closed="neither"),
+                       Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
         "qid_column": [str, None],
     }

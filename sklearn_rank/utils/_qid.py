@@ -21,7 +21,7 @@ QID_HELP = (
 
 def _is_dataframe(X):
     module = type(X).__module__
-    return hasattr(X, "columns") and (module.startswith("pandas") or module.startswith("polars"))
+    return hasattr(X, "columns") and module.startswith(("pandas", "polars"))
 
 
 def has_qid_column(X, qid_column):
