@@ -259,18 +259,17 @@ def segment_argsort(values, codes, n_codes, *, relabel=None, secondary=None, pre
     bits -= low_bits - row_bits
     if prefix_bits is not None:
         bits = min(bits, prefix_bits)
-    if relabel is None:
-        key = codes.astype(np.uint64)
-    else:  # a gather with intp indices (numpy converts narrower ones slowly, in chunks)
-        key = relabel.astype(np.uint64).take(codes.astype(np.intp, copy=False))
-    if bits:
-        key <<= np.uint64(bits)
-        key |= _descending_prefix(values, bits)
+    # built from the low bits up, in place, so that at most two arrays of n are alive
+    key = _descending_prefix(values, bits) if bits else np.zeros(n, dtype=np.uint64)
     if packed:
         key <<= np.uint64(8)
         key |= secondary
     key <<= np.uint64(row_bits)
     key |= np.arange(n, dtype=np.uint64)
+    code = codes.astype(np.uint64) if relabel is None else relabel.astype(np.uint64)[codes]
+    code <<= np.uint64(bits + low_bits)
+    key |= code
+    del code
     key.sort()
     # positions whose key differs from the previous one below the value prefix only: same
     # code, same value prefix, so the only places where rows can be tied or out of order
@@ -600,6 +599,7 @@ class RankingInput:
         key -= grade
         counts = np.bincount(key, minlength=self.n_queries * n_levels)
         del key
+        counts = counts.astype(code_dtype(len(self.y_true)), copy=False)  # counts <= n
         return np.arange(n_levels - 1, -1, -1, dtype=np.float64), counts.reshape(-1, n_levels)
 
     @cached_property

@@ -207,14 +207,14 @@ def err(data, *, k, gain, max_grade, persistence, ties):
             rows, buckets = slice(None), ranking.buckets
         else:
             rows, buckets = ranking.top_rows(k)
-        satisfaction = _satisfaction(ranking, rows, scale, gain)
-        go_on = 1.0 - satisfaction
+        # in place: R_t * prod_{u<t} go_on_u / t, two arrays of the rows alive at a time (R is
+        # read twice rather than kept: for integer grades, a table look-up)
+        go_on = _satisfaction(ranking, rows, scale, gain)
+        np.subtract(1.0, go_on, out=go_on)
         go_on *= persistence
-        # in place from here: R_t * prod_{u<t} go_on_u / t
         value = buckets.cumprod_exclusive(go_on)
         del go_on
-        value *= satisfaction
-        del satisfaction
+        value *= _satisfaction(ranking, rows, scale, gain)
         value *= position_weights(ranking.position[rows], None, lambda p: 1.0 / (p + 1.0))
         return ranking.per_query(value, k), undefined
 
