@@ -238,3 +238,29 @@ def test_cumprod_exclusive_by_columns_and_along_rows(width, count):
             d = size if depth is None else min(size, depth)
             want[start : start + d] = np.cumprod(np.append(1.0, x[start : start + d - 1]))
         np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("n_values", [3, 1000])
+@pytest.mark.parametrize("with_retrieved", [False, True])
+def test_pair_counts_by_grades_by_matrices_and_per_long_query_agree(monkeypatch, n_values,
+                                                                   with_retrieved):
+    """Kendall's tau and the pair accuracies: counted grade by grade from the ranking
+    (integer grades), from pair matrices, and one long query at a time: the same counts."""
+    from sklearn_rank.metrics import _per_query
+
+    rng = np.random.default_rng(10)
+    y, s, qid = sample(rng, 150, 20, n_values)
+    perm = rng.permutation(len(y))
+    options = {"metrics": ["kendall_tau", "pairwise_accuracy",
+                           "pairwise_accuracy(ties_credit=0.5)"], "return_per_query": True}
+    if with_retrieved:
+        options["retrieved"] = rng.random(len(y)) < 0.8
+    args = (y[perm].astype(np.int64), s[perm])
+    by_grades = evaluate(*args, qid=qid[perm], **options)
+    monkeypatch.setattr(_per_query, "_PAIRWISE_GRADES", 0)
+    by_matrices = evaluate(*args, qid=qid[perm], **options)
+    monkeypatch.setattr(_per_query, "_PAIRWISE_WIDTH", 8)
+    per_query = evaluate(*args, qid=qid[perm], **options)
+    for name in by_grades:
+        np.testing.assert_allclose(by_grades[name], by_matrices[name], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(by_grades[name], per_query[name], rtol=0, atol=1e-12)

@@ -955,12 +955,21 @@ class Ranking:
         per_block = self.block_sum(relevant)
         before = np.cumsum(per_block)
         before -= per_block
-        # subtract what earlier queries contributed: the running total at each query start
-        if self.has_ties:
-            first = np.searchsorted(self.block_first, self.starts)
-        else:
-            first = self.starts
-        first = np.minimum(first, max(len(per_block) - 1, 0))
         if len(per_block):
-            before -= before[first][self.block_query]
+            # subtract what earlier queries contributed: the running total at each query's
+            # first block, repeated over its blocks (contiguous, in layout order)
+            first, count = self._layout_blocks
+            before -= np.repeat(before[first], count)
         return before, per_block
+
+    @cached_property
+    def _layout_blocks(self):
+        """Per query in layout order: the index of its first tie block, and its number of
+        blocks (queries without ranked rows point at block 0, with no blocks)."""
+        group = self._group
+        if self.has_ties:
+            count = np.bincount(self.block_query, minlength=self.n_queries)[group.layout]
+        else:
+            count = group.layout_sizes
+        first = segment_starts(count)
+        return np.minimum(first, max(len(self.block_first) - 1, 0)), count

@@ -488,6 +488,7 @@ def _found_straddling(ranking, relevant, contribution, k, values):
 
 _PAIRWISE_CELLS = 1 << 22  # cells of the pair matrices built at once
 _PAIRWISE_WIDTH = 4096  # longer queries use an O(m log m) method, one query at a time
+_PAIRWISE_GRADES = 32  # integer grades below this: counted grade by grade, O(n) per grade
 
 
 def pair_counts(data):
@@ -495,6 +496,8 @@ def pair_counts(data):
 
     Only ranked (retrieved) documents form pairs: the others have no meaningful score.
     """
+    if data.grades is not None and data.top_label < _PAIRWISE_GRADES:
+        return _graded_pair_counts(data)
     group = data.ranked_rows
     y, s = group.label, group.score
     out = np.zeros((5, data.n_queries))
@@ -520,6 +523,44 @@ def pair_counts(data):
             out[3, rows] = (tie_y & tie_s).sum(axis=(1, 2))
             out[4, rows] = (dy * ds * upper).sum(axis=(1, 2))
     return out
+
+
+def _graded_pair_counts(data):
+    """:func:`pair_counts` for small integer grades, from the ranking, in O(n) per grade.
+
+    In the ranking (documents by decreasing score, equal scores in one tie block), a document
+    of grade ``y`` forms with each document of an earlier block (a higher score) a concordant
+    pair if that one's grade is higher, a discordant one if lower. So, grade by grade, the
+    number of documents of grade ``g`` in the earlier blocks of the query gives each
+    document's share of ``S = C - D``; the same per-block counts give the pairs tied in both.
+    """
+    ranking = data.ranking("average")
+    grades = ranking.grades
+    sizes = ranking.sizes.astype(np.float64)
+    n_pairs = sizes * (sizes - 1.0) / 2.0
+    tied_label = np.zeros(data.n_queries)
+    tied_both = np.zeros(len(ranking.block_size))  # per tie block
+    signed = np.zeros(len(grades))  # per document: C - D with the documents ranked above
+    for grade in range(int(data.top_label) + 1):
+        is_grade = (grades == grade).astype(np.float64)
+        count = ranking.per_query(is_grade)
+        tied_label += count * (count - 1.0) / 2.0
+        before, in_block = ranking.relevant_before_block(is_grade)
+        del is_grade
+        tied_both += in_block * (in_block - 1.0) / 2.0
+        if ranking.has_ties:
+            before = before[ranking.block]
+        # +1 for each such document if the grade is above this document's, -1 if below
+        np.add(signed, before, out=signed, where=grades < grade)
+        np.subtract(signed, before, out=signed, where=grades > grade)
+    if ranking.has_ties:
+        block_size = ranking.block_size.astype(np.float64)
+        tied_score = segment_sum(ranking.block_query, block_size * (block_size - 1.0) / 2.0,
+                                 data.n_queries)
+        tied_both = segment_sum(ranking.block_query, tied_both, data.n_queries)
+    else:
+        tied_score = tied_both = np.zeros(data.n_queries)
+    return np.stack([n_pairs, tied_label, tied_score, tied_both, ranking.per_query(signed)])
 
 
 def _pair_counts_long(y, s, group, seg, out):
