@@ -15,6 +15,7 @@ from sklearn_rank.metrics._engine import (
     segment_starts,
     stable_argsort_codes,
 )
+from sklearn_rank.utils._qid import factorize
 
 METRICS = ["ndcg@3", "dcg", "err@5", "map", "map@2(ap_denominator=found)", "mrr", "p@2",
            "r@3", "success@1", "rprec", "rbp(p=0.7)", "hlu", "kendall_tau", "spearman",
@@ -264,3 +265,43 @@ def test_pair_counts_by_grades_by_matrices_and_per_long_query_agree(monkeypatch,
     for name in by_grades:
         np.testing.assert_allclose(by_grades[name], by_matrices[name], rtol=0, atol=1e-12)
         np.testing.assert_allclose(by_grades[name], per_query[name], rtol=0, atol=1e-12)
+
+
+QID_KINDS = {
+    "str": np.array(["q10", "q9", "Q1", "é", "q10", "q9", "q2"]),
+    "bytes": np.array([b"b", b"a", b"b", b"c"]),
+    "object-str": np.array(["b", "a", "b", "c", "a"], dtype=object),
+    "object-mixed-numbers": np.array([2, 1.0, 1, 2.5], dtype=object),
+}
+
+
+@pytest.mark.parametrize("kind", QID_KINDS)
+def test_hash_and_sort_factorize_agree(monkeypatch, kind):
+    """Strings and objects are coded through pandas' hash table when pandas is at hand, by
+    np.unique otherwise: the same codes, in the order of np.unique(qid)."""
+    from sklearn_rank.utils import _qid
+
+    pytest.importorskip("pandas")
+    qid = QID_KINDS[kind]
+    hashed = factorize(qid, len(qid))
+    monkeypatch.setattr(_qid, "_pandas_at_hand", lambda n: None)
+    sorted_ = factorize(qid, len(qid))
+    uniques, inverse = np.unique(qid, return_inverse=True)
+    for codes, ids in (hashed, sorted_):
+        np.testing.assert_array_equal(codes, inverse.reshape(-1))
+        np.testing.assert_array_equal(ids, uniques)
+        assert ids.dtype == uniques.dtype
+
+
+@pytest.mark.parametrize("use_pandas", [True, False])
+def test_unsortable_or_missing_object_qids_raise(monkeypatch, use_pandas):
+    from sklearn_rank.utils import _qid
+
+    if use_pandas:
+        pytest.importorskip("pandas")
+    else:
+        monkeypatch.setattr(_qid, "_pandas_at_hand", lambda n: None)
+    with pytest.raises(TypeError, match="one sortable type"):
+        factorize(np.array([3, "a"], dtype=object), 2)
+    with pytest.raises(ValueError, match="must not contain None"):
+        factorize(np.array(["a", None], dtype=object), 2)

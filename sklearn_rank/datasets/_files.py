@@ -6,6 +6,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.datasets import load_svmlight_file
 
+from ..utils._qid import factorize
+
 
 def load_svmlight_ranking(path, *, query_file=None, n_features=None, zero_based="auto",
                           dtype=np.float64):
@@ -178,8 +180,8 @@ def read_trec(qrels, run):
     y_score = np.array([score_of.get(key, -np.inf) for key in keys])
     y_true = np.array([grade_of.get(key, 0.0) for key in keys])
     # trec_eval's order: query, score descending, document name descending
-    docno_rank = np.unique(docno, return_inverse=True)[1].reshape(-1)
-    order = np.lexsort((-docno_rank, -y_score, np.unique(qid, return_inverse=True)[1].reshape(-1)))
+    docno_rank = factorize(docno, len(docno))[0]
+    order = np.lexsort((-docno_rank, -y_score, factorize(qid, len(qid))[0]))
     return {
         "y_true": y_true[order],
         "y_score": y_score[order],

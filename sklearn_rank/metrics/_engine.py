@@ -21,6 +21,8 @@ from functools import cached_property
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
+from ..utils._qid import code_dtype, factorize
+
 TIES = ("average", "stable", "optimistic", "pessimistic")
 
 # --------------------------------------------------------------------------------------
@@ -151,51 +153,8 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
 
 
 # --------------------------------------------------------------------------------------
-# Query ids
+# Sorting rows by query (codes from sklearn_rank.utils._qid.factorize)
 # --------------------------------------------------------------------------------------
-
-
-def factorize(qid, n):
-    """Integer codes ``0..n_queries-1`` of ``qid`` in the order of ``np.unique(qid)``.
-
-    Integer ids within a range not much larger than ``n`` are coded with a look-up table
-    (no sort); other ids go through ``np.unique``.
-    """
-    if qid is None:
-        return np.zeros(n, dtype=code_dtype(1)), np.zeros(1, dtype=np.intp)
-    if qid.dtype.kind == "b":
-        qid = qid.astype(np.intp)
-    if qid.dtype.kind in "iu":
-        lo, hi = int(qid.min()), int(qid.max())
-        if lo > 0 and hi <= 4 * n + 1024:
-            lo = 0  # index the table by the ids themselves: no shifted copy
-        if hi - lo <= 4 * n + 1024:
-            present = np.zeros(hi - lo + 1, dtype=bool)
-            shifted = qid - lo if lo else qid
-            present[shifted] = True
-            uniques = np.flatnonzero(present)
-            # only the present ids are read; 32-bit codes halve the table that the gather
-            # below reads at random ("clip": the ids are valid, and "raise" buffers)
-            table = np.empty(len(present), dtype=code_dtype(len(uniques)))
-            table[uniques] = np.arange(len(uniques), dtype=table.dtype)
-            return table.take(shifted, mode="clip"), (uniques + lo).astype(qid.dtype)
-    elif qid.dtype.kind == "f" and np.isnan(qid).any():
-        raise ValueError("qid must not contain NaN: every document needs a query id.")
-    elif qid.dtype == object and np.equal(qid, None).any():  # in C, not a loop over rows
-        raise ValueError("qid must not contain None: every document needs a query id.")
-    try:
-        uniques, codes = np.unique(qid, return_inverse=True)
-    except TypeError as exc:
-        raise TypeError(
-            "qid values must be of one sortable type (numbers or strings); got "
-            f"values that cannot be compared with each other ({exc})."
-        ) from None
-    return codes.reshape(-1).astype(code_dtype(len(uniques)), copy=False), uniques
-
-
-def code_dtype(n_codes):
-    """32-bit integer codes where they fit: half the memory and bandwidth of intp."""
-    return np.int32 if n_codes < 2**31 else np.intp
 
 
 def stable_argsort_codes(codes, n_codes, relabel=None):

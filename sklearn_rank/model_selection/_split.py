@@ -8,7 +8,7 @@ from sklearn.model_selection._split import BaseCrossValidator
 from sklearn.utils import check_random_state
 
 from ..utils._param_validation import Interval, validate_parameter_constraints
-from ..utils._qid import _num_rows, resolve_qid
+from ..utils._qid import _num_rows, factorize, resolve_qid
 
 
 class _QuerySplitter(BaseCrossValidator):
@@ -123,8 +123,7 @@ class QueryKFold(_QuerySplitter):
         """
         self._validate()
         qid = self._query_ids(X, groups, qid)
-        _, codes = np.unique(qid, return_inverse=True)
-        codes = codes.reshape(-1)
+        codes, _ = factorize(np.asarray(qid), len(qid))
         sizes = np.bincount(codes)
         if len(sizes) < self.n_splits:
             raise ValueError(

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..utils._qid import _is_dataframe
+from ..utils._qid import _is_dataframe, factorize
 
 _RESERVED = ("qid", "fold")
 _SHOWN = 5  # ids shown in an error message
@@ -231,8 +231,7 @@ def _by_query(source, metric):
     _check_finite(source, metric, values)
     if source.qid is None:
         return None, values
-    ids, codes = np.unique(source.qid, return_inverse=True)
-    codes = codes.reshape(-1)
+    codes, ids = factorize(source.qid, len(source.qid))
     if len(ids) == len(codes):
         out = np.empty_like(values)
         out[codes] = values
