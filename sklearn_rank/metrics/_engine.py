@@ -708,19 +708,14 @@ class Grouping:
 
     @cached_property
     def query(self):
-        return np.repeat(self.layout.astype(self.index_dtype), self.layout_sizes)
+        return np.repeat(self.layout.astype(code_dtype(len(self.sizes))), self.layout_sizes)
 
     @cached_property
     def position(self):
         """0-based position of each laid-out row within its query."""
-        position = np.arange(self.n, dtype=self.index_dtype)
-        position -= np.repeat(self.layout_starts.astype(self.index_dtype), self.layout_sizes)
+        position = np.arange(self.n, dtype=code_dtype(self.n))  # 32-bit where it fits
+        position -= np.repeat(self.layout_starts.astype(position.dtype), self.layout_sizes)
         return position
-
-    @property
-    def index_dtype(self):
-        """32-bit per-row indices where they fit: half the memory of intp."""
-        return np.int32 if self.n < 2**31 - 1 else np.intp
 
     def segment_max(self, values):
         """Largest value of each query (0 for a query without rows)."""
