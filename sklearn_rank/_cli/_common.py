@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..utils._qid import unique_ids  # numpy only: keeps --help fast
+
 #: Exit code of a usage error (a bad option), as argparse has it.
 USAGE = 2
 #: Exit code of a data error (a missing or unreadable file, data a command cannot use).
@@ -143,7 +145,7 @@ class Dataset:
 
     @property
     def n_queries(self):
-        return len(np.unique(self.qid))
+        return len(unique_ids(self.qid))
 
     @property
     def description(self):
@@ -179,7 +181,7 @@ def load_letor(path, option="--data", min_queries=2):
         raise CLIError(f"{option} {str(path)!r}: {exc}") from None
     expected = ("lines like '<grade> qid:<query> <feature>:<value> ...', or the query sizes "
                 f"in a side file {path.name + '.query'!r}")
-    n_queries = len(np.unique(qid))
+    n_queries = len(unique_ids(qid))
     if n_queries < min_queries:
         raise CLIError(f"{option} {str(path)!r} holds {n_queries} query; expected at least "
                        f"{min_queries}, with {expected}.")

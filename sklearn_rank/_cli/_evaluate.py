@@ -5,6 +5,7 @@ import re
 
 import numpy as np
 
+from ..utils._qid import unique_ids
 from ._common import (
     CLIError,
     add_convention_option,
@@ -128,7 +129,7 @@ def _read_trec(run, qrels):
                        "expected the same query ids (first column) in both files.")
     unretrieved = int((~data["retrieved"]).sum())
     data["description"] = (
-        f"{run} judged by {qrels}: {len(np.unique(data['qid'])):,} queries in both, "
+        f"{run} judged by {qrels}: {len(unique_ids(data['qid'])):,} queries in both, "
         f"{len(data['qid']):,} documents ({unretrieved:,} judged but not retrieved)"
     )
     return data
@@ -155,7 +156,7 @@ def _read_table(path, qid_column, label_column, score_column):
     if len(qid) == 0:
         raise CLIError(f"--table {str(path)!r} has no rows.")
     return {"y_true": y_true, "y_score": y_score, "qid": qid, "retrieved": None,
-            "description": f"{path}: {len(np.unique(qid)):,} queries, {len(qid):,} rows"}
+            "description": f"{path}: {len(unique_ids(qid)):,} queries, {len(qid):,} rows"}
 
 
 def _missing_columns(path, header, names):
@@ -299,7 +300,7 @@ def _compute(data, metrics, convention, per_query):
     except (TypeError, ValueError) as exc:
         raise CLIError(f"cannot compute the metrics: {exc}") from None
     # evaluate returns the queries in the order of np.unique
-    return means, np.unique(data["qid"]), values
+    return means, unique_ids(data["qid"]), values
 
 
 def _qid_text(value):

@@ -13,6 +13,7 @@ from ..utils._param_validation import (
     StrOptions,
     validate_parameter_constraints,
 )
+from ..utils._qid import unique_ids
 from ._common import (
     check_sample_weight,
     estimator_name,
@@ -78,7 +79,7 @@ def _metric_at_k(y_true, y_score, qid, metric, ks, options, caller):
     result = evaluate(y_true, y_score, qid=qid, metrics=names, return_per_query=True,
                       **options)
     per_query = np.column_stack([result[name] for name in names])
-    query_ids = None if qid is None else np.unique(np.asarray(qid))
+    query_ids = None if qid is None else unique_ids(qid)
     return ks, label, per_query, query_ids
 
 

@@ -13,6 +13,7 @@ from ..utils._param_validation import (
     StrOptions,
     validate_parameter_constraints,
 )
+from ..utils._qid import unique_ids
 from ._common import (
     check_sample_weight,
     estimator_name,
@@ -301,7 +302,7 @@ class PerQueryDifferenceDisplay:
                      **metric_options)[metric]
         # The same y_true and qid: the same queries in the same order, NaN on the same ones.
         kept = np.isfinite(a) & np.isfinite(b)
-        ids = None if qid is None else np.unique(np.asarray(qid))[kept]
+        ids = None if qid is None else unique_ids(qid)[kept]
         return cls._from_values(
             a[kept], b[kept], metric=metric, names=names, ax=ax, test=test,
             confidence_level=confidence_level, ci_method=ci_method, n_resamples=n_resamples,

@@ -216,3 +216,10 @@ def _hash_unique(qid, pandas):
 def code_dtype(n_codes):
     """32-bit integer codes where they fit: half the memory and bandwidth of intp."""
     return np.int32 if n_codes < 2**31 else np.intp
+
+
+def unique_ids(qid):
+    """The distinct query ids, in the order of ``np.unique(qid)``: the order of the
+    per-query values of :mod:`sklearn_rank.metrics` (see :func:`factorize`)."""
+    qid = np.asarray(qid)
+    return factorize(qid, len(qid))[1]
