@@ -26,7 +26,8 @@ CASES = [
     # shapes and lengths
     (ndcg_score, ([1, 0, 2], [0.1, 0.2]), {}, ValueError,
      r"lengths differ: y_true has 3, y_score has 2"),
-    (ndcg_score, (Y, S), {"qid": [1, 1, 2]}, ValueError, r"qid has 3"),
+    (ndcg_score, (Y, S), {"qid": [1, 1, 3]}, ValueError,
+     r"qid for ndcg_score must have one query id per row: got 3 ids for 4 rows\.$"),
     (ndcg_score, (Y, S), {"sample_weight": [1, 1]}, ValueError, r"sample_weight has 2"),
     (ndcg_score, (Y, S), {"retrieved": [True] * 3}, ValueError, r"retrieved has 3"),
     (ndcg_score, ([[1, 0], [2, 1]], [[0.1, 0.2], [0.3, 0.4]]), {}, ValueError,

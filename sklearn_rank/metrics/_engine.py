@@ -15,55 +15,22 @@ A :class:`RankingInput` caches its groupings and rankings, so :func:`~sklearn_ra
 computes many metrics from a single sort.
 """
 
+import math
 import warnings
 from functools import cached_property
+from numbers import Integral
 
 import numpy as np
 from sklearn.exceptions import UndefinedMetricWarning
 
-from ..utils._qid import code_dtype, factorize
+from ..utils._arrays import column_or_1d
+from ..utils._qid import check_qid, code_dtype, factorize
 
 TIES = ("average", "stable", "optimistic", "pessimistic")
 
 # --------------------------------------------------------------------------------------
 # Input validation
 # --------------------------------------------------------------------------------------
-
-
-def _describe(x):
-    shape = getattr(x, "shape", None)
-    if shape is not None:
-        return f"an array of shape {tuple(shape)}"
-    return f"a {type(x).__name__}"
-
-
-def column_or_1d(x, name, *, allow_none=False):
-    """Convert a list, numpy array, pandas or polars Series to a 1-D numpy array.
-
-    Containers are recognised by duck typing (``to_numpy``) so that neither pandas nor
-    polars is imported here.
-    """
-    if x is None:
-        if allow_none:
-            return None
-        raise ValueError(f"{name} is required; got None.")
-    if hasattr(x, "to_numpy") and not isinstance(x, np.ndarray):
-        arr = np.asarray(x.to_numpy())
-    else:
-        try:
-            arr = np.asarray(x)
-        except ValueError as exc:  # ragged nested lists
-            raise ValueError(
-                f"{name} must be a 1-D array-like with one entry per document; "
-                f"got {_describe(x)} that numpy cannot read as an array ({exc})."
-            ) from None
-    if arr.ndim != 1:
-        raise ValueError(
-            f"{name} must be a 1-D array-like with one entry per document; got an array "
-            f"of shape {arr.shape}. Ranking metrics take flat arrays: pass the query of "
-            "each row in qid instead of one row per query."
-        )
-    return arr
 
 
 def _as_float(arr, name):
@@ -82,14 +49,81 @@ def _as_float(arr, name):
     return out
 
 
-def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved=None):
-    """Validate the flat arrays of a ranking metric and return a :class:`RankingInput`."""
+def _exact_numbers(arr, name, *, keep_wide=False):
+    """``arr`` as numbers that compare exactly as the values given: integers as they are,
+    other numbers as float64 where that is exact.
+
+    Integers are kept, not cast to float64, which would merge those beyond 2**53 (scores
+    such as nanosecond timestamps). Long doubles, and Python numbers in an object array,
+    become float64 when that loses nothing; otherwise they are kept as they are with
+    ``keep_wide`` (the engine ranks any numeric dtype exactly), else refused: rounding
+    them would tie values that differ, silently.
+    """
+    kind = arr.dtype.kind
+    if kind in "iu":
+        return arr
+    if kind in "mM" and keep_wide:  # times as scores: their int64 ticks, in the same order
+        if np.isnat(arr).any():
+            i = int(np.flatnonzero(np.isnat(arr))[0])
+            raise ValueError(
+                f"{name} must not contain NaT (a missing time); got "
+                f"{int(np.isnat(arr).sum())}, the first at row {i}."
+            )
+        return arr.view(np.int64)
+    if kind in "bf" and arr.dtype.itemsize <= 8:
+        return arr.astype(np.float64, copy=False)
+    if kind == "f":
+        out = arr.astype(np.float64)
+        lossless = (out == arr) | np.isnan(arr)
+    elif arr.dtype == object or kind in "US":
+        ints = _exact_integers(arr)
+        if ints is not None:
+            return ints
+        out = _as_float(arr, name)
+        if arr.dtype != object:  # decimal text is read to the nearest float, as float() does
+            return out
+        lossless = (out == arr) | np.isnan(out)  # Python compares int and float exactly
+    else:
+        raise TypeError(f"{name} must hold numbers; got dtype {arr.dtype}.")
+    if lossless.all():
+        return out
+    if keep_wide and kind == "f":
+        return arr
+    i = int(np.flatnonzero(~lossless)[0])
+    raise ValueError(
+        f"{name} holds values that float64 cannot represent exactly, e.g. {arr[i]!r} at row "
+        f"{i} (dtype {arr.dtype}); computing with them as float64 would round them and could "
+        f"tie values that differ. Pass a numpy array of integers or floats, or "
+        f"{name}.astype(np.float64) if that precision does not matter to you."
+    )
+
+
+def _exact_integers(arr):
+    """Integers in an object or string array as an int64/uint64 array, else None."""
+    if arr.dtype == object:
+        try:
+            ints = np.array(arr.tolist())
+        except (TypeError, ValueError, OverflowError):
+            return None
+        return ints if ints.ndim == 1 and ints.dtype.kind in "iu" else None
+    for dtype in (np.int64, np.uint64):
+        try:
+            return arr.astype(dtype)
+        except (TypeError, ValueError, OverflowError):
+            continue
+    return None
+
+
+def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved=None, *,
+                        caller="this metric"):
+    """Validate the flat arrays of a ranking metric and return a :class:`RankingInput`.
+
+    ``qid`` goes through :func:`sklearn_rank.utils._qid.check_qid`, the one validator of
+    query ids; ``caller`` names the function in its messages.
+    """
     y_true = column_or_1d(y_true, "y_true")
     y_score = column_or_1d(y_score, "y_score")
     arrays = {"y_true": y_true, "y_score": y_score}
-    if qid is not None:
-        qid = column_or_1d(qid, "qid")
-        arrays["qid"] = qid
     if sample_weight is not None:
         sample_weight = column_or_1d(sample_weight, "sample_weight")
         arrays["sample_weight"] = sample_weight
@@ -103,13 +137,15 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
             f"All inputs must have one entry per document, but their lengths differ: "
             f"{detail}."
         )
+    if qid is not None:
+        qid = check_qid(qid, len(y_true), caller=caller)
     if len(y_true) == 0:
         raise ValueError("y_true and y_score are empty: there is no document to rank.")
 
     # Integer grades are kept as they come (a float copy would be one more array of n);
     # they cannot be NaN or infinite.
+    y_true = _exact_numbers(y_true, "y_true")
     if y_true.dtype.kind not in "iu":
-        y_true = _as_float(y_true, "y_true")
         bad = ~np.isfinite(y_true)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
@@ -117,14 +153,15 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
                 f"y_true must hold finite relevance labels; got {int(bad.sum())} NaN or "
                 f"infinite value(s), the first at row {i} ({y_true[i]})."
             )
-    y_score = _as_float(y_score, "y_score")
-    if np.isnan(y_score).any():
+    # Integer scores too are ranked as they are: exactly, even beyond 2**53.
+    y_score = _exact_numbers(y_score, "y_score", keep_wide=True)
+    if y_score.dtype.kind == "f" and np.isnan(y_score).any():
         i = int(np.flatnonzero(np.isnan(y_score))[0])
         raise ValueError(
             f"y_score must not contain NaN (infinite scores are allowed); got "
             f"{int(np.isnan(y_score).sum())} NaN value(s), the first at row {i}."
         )
-    if (y_true < 0).any():
+    if y_true.dtype.kind != "u" and (y_true < 0).any():
         i = int(np.flatnonzero(y_true < 0)[0])
         raise ValueError(
             f"y_true must hold non-negative relevance labels; got {y_true[i]} at row {i}. "
@@ -150,6 +187,23 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
             retrieved = None
     codes, uniques = factorize(qid, len(y_true))
     return RankingInput(y_true, y_score, codes, uniques, sample_weight, retrieved)
+
+
+def at_least(labels, threshold):
+    """``labels >= threshold``, exactly for every dtype of labels.
+
+    numpy would compare integer labels with a float threshold in float64, where 2**60 - 1
+    and 2**60 are equal: for integers, compare with the smallest integer at or above the
+    threshold instead (numpy compares integers with Python integers exactly, in range or
+    not). Likewise, an integer threshold beyond 2**53 is raised to the smallest float64 not
+    below it for float labels.
+    """
+    if labels.dtype.kind in "iu":
+        if math.isfinite(threshold):
+            threshold = math.ceil(threshold)
+    elif isinstance(threshold, Integral) and float(threshold) < threshold:
+        threshold = np.nextafter(float(threshold), np.inf)
+    return labels >= threshold
 
 
 # --------------------------------------------------------------------------------------
@@ -219,7 +273,11 @@ def segment_argsort(values, codes, n_codes, *, relabel=None, secondary=None, pre
     if prefix_bits is not None:
         bits = min(bits, prefix_bits)
     # built from the low bits up, in place, so that at most two arrays of n are alive
-    key = _descending_prefix(values, bits) if bits else np.zeros(n, dtype=np.uint64)
+    exact = None  # whether equal prefixes mean equal values, when known from the image
+    if values.dtype.kind in "iu":
+        key, exact = _descending_integer_prefix(values, bits)
+    else:
+        key = _descending_prefix(values, bits) if bits else np.zeros(n, dtype=np.uint64)
     if packed:
         key <<= np.uint64(8)
         key |= secondary
@@ -239,7 +297,9 @@ def segment_argsort(values, codes, n_codes, *, relabel=None, secondary=None, pre
     order = key.view(np.int64).astype(np.intp, copy=False)
     if not len(pairs):
         return order, pairs
-    if (len(pairs) > n // 16 and (secondary is None or packed)
+    if exact and (secondary is None or packed):
+        return order, pairs  # equal prefixes are equal values: true ties, in order
+    if (exact is None and len(pairs) > n // 16 and (secondary is None or packed)
             and _prefix_is_exact(values, bits)):
         return order, pairs  # many ties (labels, say), and equal prefixes mean equal values
     return order, _order_within_prefixes(order, pairs, values, secondary, packed)
@@ -261,10 +321,31 @@ def _descending_prefix(values, bits):
     return image
 
 
+def _descending_integer_prefix(values, bits):
+    """:func:`_descending_prefix` for integers, exact: ``max - value`` in 64 bits (no
+    float64 rounding), its leading ``bits`` bits from the highest bit that the range of
+    values uses. Integers spanning fewer than ``2**bits`` values (ranks, counts, days) have
+    an exact prefix; wider ones, such as nanosecond timestamps, still keep ``bits`` bits of
+    their spread, not those of their common magnitude.
+
+    Returns the prefixes and whether equal prefixes mean equal values.
+    """
+    lo, hi = int(values.min()), int(values.max())
+    width = (hi - lo).bit_length()
+    if not bits:
+        return np.zeros(len(values), dtype=np.uint64), width == 0
+    # max - value, modulo 2**64: exact, since it lies in [0, 2**64)
+    wide = values.view(np.uint64) if values.dtype.itemsize == 8 else values.astype(np.uint64)
+    image = np.subtract(np.uint64(hi % (1 << 64)), wide, dtype=np.uint64)
+    if width > bits:
+        image >>= np.uint64(width - bits)
+    return image, width <= bits
+
+
 def _prefix_is_exact(values, bits):
     """Whether values with equal ``bits``-bit prefixes (see :func:`_descending_prefix`) are
     always equal: true when every value's float64 image ends in zero bits beyond the prefix,
-    as grades such as 0.5 or 3.0 do. Integers are not checked (float64 may round them)."""
+    as grades such as 0.5 or 3.0 do. (Integers have an image of their own.)"""
     if values.dtype.kind != "f" or values.dtype.itemsize > 8:
         return False
     image = np.add(values, 0.0, dtype=np.float64).view(np.int64)
@@ -304,8 +385,10 @@ def _order_within_prefixes(order, pairs, values, secondary, packed=False):
 
 
 def _negated(values):
-    """``-values``, exactly, for floats and for integers (unsigned ones included)."""
-    return -(values.astype(np.int64) if values.dtype.kind == "u" else values)
+    """An order-reversing image of ``values``, exact for every numeric dtype: ``-values``
+    for floats, ``~values`` for integers (``-1 - x``: no overflow at int64's minimum, and
+    unsigned values need no signed cast, which wraps from 2**63 on)."""
+    return np.invert(values) if values.dtype.kind in "biu" else -values
 
 
 def _expand_runs(size):
@@ -482,6 +565,11 @@ class RankingInput:
         if self.sample_weight is None:
             return None
         total = segment_sum(self.codes, self.sample_weight, self.n_queries)
+        if not _well_scaled(total.max()):
+            # a sum overflowed (weights near 1e308), or the weights are so small that they
+            # lose precision: only ratios of weights matter, so sum them scaled to at most 1
+            total = segment_sum(self.codes, self.sample_weight / self.sample_weight.max(),
+                                self.n_queries)
         return total / self.judged.sizes
 
     @cached_property
@@ -507,7 +595,7 @@ class RankingInput:
                     relevant += column
                 self._cache[key] = relevant
             else:
-                rel = (self.y_true >= threshold).astype(np.float64)
+                rel = at_least(self.y_true, threshold).astype(np.float64)
                 self._cache[key] = segment_sum(self.codes, rel, self.n_queries)
         return self._cache[key]
 
@@ -608,15 +696,25 @@ class RankingInput:
             self._rankings[ties] = Ranking(self, ties)
         return self._rankings[ties]
 
-    def finish(self, values, undefined, no_relevant, *, return_per_query, metric):
-        """Apply the no-relevant policy and average over queries."""
+    def finish(self, values, undefined, no_relevant, *, return_per_query, metric,
+               undefined_reason="that have no relevant document"):
+        """Apply the no-relevant policy and average over queries.
+
+        ``undefined_reason`` completes "queries ..." in the messages: why the metric is
+        undefined on the queries of ``undefined``.
+        """
         values = np.asarray(values, dtype=np.float64)
+        broken = ~np.isfinite(values)
+        if undefined is not None:
+            broken &= ~undefined
+        if broken.any():
+            self._raise_not_finite(values, broken, metric)
         if undefined is not None and undefined.any():
             if isinstance(no_relevant, str):  # "raise"
                 bad = self.query_ids[np.flatnonzero(undefined)[:5]]
                 raise ValueError(
                     f"{metric} is undefined for {int(undefined.sum())} of "
-                    f"{self.n_queries} queries that have no relevant document "
+                    f"{self.n_queries} queries {undefined_reason} "
                     f"(e.g. qid {', '.join(map(str, bad))}), and no_relevant='raise'. "
                     "Pass no_relevant=0.0, 1.0 or np.nan (skip such queries) to score them."
                 )
@@ -627,22 +725,53 @@ class RankingInput:
         kept = ~np.isnan(values)
         if not kept.any():
             warnings.warn(
-                f"{metric} is undefined: every query was skipped (no_relevant=nan and no "
-                "query has a relevant document). Returning nan.",
+                f"{metric} is undefined: every query was skipped. no_relevant=nan skips the "
+                f"queries {undefined_reason}, and all {self.n_queries} are such queries. "
+                "Returning nan.",
                 UndefinedMetricWarning,
                 stacklevel=3,
             )
             return float("nan")
-        if self.query_weight is None:
-            return float(values[kept].mean())
-        weight = self.query_weight[kept]
-        total = weight.sum()
-        if total <= 0:
-            raise ValueError(
-                "sample_weight gives every evaluated query a weight of zero; the weighted "
-                "mean is undefined."
-            )
-        return float(np.dot(weight, values[kept]) / total)
+        values = values[kept]
+        weight = None
+        if self.query_weight is not None:
+            weight = self.query_weight[kept]
+            with np.errstate(over="ignore"):
+                total = weight.sum()
+            if total <= 0:
+                raise ValueError(
+                    "sample_weight gives every evaluated query a weight of zero; the "
+                    "weighted mean is undefined."
+                )
+            if not _well_scaled(total):  # only the ratios of weights matter
+                weight = weight / weight.max()
+        return _mean(values, weight)
+
+    def _raise_not_finite(self, values, broken, metric):
+        bad = np.flatnonzero(broken)
+        ids = ", ".join(map(str, self.query_ids[bad[:5]]))
+        raise ValueError(
+            f"{metric} is not a finite number for {len(bad)} of {self.n_queries} queries "
+            f"(e.g. qid {ids}: {values[bad[0]]}): a sum of gains overflowed float64, with "
+            f"grades up to {self.top_label} in y_true. Rescale y_true (e.g. divide it by "
+            "its maximum) or, with gain='exponential', use gain='linear'."
+        )
+
+
+def _well_scaled(total):
+    """Whether a sum of weights is finite and far from float64's subnormal numbers (weights
+    of 1e-320 keep a few bits of precision, and their products with values none)."""
+    return total <= 0 or 2.0**-900 < total < np.inf
+
+
+def _mean(values, weight=None):
+    """The (weighted) mean of finite ``values``, without overflow where it is finite."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = values.mean() if weight is None else np.dot(weight, values) / weight.sum()
+    if not np.isfinite(mean):  # a sum overflowed: average values scaled into [-1, 1]
+        scale = np.abs(values).max()
+        return float(_mean(values / scale, weight) * scale)
+    return float(mean)
 
 
 class Grouping:
@@ -857,7 +986,7 @@ class Ranking:
         key = ("relevant", threshold)
         if key not in self._tops:
             if self.grades is None:
-                rows = np.flatnonzero(self.label >= threshold)
+                rows = np.flatnonzero(at_least(self.label, threshold))
             elif threshold > 255:
                 rows = np.zeros(0, dtype=np.intp)
             else:  # compare bytes with a byte: no float copy of the grades

@@ -25,7 +25,7 @@ formulas reduce to the textbook ones.
 import numpy as np
 from scipy.special import digamma, gammaln
 
-from ._engine import Buckets, segment_sum
+from ._engine import Buckets, at_least, segment_sum
 
 # --------------------------------------------------------------------------------------
 # Shared pieces
@@ -110,7 +110,7 @@ def _first_relevant_blocks(ranking, relevant):
 
 def _binary(ranking, threshold):
     """1.0 for the ranked rows with ``label >= threshold``, else 0.0."""
-    return ranking.map_labels(lambda labels: (labels >= threshold).astype(np.float64))
+    return ranking.map_labels(lambda labels: at_least(labels, threshold).astype(np.float64))
 
 
 # --------------------------------------------------------------------------------------
@@ -148,9 +148,16 @@ def ndcg(data, *, k, gain, log_base, ties):
 
 def half_life_utility(data, *, k, half_life, default_rating, ties):
     ranking = data.ranking(ties)
+    # HLU is a ratio: utilities near float64's limits (sums that overflow, or subnormal
+    # numbers without precision) are scaled by a power of two, which is exact
+    span = float(data.top_label) / 2.0 - default_rating / 2.0  # no overflow: both finite
+    scale = 2.0**-600 if span > 2.0**500 else 2.0**600 if 0 < span < 2.0**-500 else 1.0
 
     def utility(grade):
-        return np.maximum(grade - default_rating, 0.0)
+        if scale < 1.0:
+            return np.maximum(grade * scale - default_rating * scale, 0.0)
+        utilities = np.maximum(grade - default_rating, 0.0)
+        return utilities * scale if scale > 1.0 else utilities
 
     def weight(position):
         return np.exp2(-position / (half_life - 1.0))
@@ -169,9 +176,9 @@ def _grade_scale(data, max_grade):
         return data.max_label()
     if max_grade is None:
         return top
-    if top > max_grade:
+    if top.item() > max_grade:  # Python compares integers and floats exactly
         raise ValueError(
-            f"max_grade={max_grade:g} is below the largest grade in y_true ({top:g}); "
+            f"max_grade={max_grade} is below the largest grade in y_true ({top.item()}); "
             "pass the maximum of your relevance scale, or max_grade='query'."
         )
     return float(max_grade)
@@ -184,15 +191,19 @@ def _satisfaction(ranking, rows, scale, gain):
         if gain == "linear":
             inverse = np.divide(1.0, scale, out=np.zeros_like(scale), where=scale > 0)
             return labels * inverse[query]
-        check_exponential(np.max(scale))
-        return (np.exp2(labels) - 1.0) * np.exp2(-scale)[query]
-    if gain == "exponential":
-        check_exponential(scale)
+        if np.max(scale) < 1024:
+            return (np.exp2(labels) - 1.0) * np.exp2(-scale)[query]
+        scale = scale[query]
+        return np.exp2(labels - scale) - np.exp2(-scale)  # 2**y overflows: no overflow here
 
     def stop(labels):
         if gain == "linear":
             return labels / scale if scale > 0 else np.zeros_like(labels)
-        return (np.exp2(labels) - 1.0) * np.exp2(-float(scale))
+        if scale < 1024:
+            return (np.exp2(labels) - 1.0) * np.exp2(-float(scale))
+        # (2**y - 1) / 2**g_max for grades (or a max_grade) from 1024 on, where 2**y
+        # overflows: the same number, without computing 2**y
+        return np.exp2(labels - float(scale)) - np.exp2(-float(scale))
 
     return ranking.map_labels(stop, rows)
 
@@ -219,7 +230,8 @@ def err(data, *, k, gain, max_grade, persistence, ties):
         return ranking.per_query(value, k), undefined
 
     satisfaction = _satisfaction(ranking, slice(None), scale, gain)
-    go_on = persistence * (1.0 - satisfaction)
+    unsatisfied = 1.0 - satisfaction
+    go_on = persistence * unsatisfied
 
     start, size = ranking.block_start, ranking.block_size
     reach = size if k is None else np.clip(k - start, 0, size)
@@ -230,22 +242,26 @@ def err(data, *, k, gain, max_grade, persistence, ties):
     tied = np.flatnonzero((size > 1) & (reach >= 1))
     if len(tied):
         inner[tied] = _tied_err(
-            go_on, first_row[tied], size[tied], start[tied], reach[tied], persistence
+            unsatisfied, first_row[tied], size[tied], start[tied], reach[tied], persistence
         )
     block_before = ranking.block_buckets.cumprod_exclusive(ranking.member_buckets.prod(go_on))
     values = segment_sum(ranking.block_query, block_before * inner, data.n_queries)
     return values, undefined
 
 
-def _tied_err(go_on, first_row, size, start, reach, persistence):
+def _tied_err(unsatisfied, first_row, size, start, reach, persistence):
     """Expected ERR contribution of tied blocks, relative to reaching the block.
 
-    ``mean[b, l]`` is the mean product of ``go_on`` over the ``l``-subsets of the first ``i``
-    members of block ``b``; one step per member index ``i``, vectorised over all the blocks
-    that have an ``i``-th member. Blocks are taken by octaves of size, so that ``mean`` holds
-    at most about twice as many cells as the blocks have members (or ``depth`` per member),
-    and by decreasing size within an octave, so that the blocks with an ``i``-th member are
-    a leading slice of ``mean``.
+    With ``a = p (1 - R)`` and ``H(l)`` the mean product of ``1 - R`` over the ``l``-subsets
+    of a block, ``G(l) = p**l H(l)`` and the contribution at offset ``t`` is
+    ``G(t-1) - G(t)/p = p**(t-1) (H(t-1) - H(t))``: computed in that form, which never
+    divides by ``p`` (a tiny persistence would lose all precision).
+
+    ``mean[b, l]`` is ``H(l)`` over the first ``i`` members of block ``b``; one step per
+    member index ``i``, vectorised over all the blocks that have an ``i``-th member. Blocks
+    are taken by octaves of size, so that ``mean`` holds at most about twice as many cells
+    as the blocks have members (or ``depth`` per member), and by decreasing size within an
+    octave, so that the blocks with an ``i``-th member are a leading slice of ``mean``.
     """
     out = np.zeros(len(size))
     octave = np.log2(size).astype(np.intp)  # every block has 2 members or more
@@ -262,11 +278,11 @@ def _tied_err(go_on, first_row, size, start, reach, persistence):
             w = min(i, width)
             ell = np.arange(1, w + 1)
             cur = mean[: having[i - 1]]
-            member = go_on[first[: len(cur)] + (i - 1)]
+            member = unsatisfied[first[: len(cur)] + (i - 1)]
             cur[:, 1 : w + 1] = ((i - ell) / i * cur[:, 1 : w + 1]
                                  + ell / i * member[:, None] * cur[:, :w])
         t = np.arange(1, width + 1)
-        expected = mean[:, :-1] - mean[:, 1:] / persistence
+        expected = (mean[:, :-1] - mean[:, 1:]) * persistence ** (t - 1.0)
         weight = np.where(t <= depth[:, None], 1.0 / (s[:, None] + t), 0.0)
         out[chunk] = (expected * weight).sum(axis=1)
     return out
@@ -308,8 +324,10 @@ def precision(data, *, k, relevance_threshold, short_lists, ties):
     if k is None:
         hits, depth = ranking.per_query(relevant), n_ranked
     else:
-        hits = _hits(ranking, relevant, k)
-        depth = np.full(data.n_queries, float(k))
+        # positions are below the number of rows: a larger k selects them all, and is only
+        # read as the divisor (float(k) overflows beyond 1e308, where P@k is 0.0)
+        hits = _hits(ranking, relevant, min(k, len(ranking.position)))
+        depth = np.full(data.n_queries, float(k) if k < 2**1000 else np.inf)
         if short_lists == "length":
             depth = np.minimum(depth, n_ranked)
     values = np.divide(hits, depth, out=np.zeros_like(hits), where=depth > 0)
@@ -513,7 +531,10 @@ def pair_counts(data):
         out[0, seg] = width * (width - 1) / 2
         for lo in range(0, len(seg), step):
             yy, ss = labels[lo : lo + step], scores[lo : lo + step]
-            dy = np.sign(yy[:, :, None] - yy[:, None, :])
+            # signs by comparison, not by subtraction: exact for every dtype (a difference
+            # of unsigned grades wraps, one of integers beyond 2**53 in float64 rounds)
+            above, below = yy[:, :, None] > yy[:, None, :], yy[:, :, None] < yy[:, None, :]
+            dy = above.astype(np.int8) - below
             above, below = ss[:, :, None] > ss[:, None, :], ss[:, :, None] < ss[:, None, :]
             ds = above.astype(np.int8) - below
             tie_y, tie_s = (dy == 0) & upper, (ds == 0) & upper
@@ -567,7 +588,14 @@ def _pair_counts_long(y, s, group, seg, out):
     from scipy.stats import kendalltau
 
     def tied_pairs(*keys):
-        _, counts = np.unique(np.stack(keys), axis=1, return_counts=True)
+        # runs of equal keys after one sort, compared in each key's own dtype (stacking the
+        # keys would cast integers beyond 2**53 to float64, and merge them)
+        order = np.lexsort(keys[::-1])
+        same = np.ones(len(order) - 1, dtype=bool)
+        for key in keys:
+            key = key[order]
+            same &= key[1:] == key[:-1]
+        counts = np.diff(np.flatnonzero(np.r_[True, ~same, True]))
         return float((counts * (counts - 1) // 2).sum())
 
     for g in seg:  # only queries longer than _PAIRWISE_WIDTH documents

@@ -2,6 +2,8 @@
 
 from numbers import Integral, Real
 
+import numpy as np
+
 from .._conventions import CONVENTION_NAMES, no_relevant_value, resolve
 from ..utils._param_validation import Interval, Options, StrOptions, validate_params
 from . import _per_query as pq
@@ -54,14 +56,17 @@ _DOCS = {
 
     y_score : array-like of shape (n_samples,)
         Score of each document; higher ranks first. Infinite scores are allowed, NaN is
-        not.""",
+        not. Scores are ranked exactly as given: integers (beyond 2**53 too, e.g.
+        nanosecond timestamps), ``datetime64`` and long doubles are never rounded to
+        float64 into false ties.""",
     "qid": """qid : array-like of shape (n_samples,), default=None
         Query id of each document, of any sortable dtype (ints, strings...). Rows may come
         in any order and the documents of a query need not be contiguous. ``None`` means
         that all rows belong to a single query.""",
     "k": """k : int, default=None
         Only the top ``k`` ranked documents of each query count. ``None`` means the whole
-        list.""",
+        list, as does any ``k`` beyond the longest list (P@k, though, still divides by
+        ``k`` with ``short_lists="k"``).""",
     "gain": """gain : {"exponential", "linear"}, default=None
         Gain of a document of grade ``y``: ``2**y - 1`` (Burges et al., LightGBM, XGBoost)
         or ``y`` (Järvelin & Kekäläinen, trec_eval, scikit-learn). ``None`` means
@@ -130,17 +135,36 @@ def _fill_doc(func):
 
 def _score(metric, compute, y_true, y_score, qid, retrieved, sample_weight, convention,
            return_per_query, options, label):
-    data = check_ranking_input(y_true, y_score, qid, sample_weight, retrieved)
+    data = check_ranking_input(y_true, y_score, qid, sample_weight, retrieved, caller=label)
     return score_data(data, metric, compute, convention, options, return_per_query, label)
+
+
+# Why a metric is undefined on a query, completing "queries ..." in the no_relevant messages.
+UNDEFINED_REASONS = {
+    "kendall_tau": "whose documents all have the same grade",
+    "spearman": "whose documents all have the same grade",
+    "pairwise_accuracy": "without a pair of documents of different grades",
+    "half_life_utility": "without a document graded above default_rating",
+}
 
 
 def score_data(data, metric, compute, convention, options, return_per_query, label):
     """Resolve the conventions, compute per-query values and average them."""
     options = resolve(metric, convention, options)
     no_relevant = no_relevant_value(options.pop("no_relevant"))
-    values, undefined = compute(data, **options)
+    k = options.get("k")
+    if k is not None and k > len(data.y_true) and compute is not pq.precision:
+        # a cut-off beyond every list is the whole list; P@k alone still reads k (it may
+        # divide by k), and takes care of huge values itself
+        options["k"] = len(data.y_true)
+    # an overflow to inf or NaN is reported by finish, with the metric and the queries, in
+    # place of numpy's RuntimeWarning
+    with np.errstate(over="ignore", invalid="ignore"):
+        values, undefined = compute(data, **options)
     return data.finish(values, undefined, no_relevant, return_per_query=return_per_query,
-                       metric=label)
+                       metric=label,
+                       undefined_reason=UNDEFINED_REASONS.get(metric, "that have no relevant "
+                                                              "document"))
 
 
 # --------------------------------------------------------------------------------------
@@ -379,7 +403,9 @@ def rbp_score(y_true, y_score, *, qid=None, k=None, persistence=0.8, graded=Fals
 
     return_residual : bool, default=False
         Also return the residual: the most that the documents beyond the evaluated depth
-        :math:`d` (``min(k, number of ranked documents)``) could add, :math:`p^d`.
+        :math:`d` (``min(k, number of ranked documents)``) could add, :math:`p^d`. It is
+        averaged over the same queries as the score: NaN for a query that
+        ``no_relevant=np.nan`` skips.
 
     %(returns)s
     residual : float or ndarray of shape (n_queries,)
@@ -402,14 +428,23 @@ def rbp_score(y_true, y_score, *, qid=None, k=None, persistence=0.8, graded=Fals
     """
     options = dict(k=k, persistence=persistence, graded=graded, max_grade=max_grade,
                    relevance_threshold=relevance_threshold, ties=ties, no_relevant=no_relevant)
-    data = check_ranking_input(y_true, y_score, qid, sample_weight, retrieved)
-    score = score_data(data, "rbp", pq.rbp, convention, options, return_per_query, "rbp_score")
+    data = check_ranking_input(y_true, y_score, qid, sample_weight, retrieved,
+                               caller="rbp_score")
     if not return_residual:
-        return score
-    residual = pq.rbp_residual(data, k=k, persistence=persistence)
-    if not return_per_query:
-        residual = data.finish(residual, None, 0.0, return_per_query=False, metric="rbp residual")
-    return score, residual
+        return score_data(data, "rbp", pq.rbp, convention, options, return_per_query,
+                          "rbp_score")
+    per_query = score_data(data, "rbp", pq.rbp, convention, options, True, "rbp_score")
+    residual = pq.rbp_residual(data, k=None if k is None else min(k, len(data.y_true)),
+                               persistence=persistence)
+    skipped = np.isnan(per_query)  # by no_relevant=np.nan: the residual skips them too
+    residual[skipped] = np.nan
+    if return_per_query:
+        return per_query, residual
+    score = data.finish(per_query, skipped, np.nan, return_per_query=False, metric="rbp_score")
+    if np.isnan(score):  # every query skipped, and said so once
+        return score, float("nan")
+    return score, data.finish(residual, skipped, np.nan, return_per_query=False,
+                              metric="rbp residual")
 
 
 @validate_params(constraints(*_DATA, "k", "ties", "no_relevant", half_life="half_life",

@@ -92,7 +92,10 @@ _NAME = re.compile(r"^\s*([a-z_\-]+?)\s*(?:@\s*(\d+))?\s*(?:\((.*)\))?\s*$")
 
 
 def _number(text):
-    value = float(text)
+    try:
+        return int(text)  # exact: float() would round integers beyond 2**53
+    except ValueError:
+        value = float(text)
     return int(value) if value.is_integer() and "." not in text else value
 
 
@@ -128,14 +131,21 @@ def parse_metric(name):
             raise ValueError(f"{metric.name} takes no cut-off: {name!r} has '@{match.group(2)}'.")
         options["k"] = int(match.group(2))
     if match.group(3):
+        given = {"k": f"@{match.group(2)}"} if "k" in options else {}
         for item in match.group(3).split(","):
             key, sep, value = (part.strip() for part in item.partition("="))
-            key = _PARAM_ALIASES.get(key, key)
+            spelled, key = key, _PARAM_ALIASES.get(key, key)
             if not sep or key not in (*metric.options, "no_relevant"):
                 raise ValueError(
                     f"Cannot read the parameter {item.strip()!r} of metric {name!r}: "
                     f"expected key=value with a key among {sorted(metric.options)}."
                 )
+            if key in given:
+                raise ValueError(
+                    f"Metric {name!r} sets {key} twice ({given[key]!r} and "
+                    f"{item.strip()!r}); which one was meant is not clear. Give it once."
+                )
+            given[key] = item.strip() if spelled == key else f"{item.strip()} ({key})"
             try:
                 options[key] = _number(value)
             except ValueError:
@@ -187,6 +197,24 @@ def metric_options(metric, fixed, options):
     return out
 
 
+def check_overridden(parsed, options, names, caller):
+    """Raise if an option would have no effect: every metric taking it fixes it in its name.
+
+    ``parsed`` holds ``(metric, fixed)`` pairs from :func:`parse_metric`; options fixed in a
+    name win over ``options``, and an option that they all override is a mistake.
+    """
+    overridden = sorted(
+        key for key in options
+        if all(key in fixed for m, fixed in parsed if key in (*m.options, "no_relevant"))
+    )
+    if overridden:
+        raise TypeError(
+            f"{caller} got option(s) {overridden}, but every metric of {names} that takes "
+            "them fixes them in its name, and options fixed in a name win: they would have "
+            "no effect. Drop them, or drop them from the names."
+        )
+
+
 @validate_params(
     {
         "y_true": ["array-like"],
@@ -209,7 +237,7 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"), sa
     y_true, y_score, qid, sample_weight, retrieved, convention, return_per_query
         As in :func:`ndcg_score`.
 
-    metrics : list of str or str, default=("ndcg@10", "map", "mrr")
+    metrics : list of str or str, default: ``("ndcg@10", "map", "mrr")``
         Metric names, case-insensitive: ``"ndcg@10"``, ``"dcg@5"``, ``"err@20"``,
         ``"map"``/``"ap@10"``, ``"mrr"``/``"rr@10"``, ``"p@5"``, ``"r@100"``,
         ``"success@10"``/``"hit_rate@10"``, ``"rprec"``, ``"rbp(p=0.8)"``,
@@ -219,7 +247,9 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"), sa
     **options
         Options applied to every metric that takes them (``ties="stable"``,
         ``gain="linear"``, ``no_relevant=1.0``, ``max_grade=4``...). An option that no
-        requested metric takes is an error. Options fixed in a name (``"rbp(p=0.5)"``) win.
+        requested metric takes is an error. Options fixed in a name (``"rbp(p=0.5)"``) win;
+        an option that every metric taking it fixes in its name would have no effect, and
+        is an error too.
 
     Returns
     -------
@@ -247,7 +277,9 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"), sa
         raise TypeError(
             f"evaluate() got option(s) {unused} that none of the metrics {names} takes."
         )
-    data = check_ranking_input(y_true, y_score, qid, sample_weight, retrieved)
+    check_overridden([(m, fixed) for _, m, fixed in parsed], options, names, "evaluate()")
+    data = check_ranking_input(y_true, y_score, qid, sample_weight, retrieved,
+                               caller="evaluate")
     results = {}
     for name, metric, fixed in parsed:
         kernel_options = metric_options(metric, fixed, options)

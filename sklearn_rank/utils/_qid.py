@@ -16,6 +16,8 @@ import sys
 
 import numpy as np
 
+from ._arrays import column_or_1d
+
 QID_HELP = (
     "Pass query ids in one of two ways: (1) with metadata routing enabled "
     "(sklearn.set_config(enable_metadata_routing=True)), give them as an argument, e.g. "
@@ -86,32 +88,35 @@ def _num_rows(X):
 
 
 def check_qid(qid, n_samples, *, caller="this operation"):
-    """Validate per-row query ids; recognise group sizes passed by mistake."""
-    if hasattr(qid, "to_numpy") and not isinstance(qid, np.ndarray):
-        qid = qid.to_numpy()
-    qid = np.asarray(qid)
-    if qid.ndim != 1:
-        raise ValueError(
-            f"qid for {caller} must be 1-D, one query id per row; got shape {qid.shape}."
-        )
+    """Validate per-row query ids; recognise group sizes passed by mistake.
+
+    The one check of a ``qid`` argument, for the metrics, scorers, splitters and adapters
+    alike: a 1-D array with one id per row. Returns it as a numpy array.
+    """
+    qid = column_or_1d(qid, f"qid for {caller}", hint=" Give one query id per row.")
     if n_samples is not None and len(qid) != n_samples:
-        hint = ""
-        if (
-            qid.dtype.kind in "iu"
-            and len(qid) < n_samples
-            and (qid > 0).all()
-            and int(qid.sum()) == n_samples
-        ):
-            hint = (
-                " These look like group sizes (they sum to the number of rows), as LightGBM's "
-                "group= takes: sklearn-rank wants one query id per row instead, e.g. "
-                "qid = np.repeat(np.arange(len(group)), group)."
-            )
         raise ValueError(
             f"qid for {caller} must have one query id per row: got {len(qid)} ids for "
-            f"{n_samples} rows.{hint}"
+            f"{n_samples} rows.{_group_sizes_hint(qid, n_samples)}"
         )
     return qid
+
+
+def _group_sizes_hint(qid, n_samples):
+    """A hint when ``qid`` looks like group sizes (LightGBM's ``group=``), else ''."""
+    if qid.dtype.kind == "f" and len(qid) and np.isfinite(qid).all():
+        if (qid != np.round(qid)).any():
+            return ""
+        qid = qid.astype(np.int64)
+    if not (qid.dtype.kind in "iu" and 0 < len(qid) < n_samples and (qid > 0).all()):
+        return ""
+    if sum(qid.tolist()) != n_samples:  # Python integers: no wrap-around
+        return ""
+    return (
+        " These look like group sizes (they sum to the number of rows), as LightGBM's "
+        "group= takes: sklearn-rank wants one query id per row instead, e.g. "
+        "qid = np.repeat(np.arange(len(group)), group)."
+    )
 
 
 def group_sizes(qid):
@@ -147,22 +152,28 @@ def factorize(qid, n):
     """
     if qid is None:
         return np.zeros(n, dtype=code_dtype(1)), np.zeros(1, dtype=np.intp)
+    if len(qid) == 0:
+        return np.zeros(0, dtype=code_dtype(0)), qid[:0]
     if qid.dtype.kind == "b":
         qid = qid.astype(np.intp)
     if qid.dtype.kind in "iu":
+        if not qid.dtype.isnative:
+            qid = qid.astype(qid.dtype.newbyteorder("="))
         lo, hi = int(qid.min()), int(qid.max())
         if lo > 0 and hi <= 4 * n + 1024:
             lo = 0  # index the table by the ids themselves: no shifted copy
         if hi - lo <= 4 * n + 1024:
             present = np.zeros(hi - lo + 1, dtype=bool)
-            shifted = qid - lo if lo else qid
+            shifted, offset = _shifted(qid, lo)
             present[shifted] = True
             uniques = np.flatnonzero(present)
             # only the present ids are read; 32-bit codes halve the table that the gather
             # below reads at random ("clip": the ids are valid, and "raise" buffers)
             table = np.empty(len(present), dtype=code_dtype(len(uniques)))
             table[uniques] = np.arange(len(uniques), dtype=table.dtype)
-            return table.take(shifted, mode="clip"), (uniques + lo).astype(qid.dtype)
+            ids = uniques.astype(offset.dtype)
+            ids += offset
+            return table.take(shifted, mode="clip"), ids.view(qid.dtype)
     elif qid.dtype.kind == "f" and np.isnan(qid).any():
         raise ValueError("qid must not contain NaN: every document needs a query id.")
     elif qid.dtype == object and np.equal(qid, None).any():  # in C, not a loop over rows
@@ -179,6 +190,24 @@ def factorize(qid, n):
             f"values that cannot be compared with each other ({exc})."
         ) from None
     return codes.reshape(-1).astype(code_dtype(len(uniques)), copy=False), uniques
+
+
+def _shifted(qid, lo):
+    """``qid - lo`` (integers, ``0 <= qid - lo < 2**bits``), exactly, and ``lo`` as the
+    offset that maps ``0, 1, ...`` back to ids: ``(index + offset).view(qid.dtype)``.
+
+    The difference is taken in the unsigned type of ``qid``'s width, modulo ``2**bits``:
+    exact, since it fits, where the signed one wraps (int8 ids -128..127 span 255), and
+    without converting a ``lo`` beyond the signed range (uint64 ids from 2**63 on).
+    """
+    unsigned = np.dtype(f"u{qid.dtype.itemsize}")
+    offset = np.array(lo % (1 << 8 * qid.dtype.itemsize), dtype=unsigned)
+    if not lo:
+        return qid, offset
+    shifted = np.subtract(qid.view(unsigned), offset, dtype=unsigned)
+    if unsigned.itemsize == np.dtype(np.intp).itemsize:
+        shifted = shifted.view(np.intp)  # below 2**63: the indices take() wants, no copy
+    return shifted, offset
 
 
 def _pandas_at_hand(n):
