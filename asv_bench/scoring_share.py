@@ -74,7 +74,7 @@ def main(argv=None):
     print(f"data: {len(y)} rows, {len(np.unique(qid))} queries, {X.shape[1]} features")
     clock = Clock()
     instrument(clock)
-    scoring = {name: get_scorer(name) for name in ("ndcg@10", "err@10", "map")}
+    scoring = {name: get_scorer(name) for name in ("ndcg@10", "err@10(max_grade=4)", "map")}
     assert all(isinstance(s, RankingScorer) for s in scoring.values())
     grid = {"num_leaves": [15, 31], "learning_rate": [0.05, 0.1]}
     search = GridSearchCV(

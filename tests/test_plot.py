@@ -202,6 +202,29 @@ def test_metric_at_k_from_estimator_reads_the_qid_column(plt, data):
     assert_array_equal(display.values, expected.values)
 
 
+def test_from_estimator_ranks_a_classifier_by_a_continuous_score(plt, data):
+    # A classifier's hard 0/1 labels tie most documents: the displays, like the scorers,
+    # rank it by its decision function by default.
+    from sklearn.linear_model import LogisticRegression
+
+    X, y, qid, _, _ = data
+    relevant = (y >= 1).astype(int)
+    model = LogisticRegression().fit(X, relevant)
+    display = MetricAtKDisplay.from_estimator(model, X, relevant, qid=qid, metric="map",
+                                              ks=[1, 5], **FAST)
+    expected = MetricAtKDisplay.from_predictions(relevant, model.decision_function(X),
+                                                 qid=qid, metric="map", ks=[1, 5], **FAST)
+    hard = MetricAtKDisplay.from_predictions(relevant, model.predict(X), qid=qid,
+                                             metric="map", ks=[1, 5], **FAST)
+    assert_array_equal(display.values, expected.values)
+    assert not np.array_equal(display.values, hard.values)
+    differences = PerQueryDifferenceDisplay.from_estimator(model, model, X, relevant, qid=qid,
+                                                           metric="map", **FAST)
+    assert_array_equal(differences.differences, 0.0)
+    with pytest.raises(ValueError, match="response_method must be"):
+        MetricAtKDisplay.from_estimator(model, X, relevant, qid=qid, response_method="bogus")
+
+
 # --------------------------------------------------------------------------------------
 # PerQueryDifferenceDisplay
 # --------------------------------------------------------------------------------------
@@ -437,7 +460,7 @@ RESULTS = _results([{"alpha": a, "ridge__fit_intercept": b}
 # (function, args, kwargs, exception, regex the message must match)
 CASES = [
     (at_k, (Y, S[:5]), {"qid": Q}, ValueError, r"lengths differ"),
-    (at_k, (Y, S), {"qid": Q[:4]}, ValueError, r"qid has 4"),
+    (at_k, (Y, S), {"qid": Q[:4]}, ValueError, r"got 4 ids for 6 rows"),
     (at_k, (Y, S), {"qid": Q, "metric": "ndgc"}, ValueError,
      r"Unknown metric name 'ndgc'. Did you mean 'ndcg'"),
     (at_k, (Y, S), {"qid": Q, "metric": "kendall_tau"}, ValueError,

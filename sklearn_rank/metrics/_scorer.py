@@ -1,26 +1,39 @@
 """Ranking scorers: genuine scikit-learn scorers that know about queries.
 
 A scorer built here works wherever scikit-learn takes ``scoring=``: ``GridSearchCV``,
-``RandomizedSearchCV``, ``HalvingGridSearchCV``, ``cross_validate``, ``validation_curve``...,
-alone or in a multi-metric dict or list, in which case the estimator predicts once per fold.
+``RandomizedSearchCV``, ``cross_validate``, ``validation_curve``..., and sklearn-rank's
+``HalvingGridSearchCV``, alone or in a multi-metric dict or list, in which case the estimator
+predicts once per fold. Everything a scorer can check is checked when it is built (options,
+grade scale, response method), since scikit-learn turns a scorer's error during a search into
+a NaN score and a warning.
 It finds the query ids either as routed metadata (it requests ``qid`` by default) or in a
 DataFrame column of ``X`` (see :mod:`sklearn_rank.utils._qid`).
 """
 
+import difflib
 from functools import partial
 
 import numpy as np
+from sklearn.base import is_classifier
 from sklearn.metrics._scorer import _BaseScorer, _cached_call
 from sklearn.utils._metadata_requests import _raise_for_params
+from sklearn.utils._response import _check_response_method
 
+from .._conventions import resolve
 from ..utils._param_validation import validate_parameter_constraints
-from ..utils._qid import resolve_qid
+from ..utils._qid import QID_HELP, has_qid_column, resolve_qid
 from ._engine import check_ranking_input
-from ._ranking import score_data
+from ._ranking import CONSTRAINTS, score_data
 from ._registry import METRICS, metric_options, parse_metric
 
 # Names offered by get_scorer_names(): the usual cut-offs of each metric taking one.
 _CUTOFFS = (1, 3, 5, 10, 20)
+
+# Methods a ranking scorer may take its scores from.
+_RESPONSE_METHODS = ("predict", "predict_proba", "predict_log_proba", "decision_function")
+# What response_method="auto" tries on a binary classifier, in order: decision_function does
+# not saturate as probabilities do (fewer false ties), and ranks as predict_proba does.
+_BINARY_AUTO = ("decision_function", "predict_proba")
 
 
 class RankingScorer(_BaseScorer):
@@ -34,13 +47,24 @@ class RankingScorer(_BaseScorer):
 
     def __init__(self, name, options, response_method, qid_column, convention):
         metric, fixed = parse_metric(name)
-        kernel_options = metric_options(metric, fixed, options)
+        caller = f"make_ranking_scorer({name!r})"
+        _check_options(metric, name, fixed, options, caller)
         validate_parameter_constraints(
-            metric.constraints, kernel_options, caller_name=f"make_ranking_scorer({name!r})"
+            {"convention": CONSTRAINTS["convention"], "qid_column": [str, None]},
+            {"convention": convention, "qid_column": qid_column}, caller_name=caller,
         )
+        _check_response_method_param(response_method, caller)
+        kernel_options = metric_options(metric, fixed, options)
+        validate_parameter_constraints(metric.constraints, kernel_options, caller_name=caller)
+        check_grade_scale(name, options=options, convention=convention, caller=caller)
+        self.response_method = (tuple(response_method) if isinstance(response_method, list)
+                                else response_method)
         super().__init__(
             score_func=metric.function, sign=1, kwargs=dict(options),
-            response_method=response_method,
+            # what scikit-learn's multi-metric scorer inspects to decide on caching; the
+            # method called is chosen per estimator by _response_method_for
+            response_method=(_BINARY_AUTO + ("predict",) if self.response_method == "auto"
+                             else self.response_method),
         )
         self.name = name
         self.qid_column = qid_column
@@ -52,8 +76,8 @@ class RankingScorer(_BaseScorer):
         extra = "".join(f", {k}={v!r}" for k, v in self._kwargs.items())
         if self.convention is not None:
             extra += f", convention={self.convention!r}"
-        if self._response_method != "predict":
-            extra += f", response_method={self._response_method!r}"
+        if self.response_method != "auto":
+            extra += f", response_method={self.response_method!r}"
         if self.qid_column != "qid":
             extra += f", qid_column={self.qid_column!r}"
         return f"make_ranking_scorer({self.name!r}{extra})"
@@ -96,15 +120,40 @@ class RankingScorer(_BaseScorer):
                 f"{self!r} got unexpected metadata {sorted(kwargs)}; it takes qid and "
                 "sample_weight."
             )
+        column = has_qid_column(X, self.qid_column)
+        if qid is None and not column:
+            raise ValueError(_missing_qid_message(self, X))
         _, qid = resolve_qid(X, qid, qid_column=self.qid_column, caller=repr(self))
+        if column:
+            _check_qid_not_a_feature(estimator, self.qid_column, repr(self))
         # The estimator gets X as it was fitted on: the adapters and DropQueryId drop the
         # query-id column themselves.
-        y_score = method_caller(estimator, self._response_method, X)
-        y_score = _one_score_per_row(y_score, estimator, self._response_method)
+        response_method = _response_method_for(estimator, self.response_method)
+        y_score = method_caller(estimator, response_method, X)
+        y_score = _one_score_per_row(y_score, estimator, response_method)
         data = check_ranking_input(y_true, y_score, qid, sample_weight)
         value = score_data(data, self._metric.name, self._metric.kernel, self.convention,
                            dict(self._kernel_options), return_per_query, self.name)
         return data.query_ids, value
+
+
+def _response_method_for(estimator, response_method):
+    """The response method to call on ``estimator``: ``"auto"`` resolved.
+
+    ``"auto"`` ranks a classifier by a continuous score, never by its hard labels, as
+    scikit-learn's own ranking scorers (``roc_auc``, ``average_precision``) do: a binary
+    classifier by its ``decision_function`` (else ``predict_proba``), a multiclass one by
+    the expected grade from ``predict_proba``. Anything else (rankers, regressors,
+    pipelines ending in one) by ``predict``.
+    """
+    if response_method != "auto":
+        return response_method
+    if not is_classifier(estimator):
+        return "predict"
+    classes = getattr(estimator, "classes_", None)
+    if classes is not None and len(classes) > 2:
+        return "predict_proba"
+    return _BINARY_AUTO
 
 
 def _one_score_per_row(y_score, estimator, response_method):
@@ -119,19 +168,197 @@ def _one_score_per_row(y_score, estimator, response_method):
         return y_score
     if y_score.ndim == 2 and y_score.shape[1] == 1:
         return y_score[:, 0]
-    method = response_method if isinstance(response_method, str) else response_method[0]
+    # the method actually called: the first of a tuple that the estimator has
+    method = _check_response_method(estimator, response_method).__name__
     classes = getattr(estimator, "classes_", None)
-    if "proba" in str(method) and classes is not None and np.asarray(classes).dtype.kind in "biuf":
+    numeric = classes is not None and np.asarray(classes).dtype.kind in "biuf"
+    if method == "predict_proba" and numeric:
         return y_score @ np.asarray(classes, dtype=np.float64)
     raise ValueError(
         f"The estimator's {method} returned an array of shape {y_score.shape}; a ranking "
-        "scorer needs one score per row. Use response_method='predict_proba' with a "
-        "classifier whose classes are grades (the score is then the expected grade), or a "
-        "regressor."
+        "scorer needs one score per row. Use response_method='predict_proba' (or 'auto') "
+        "with a classifier whose classes are grades (the score is then the expected grade), "
+        "or a regressor."
     )
 
 
-def make_ranking_scorer(metric, *, response_method="predict", qid_column="qid",
+def _check_response_method_param(response_method, caller):
+    if isinstance(response_method, str):
+        valid = response_method == "auto" or response_method in _RESPONSE_METHODS
+    else:
+        valid = (isinstance(response_method, (tuple, list)) and len(response_method) > 0
+                 and all(m in _RESPONSE_METHODS for m in response_method))
+    if not valid:
+        raise ValueError(
+            f"{caller}: response_method must be 'auto', one of "
+            f"{', '.join(map(repr, _RESPONSE_METHODS))}, or a tuple of them tried in order; "
+            f"got {response_method!r}."
+        )
+
+
+def _check_options(metric, name, fixed, options, caller):
+    """Refuse options the metric does not take, and options the name already fixes."""
+    accepted = sorted((*metric.options, "no_relevant"))
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        close = [m for key in unknown for m in difflib.get_close_matches(key, accepted, n=1)]
+        hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+        raise TypeError(
+            f"{caller} got option(s) {unknown} that {metric.name} does not take.{hint} "
+            f"Its options are {accepted}."
+        )
+    repeated = sorted(set(options) & set(fixed))
+    if repeated:
+        raise ValueError(
+            f"{caller} got option(s) {repeated} both in the metric name and as keywords "
+            f"({', '.join(f'{k}={options[k]!r}' for k in repeated)}); give each option once."
+        )
+
+
+def needs_grade_scale(metric, *, options=None, convention=None):
+    """Whether ``metric`` depends on a grade scale that nothing declares.
+
+    ERR (and RBP with ``graded=True``) divides every grade by the top grade ``max_grade``.
+    Left unset, it is the largest grade of each call: of each cross-validation fold, of each
+    partition, so that a score would depend on which queries share the call.
+
+    Parameters
+    ----------
+    metric : str
+        Metric name, e.g. ``"err@10"`` or ``"rbp(graded=true)"``.
+    options : dict, default=None
+        Options given besides the name (``{"max_grade": 4}``).
+    convention : str, default=None
+        Preset of conventions, which may set ``max_grade`` (``"catboost"`` does for ERR).
+
+    Returns
+    -------
+    needed : bool
+        True when the metric uses ``max_grade`` and neither the name, ``options`` nor the
+        convention sets it.
+    """
+    found, fixed = parse_metric(metric)
+    if "max_grade" not in found.options:
+        return False
+    kernel_options = metric_options(found, fixed, options or {})
+    if not kernel_options.get("graded", True):  # binary RBP has no grade scale
+        return False
+    return resolve(found.name, convention, {"max_grade": kernel_options["max_grade"]})[
+        "max_grade"] is None
+
+
+def check_grade_scale(metric, *, options=None, convention=None, caller=None):
+    """Raise a ``ValueError`` naming the fix when ``metric`` needs an undeclared grade scale.
+
+    The rule of every scorer, adapter and command that scores subsets of the data (folds,
+    partitions, validation sets): see :func:`needs_grade_scale`. Direct calls of the metric
+    functions and :func:`~sklearn_rank.metrics.evaluate` keep the largest grade of the call.
+
+    Parameters
+    ----------
+    metric : str
+        Metric name, e.g. ``"err@10"``.
+    options : dict, default=None
+        Options given besides the name.
+    convention : str, default=None
+        Preset of conventions.
+    caller : str, default=None
+        Who asks, for the message; ``"make_ranking_scorer(...)"`` also suggests the keyword.
+
+    Raises
+    ------
+    ValueError
+        When :func:`needs_grade_scale` is true.
+    """
+    if not needs_grade_scale(metric, options=options, convention=convention):
+        return
+    name = metric.strip()
+    fixed_name = (f"{name[:-1]}, max_grade=4)" if name.endswith(")")
+                  else f"{name}(max_grade=4)")
+    if caller is None or caller.startswith("make_ranking_scorer"):
+        declare = f"get_scorer({fixed_name!r}) or make_ranking_scorer({metric!r}, max_grade=4)"
+    else:
+        declare = f"{fixed_name!r}"
+    raise ValueError(
+        f"{caller or repr(metric)}: {metric!r} divides the grades by the top grade of the "
+        "relevance scale (max_grade), and none is declared. Left unset, it would be the "
+        "largest grade of each cross-validation fold, so a fold's score would depend on which "
+        "queries landed in it. Declare the top grade of your scale, e.g. for grades 0 to 4: "
+        f"{declare}; or max_grade='query' to use each query's own top grade."
+    )
+
+
+def _missing_qid_message(scorer, X):
+    where = ""
+    if hasattr(X, "columns"):
+        where = f" X is a DataFrame, but has no {scorer.qid_column!r} column."
+    return (
+        f"{scorer!r} needs the query id of every row, and got none.{where} With metadata "
+        "routing off (scikit-learn's default), groups=qid in search.fit(X, y, groups=qid) or "
+        "cross_val_score(..., groups=qid) reaches only the splitter, never the scorer. "
+        + QID_HELP.format(column=scorer.qid_column or "qid")
+        + " Inside a search or cross_val_score, scikit-learn turns this error into a NaN "
+        "score with a warning (error_score=np.nan); pass error_score='raise' to stop at it."
+    )
+
+
+def _features_seen(estimator, qid_column):
+    """Names of the input features that reach the model of ``estimator``, or None.
+
+    None when they cannot be told: no feature names, a meta-estimator other than a pipeline
+    or a search, which may drop columns itself, or a model that reads and drops the query-id
+    column itself (sklearn-rank's rankers, whose ``qid_column`` names it).
+    """
+    if getattr(estimator, "qid_column", None) == qid_column:
+        return None
+    best = getattr(estimator, "best_estimator_", None)
+    if best is not None:  # a fitted search scores with its best estimator
+        return _features_seen(best, qid_column)
+    steps = getattr(estimator, "steps", None)
+    if steps is not None:  # a Pipeline: what its last step is fed
+        final = steps[-1][1]
+        if final is None or final == "passthrough":
+            return None
+        if len(steps) == 1:
+            return _features_seen(final, qid_column)
+        try:
+            names = estimator[:-1].get_feature_names_out()
+        except Exception:  # a step without feature names: cannot tell
+            return None
+        # a ColumnTransformer prefixes the names it passes on: "remainder__qid"
+        names = [str(name).rsplit("__", 1)[-1] for name in names]
+        if getattr(final, "qid_column", None) == qid_column:
+            # a ranker drops the query-id column of a DataFrame it is fed; fed an array (a
+            # transformer's output, with routing on), it takes every column as a feature:
+            # then it was fitted on as many features as the steps before it put out
+            if qid_column in names and getattr(final, "n_features_in_", None) == len(names):
+                return names
+            return None
+        return names
+    params = estimator.get_params(deep=False) if hasattr(estimator, "get_params") else {}
+    if any(hasattr(value, "fit") and not isinstance(value, type) for value in params.values()):
+        return None  # a meta-estimator: what its inner model sees is its business
+    names = getattr(estimator, "feature_names_in_", None)
+    return None if names is None else list(names)
+
+
+def _check_qid_not_a_feature(estimator, qid_column, caller):
+    """Refuse a model fitted with the query-id column as a feature (no DropQueryId first)."""
+    features = _features_seen(estimator, qid_column)
+    if features is not None and qid_column in features:
+        raise ValueError(
+            f"{caller}: X has a query-id column {qid_column!r}, and the model was fitted with "
+            "that column as one of its features. Query ids are labels, not features: the "
+            "score would look plausible but measure a model that learnt from them. In front "
+            "of a pointwise model, put "
+            "sklearn_rank.preprocessing.DropQueryId() first in the pipeline; in front of a "
+            "ranker, wrap the preprocessing as sklearn_rank.preprocessing.KeepQueryId(...). "
+            "If the column is a genuine feature, pass qid_column=None (or another column) to "
+            "the scorer and route the query ids."
+        )
+
+
+def make_ranking_scorer(metric, *, response_method="auto", qid_column="qid",
                         convention=None, **options):
     """Make a scikit-learn scorer from a ranking metric name.
 
@@ -141,25 +368,43 @@ def make_ranking_scorer(metric, *, response_method="predict", qid_column="qid",
         Metric name, as in :func:`sklearn_rank.metrics.evaluate`: ``"ndcg@10"``,
         ``"err@10"``, ``"map"``, ``"mrr@10"``, ``"p@5"``, ``"rbp(p=0.8)"``...
 
-    response_method : str or tuple of str, default="predict"
-        Method of the estimator that gives the scores: ``"predict"`` for rankers and
-        regressors; ``"predict_proba"`` for a classifier (binary: probability of the
-        positive class; multiclass over numeric grades: the expected grade);
-        ``"decision_function"``; or a tuple tried in order.
+    response_method : "auto", str or tuple of str, default="auto"
+        Method of the estimator that gives the scores. ``"auto"`` ranks by a continuous
+        score, as scikit-learn's ``roc_auc`` and ``average_precision`` scorers do, never by
+        hard labels: a classifier (or a pipeline ending in one) by its
+        ``decision_function`` when binary (else ``predict_proba``), by the expected grade
+        ``sum_c p_c * c`` from ``predict_proba`` when multiclass over numeric grades;
+        rankers, regressors and anything else by ``predict``. Or one of ``"predict"``,
+        ``"predict_proba"``, ``"predict_log_proba"``, ``"decision_function"``, or a tuple of
+        them tried in order.
 
     qid_column : str or None, default="qid"
         Column of a DataFrame ``X`` holding the query ids, read when no ``qid`` is routed.
+        When ``X`` has that column, a model fitted with it as a feature (no
+        :class:`~sklearn_rank.preprocessing.DropQueryId` in front of it) is an error.
 
     convention : str, default=None
         Preset of conventions, as in :func:`sklearn_rank.metrics.ndcg_score`.
 
     **options
-        Options of the metric (``gain="linear"``, ``max_grade=4``, ``ties="stable"``...).
+        Options of the metric (``gain="linear"``, ``max_grade=4``, ``ties="stable"``...),
+        checked here: an option the metric does not take, or one the name already sets,
+        is an error.
 
     Returns
     -------
     scorer : RankingScorer
         Callable as ``scorer(estimator, X, y, qid=qid)``; higher is better.
+
+    Raises
+    ------
+    ValueError
+        For a metric that divides the grades by the top grade of the scale (ERR, RBP with
+        ``graded=True``) when no ``max_grade`` is given, in the name, as an option or by
+        the convention: each fold of a search would otherwise be scored on its own scale.
+        Give the scale's top grade (``make_ranking_scorer("err@10", max_grade=4)``), or
+        ``max_grade="query"``. :func:`sklearn_rank.model_selection.cross_validate`, which
+        sees all the grades, fills it for metric names given as strings.
 
     Examples
     --------
@@ -193,8 +438,8 @@ def get_scorer(scoring):
     Examples
     --------
     >>> from sklearn_rank import get_scorer
-    >>> get_scorer("err@10")
-    make_ranking_scorer('err@10')
+    >>> get_scorer("err@10(max_grade=4)")
+    make_ranking_scorer('err@10(max_grade=4)')
     """
     if callable(scoring):
         return scoring
@@ -206,6 +451,8 @@ def get_scorer_names():
 
     Every metric of the registry, and each with the cut-offs 1, 3, 5, 10 and 20 where it
     takes one. Any other cut-off (``"ndcg@7"``) or option (``"rbp(p=0.5)"``) works too.
+    ERR is not listed: it needs the top grade of your relevance scale in its name,
+    ``"err@10(max_grade=4)"`` for grades 0 to 4 (see :func:`make_ranking_scorer`).
 
     Returns
     -------
@@ -219,10 +466,19 @@ def get_scorer_names():
     """
     names = []
     for metric in METRICS.values():
+        if needs_grade_scale(metric.name):  # no scale fits every data set
+            continue
         names.append(metric.name)
         if "k" in metric.options:
             names.extend(f"{metric.name}@{k}" for k in _CUTOFFS)
     return sorted(names)
 
 
-__all__ = ["RankingScorer", "get_scorer", "get_scorer_names", "make_ranking_scorer"]
+__all__ = [
+    "RankingScorer",
+    "check_grade_scale",
+    "get_scorer",
+    "get_scorer_names",
+    "make_ranking_scorer",
+    "needs_grade_scale",
+]

@@ -1,6 +1,14 @@
 """Cross-validation over whole queries, with the query ids routed for the user."""
 
+from ._search import HalvingGridSearchCV, HalvingRandomSearchCV
 from ._split import QueryKFold, QueryShuffleSplit, StratifiedQueryKFold
 from ._validation import cross_validate
 
-__all__ = ["QueryKFold", "QueryShuffleSplit", "StratifiedQueryKFold", "cross_validate"]
+__all__ = [
+    "HalvingGridSearchCV",
+    "HalvingRandomSearchCV",
+    "QueryKFold",
+    "QueryShuffleSplit",
+    "StratifiedQueryKFold",
+    "cross_validate",
+]

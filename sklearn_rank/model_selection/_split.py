@@ -1,11 +1,18 @@
-"""Cross-validation splitters that keep every query whole."""
+"""Cross-validation splitters that keep every query whole.
 
+They refuse to serve scikit-learn's halving searches over ``resource="n_samples"``, which
+would subsample the rows of each fold and cut the queries: sklearn-rank's
+:class:`~sklearn_rank.model_selection.HalvingGridSearchCV` draws whole queries instead.
+"""
+
+import sys
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.model_selection import GroupShuffleSplit, StratifiedGroupKFold
-from sklearn.model_selection._split import BaseCrossValidator
+from sklearn.model_selection._split import BaseCrossValidator, _validate_shuffle_split
 from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import type_of_target
 
 from ..utils._param_validation import Interval, validate_parameter_constraints
 from ..utils._qid import _num_rows, factorize, resolve_qid
@@ -25,12 +32,27 @@ class _QuerySplitter(BaseCrossValidator):
     }
 
     def _query_ids(self, X, groups, qid):
+        """The query ids, checked; also refuses a caller that would cut the queries."""
+        _refuse_row_subsampling(sys._getframe(2), type(self).__name__)
         if qid is None:
             qid = groups
         n = None if X is None else _num_rows(X)
         _, qid = resolve_qid(X, qid, qid_column=self.qid_column, n_samples=n,
                              caller=type(self).__name__)
+        if len(qid) == 0:
+            raise ValueError(f"{type(self).__name__} got no rows to split: qid is empty.")
         return qid
+
+    def _codes(self, qid):
+        """Integer query codes and the number of queries, at least ``n_splits`` of them."""
+        codes, uniques = factorize(np.asarray(qid), len(qid))
+        if len(uniques) < self.n_splits:
+            raise ValueError(
+                f"{type(self).__name__} cannot make n_splits={self.n_splits} folds of whole "
+                f"queries from {len(uniques)} queries: lower n_splits to at most "
+                f"{len(uniques)}, or check that qid holds one query id per row."
+            )
+        return codes, len(uniques)
 
     def _validate(self):
         params = {k: getattr(self, k) for k in self._parameter_constraints}
@@ -50,6 +72,27 @@ class _QuerySplitter(BaseCrossValidator):
         """
         return self.n_splits
 
+
+def _refuse_row_subsampling(frame, splitter):
+    """Refuse to serve scikit-learn's successive halving over ``resource="n_samples"``.
+
+    Its meta-splitter draws a random fraction of the rows of every training and test fold,
+    which cuts every query short: the searches would train and score truncated queries.
+    It calls our ``split`` from its own, outside the fit's try/except, so raising here stops
+    the search. ``frame`` is the frame of whoever iterates our ``split``.
+    """
+    caller = frame.f_locals.get("self") if frame is not None else None
+    if (type(caller).__name__ == "_SubsampleMetaSplitter"
+            and type(caller).__module__.startswith("sklearn.")
+            and getattr(caller, "fraction", 1) < 1):
+        raise ValueError(
+            f"scikit-learn's halving search with resource='n_samples' draws a random "
+            f"fraction of the rows of every fold of {splitter}, cutting every query short: "
+            "its models would train and be scored on truncated queries. Use "
+            "sklearn_rank.model_selection.HalvingGridSearchCV (or HalvingRandomSearchCV), "
+            "which draws whole queries, or halve another resource, e.g. "
+            "resource='n_estimators' with max_resources set."
+        )
 
 
 class QueryKFold(_QuerySplitter):
@@ -123,13 +166,8 @@ class QueryKFold(_QuerySplitter):
         """
         self._validate()
         qid = self._query_ids(X, groups, qid)
-        codes, _ = factorize(np.asarray(qid), len(qid))
+        codes, _ = self._codes(qid)
         sizes = np.bincount(codes)
-        if len(sizes) < self.n_splits:
-            raise ValueError(
-                f"Cannot make n_splits={self.n_splits} folds of whole queries from "
-                f"{len(sizes)} queries."
-            )
         order = np.arange(len(sizes))
         if self.shuffle:
             order = check_random_state(self.random_state).permutation(len(sizes))
@@ -207,9 +245,23 @@ class StratifiedQueryKFold(_QuerySplitter):
         if y is None:
             raise ValueError("StratifiedQueryKFold needs the grades y to stratify on; got None.")
         qid = self._query_ids(X, groups, qid)
+        y = np.asarray(y)
+        if y.shape != qid.shape:
+            raise ValueError(
+                f"StratifiedQueryKFold needs one grade per row: got y of shape {y.shape} "
+                f"for {len(qid)} query ids."
+            )
+        kind = type_of_target(y)
+        if kind not in ("binary", "multiclass"):
+            raise ValueError(
+                "StratifiedQueryKFold stratifies on the grades as classes, so it needs a few "
+                f"distinct grades (integers, say); got y of type {kind!r}. Use QueryKFold "
+                "for continuous relevance."
+            )
+        self._codes(qid)
         splitter = StratifiedGroupKFold(self.n_splits, shuffle=self.shuffle,
                                         random_state=self.random_state if self.shuffle else None)
-        yield from splitter.split(np.zeros((len(qid), 1)), np.asarray(y), groups=qid)
+        yield from splitter.split(np.zeros((len(qid), 1)), y, groups=qid)
 
 
 class QueryShuffleSplit(_QuerySplitter):
@@ -289,6 +341,15 @@ class QueryShuffleSplit(_QuerySplitter):
         """
         self._validate()
         qid = self._query_ids(X, groups, qid)
+        n_queries = len(factorize(np.asarray(qid), len(qid))[1])
+        try:
+            _validate_shuffle_split(n_queries, self.test_size, self.train_size, 0.2)
+        except ValueError as exc:
+            raise ValueError(
+                f"QueryShuffleSplit cannot split {n_queries} queries with "
+                f"test_size={self.test_size!r} and train_size={self.train_size!r}; both count "
+                f"queries, not rows ({exc})"
+            ) from None
         splitter = GroupShuffleSplit(self.n_splits, test_size=self.test_size,
                                      train_size=self.train_size, random_state=self.random_state)
         yield from splitter.split(np.zeros((len(qid), 1)), groups=qid)

@@ -10,26 +10,43 @@ from sklearn.model_selection import cross_validate as _sklearn_cross_validate
 from sklearn.utils import _safe_indexing
 from sklearn.utils.metadata_routing import get_routing_for_object
 
-from ..metrics._scorer import RankingScorer, get_scorer
+from ..metrics._scorer import RankingScorer, get_scorer, make_ranking_scorer, needs_grade_scale
 from ..utils._param_validation import validate_params
 from ..utils._qid import resolve_qid
 from ._split import QueryKFold, _QuerySplitter
 
 
-def _scorers(scoring):
-    """Scoring as a dict name -> scorer (metric names become ranking scorers)."""
+def _scorers(scoring, y):
+    """Scoring as a dict name -> scorer (metric names become ranking scorers).
+
+    A metric name that needs the top grade of the scale (ERR...) gets the largest grade of
+    the whole ``y``, so that every fold is scored on the same scale.
+    """
+
+    def scorer(metric):
+        if isinstance(metric, str) and needs_grade_scale(metric):
+            grades = np.asarray(y)
+            if grades.dtype.kind not in "biuf":
+                raise ValueError(
+                    f"y must hold numeric relevance grades; got an array of dtype {grades.dtype}."
+                )
+            top = float(np.max(grades)) if len(grades) else 0.0
+            top = top if top > 0 else 1.0  # all grades 0: any scale gives 0
+            return make_ranking_scorer(metric, max_grade=int(top) if top.is_integer() else top)
+        return get_scorer(metric)
+
     if isinstance(scoring, str):
-        return {scoring: get_scorer(scoring)}
+        return {scoring: scorer(scoring)}
     if callable(scoring):
         return {"score": scoring}
     if isinstance(scoring, dict):
-        return {name: get_scorer(s) for name, s in scoring.items()}
+        return {name: scorer(s) for name, s in scoring.items()}
     names = list(scoring)
     if len(set(names)) != len(names) or not all(isinstance(n, str) for n in names):
         raise ValueError(
             f"scoring as a list must hold distinct metric names; got {names!r}."
         )
-    return {name: get_scorer(name) for name in names}
+    return {name: scorer(name) for name in names}
 
 
 def _splits(cv, X, y, qid):
@@ -102,10 +119,14 @@ def cross_validate(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5, n_jobs
     qid : array-like of shape (n_samples,), default=None
         Query id of each row; taken from ``X[qid_column]`` when None.
 
-    scoring : str, callable, list, tuple or dict, default="ndcg@10"
+    scoring : str, callable, list, tuple or dict, default: ``"ndcg@10"``
         Metric name(s) (``"ndcg@10"``, ``["ndcg@10", "err@10", "map"]``), scorers, or a dict
         name -> metric name or scorer. The results use the names as keys
         (``"test_ndcg@10"``); the estimator predicts once per fold for all of them.
+        A metric name that needs the top grade of the relevance scale and does not give it
+        (``"err@10"``, ``"rbp(graded=true)"``) is scored with ``max_grade`` set to the
+        largest grade of the whole ``y``, the same for every fold; give
+        ``"err@10(max_grade=4)"`` when your scale goes higher than the data.
 
     cv : int, cross-validation generator or iterable, default=5
         An int is the number of folds of a :class:`QueryKFold`. A scikit-learn splitter
@@ -133,8 +154,8 @@ def cross_validate(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5, n_jobs
         per-query test values, ready for :mod:`sklearn_rank.stats`.
 
     error_score : "raise" or float, default="raise"
-        What to do when a fit fails: raise (the default, unlike scikit-learn), or score
-        this value.
+        What to do when a fit or a scorer fails: raise (the default, unlike
+        scikit-learn), or score this value, with scikit-learn's warning.
 
     qid_column : str or None, default="qid"
         Column of a DataFrame ``X`` holding the query ids.
@@ -156,7 +177,7 @@ def cross_validate(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5, n_jobs
     (3,)
     """
     _, qid = resolve_qid(X, qid, qid_column=qid_column, caller="cross_validate")
-    scorers = _scorers(scoring)
+    scorers = _scorers(scoring, y)
     if return_per_query:  # before any fit, not after all of them
         for name, scorer in scorers.items():
             if not isinstance(scorer, RankingScorer):

@@ -4,7 +4,11 @@ import importlib
 
 from sklearn.metrics._scorer import _cached_call
 
-from ..metrics._scorer import _one_score_per_row
+from ..metrics._scorer import (
+    _check_response_method_param,
+    _one_score_per_row,
+    _response_method_for,
+)
 from ..utils._optional import import_optional
 from ..utils._qid import resolve_qid
 
@@ -37,8 +41,11 @@ def estimator_scores(estimator, X, qid, *, response_method, qid_column, caller):
     The query ids come from ``qid`` or from ``X[qid_column]``. The estimator gets ``X`` as
     it was fitted on, query-id column included: the adapters and
     :class:`~sklearn_rank.preprocessing.DropQueryId` drop that column themselves.
+    ``response_method="auto"`` ranks a classifier by a continuous score, as the scorers do.
     """
+    _check_response_method_param(response_method, caller)
     _, qid = resolve_qid(X, qid, qid_column=qid_column, caller=caller)
+    response_method = _response_method_for(estimator, response_method)
     y_score = _cached_call(None, estimator, response_method, X)
     return _one_score_per_row(y_score, estimator, response_method), qid
 

@@ -317,7 +317,7 @@ class MetricAtKDisplay:
     @classmethod
     def from_estimator(cls, estimator, X, y, *, qid=None, metric="ndcg", ks=range(1, 21),
                        name=None, ax=None, confidence_level=None, ci_method="BCa",
-                       n_resamples=9999, random_state=None, response_method="predict",
+                       n_resamples=9999, random_state=None, response_method="auto",
                        qid_column="qid", line_kwargs=None, band_kwargs=None,
                        **metric_options):
         """Plot a metric against the cut-off k of a fitted model on test data.
@@ -344,9 +344,10 @@ class MetricAtKDisplay:
             Name of the model for the legend; defaults to the estimator's class name (the
             last step's, for a pipeline).
 
-        response_method : str or tuple of str, default="predict"
+        response_method : str or tuple of str, default="auto"
             The estimator's method giving the scores, as in
-            :func:`sklearn_rank.make_ranking_scorer`.
+            :func:`sklearn_rank.make_ranking_scorer`: ``"auto"`` ranks a classifier by
+            its ``decision_function`` or ``predict_proba``, never by its hard labels.
 
         qid_column : str or None, default="qid"
             Column of a DataFrame ``X`` holding the query ids.

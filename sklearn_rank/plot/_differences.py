@@ -254,7 +254,7 @@ class PerQueryDifferenceDisplay:
         qid : array-like of shape (n_samples,), default=None
             Query id of each row; None treats all rows as one query.
 
-        metric : str, default="ndcg@10"
+        metric : str, default: ``"ndcg@10"``
             Any metric name of :func:`sklearn_rank.metrics.evaluate`.
 
         names : tuple of str, default=("A", "B")
@@ -315,7 +315,7 @@ class PerQueryDifferenceDisplay:
     def from_estimator(cls, estimator_a, estimator_b, X, y, *, qid=None, metric="ndcg@10",
                        names=None, ax=None, test="t", confidence_level=0.95,
                        ci_method="BCa", n_resamples=9999, random_state=None,
-                       response_method="predict", qid_column="qid", bar_kwargs=None,
+                       response_method="auto", qid_column="qid", bar_kwargs=None,
                        mean_kwargs=None, band_kwargs=None, **metric_options):
         """Plot the per-query differences of two fitted models on the same test data.
 
@@ -341,9 +341,10 @@ class PerQueryDifferenceDisplay:
         metric, ax, test, confidence_level, ci_method, n_resamples, random_state
             As in :meth:`from_predictions`.
 
-        response_method : str or tuple of str, default="predict"
+        response_method : str or tuple of str, default="auto"
             The estimators' method giving the scores, as in
-            :func:`sklearn_rank.make_ranking_scorer`.
+            :func:`sklearn_rank.make_ranking_scorer`: ``"auto"`` ranks a classifier by
+            its ``decision_function`` or ``predict_proba``, never by its hard labels.
 
         qid_column : str or None, default="qid"
             Column of a DataFrame ``X`` holding the query ids.
