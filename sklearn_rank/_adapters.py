@@ -5,8 +5,10 @@ and :class:`sklearn_rank.catboost.CatBoostRanker` subclass the boosters' own ran
 they have in common is here, written once:
 
 - query ids come per row, as ``qid=`` (routed metadata, requested by default) or as a column of
-  a DataFrame ``X`` (read, then dropped so the model never sees it as a feature); no query ids
-  means that all rows form one query, as in :mod:`sklearn_rank.metrics`;
+  a DataFrame ``X`` (read, then dropped so the model never sees it as a feature); without
+  either, ``fit`` and ``score`` raise, naming both ways and the transformer in a pipeline that
+  most often loses the column: all rows form one query only when asked for, with
+  ``qid="single_query"``;
 - rows are sorted stably by query when the queries are not contiguous, and the boosters get
   the grouping they want (group sizes, group ids); ``predict`` works row by row, so scores come
   back in the caller's row order;
@@ -26,6 +28,7 @@ from numbers import Real
 
 import numpy as np
 from scipy import sparse
+from sklearn import get_config
 from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils._metadata_requests import _MetadataRequester
 from sklearn.utils.validation import check_is_fitted, column_or_1d
@@ -33,8 +36,21 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from .metrics import evaluate, parse_metric
 from .metrics._ranking import CONSTRAINTS
 from .metrics._registry import metric_options
+from .metrics._scorer import _check_options, check_grade_scale
 from .utils._param_validation import Interval, validate_parameter_constraints
-from .utils._qid import _is_dataframe, _num_rows, drop_qid_column, group_sizes, resolve_qid
+from .utils._qid import (
+    QID_HELP,
+    _is_dataframe,
+    _num_rows,
+    drop_qid_column,
+    group_sizes,
+    has_qid_column,
+    resolve_qid,
+)
+
+#: The ``qid`` value that makes all rows one query, on purpose: the explicit opt-in that
+#: replaces the silent default (no query ids) that the adapters refuse.
+SINGLE_QUERY = "single_query"
 
 #: The parameters every adapter adds to its booster's, with their defaults.
 OWN_PARAMETERS = {"qid_column": "qid", "scoring": "ndcg@10", "validation_fraction": 0.1}
@@ -51,7 +67,7 @@ OWN_PARAMETERS_DOC = """qid_column : str or None, default="qid"
         given and dropped before the data reach the booster, in ``fit``, ``predict`` and
         ``score``. ``None`` disables the column.
 
-    scoring : str, default="ndcg@10"
+    scoring : str, default: ``"ndcg@10"``
         Metric that :meth:`score` computes with :mod:`sklearn_rank.metrics`, by name
         (``"ndcg@10"``, ``"err@10"``, ``"map"``, ``"mrr@10"``, ``"p@5"``...), and that early
         stopping monitors when no other eval metric is named.
@@ -109,7 +125,8 @@ class QuerySet:
     extras : dict
         Other per-row arrays (init scores, base margins...), grouped.
     has_qid : bool
-        Whether query ids were given (False: all rows form one query).
+        Whether query ids were given (False: ``qid="single_query"``, all rows form one
+        query).
     reordered : bool
         Whether the rows are not in the caller's order (sorted by query, or a subset).
     """
@@ -220,6 +237,80 @@ def check_grades(y, caller, *, max_grade=None, binary=False, objective, fix):
         )
 
 
+def is_single_query(qid, caller):
+    """Whether ``qid`` is the opt-in ``"single_query"``; other strings are refused."""
+    if isinstance(qid, str):
+        if qid == SINGLE_QUERY:
+            return True
+        raise ValueError(
+            f"qid for {caller} must hold one query id per row, or be the string "
+            f"{SINGLE_QUERY!r} to make all rows one query; got the string {qid!r}."
+        )
+    return False
+
+
+def missing_qid_message(X, qid_column, caller, *, action="train on", eval_index=None):
+    """Why no query ids reached ``caller``, both ways to pass them, and the usual culprit.
+
+    The commonest way to get here is a transformer in a Pipeline that turned a DataFrame
+    with a query-id column into an array (or renamed the column), with routing off; the
+    message says so, and names the wrapper that carries the column through.
+    """
+    column = qid_column or "qid"
+    if _is_dataframe(X):
+        names = [str(name) for name in X.columns]
+        shown = ", ".join(repr(name) for name in names[:5]) + (", ..." if len(names) > 5 else "")
+        what = f"X is a DataFrame with no {column!r} column (its columns: {shown})"
+    else:
+        kind = ("a numpy array" if isinstance(X, np.ndarray)
+                else "a sparse matrix" if sparse.issparse(X) else f"a {type(X).__name__}")
+        what = f"X is {kind}, which has no query-id column"
+    routing = "on" if get_config().get("enable_metadata_routing") else "off"
+    if eval_index is not None:
+        return (
+            f"{caller} needs the query id of every row, and got none: {what}, and eval_qid "
+            "has no entry for it. Pass eval_qid=[qid_val, ...] "
+            "(one array of per-row query ids per eval set, as qid= for the training rows), or "
+            f"make that eval set's X a pandas or polars DataFrame with a {column!r} column. "
+            f"An entry {SINGLE_QUERY!r} in eval_qid makes that eval set one query, on purpose."
+        )
+    return (
+        f"{caller} needs the query id of every row, and got none: {what}, and no qid= was "
+        f"given (metadata routing is {routing}). "
+        + QID_HELP.format(column=column)
+        + " In a search or cross-validation without routing, groups=qid reaches the splitter "
+        "only. If X came through a transformer of a Pipeline (StandardScaler, ...), that "
+        f"transformer turned the DataFrame into an array or dropped its {column!r} column: "
+        "wrap it as sklearn_rank.preprocessing.KeepQueryId(StandardScaler()), which "
+        "transforms the other columns and carries the query ids through, or route qid=. "
+        f"To {action} all rows as one query on purpose, pass qid={SINGLE_QUERY!r}."
+    )
+
+
+def check_column_qid(qid, qid_column, caller):
+    """Refuse query ids read from a column that a transformer has visibly changed.
+
+    Query ids are labels (integers or strings); a column of non-integer numbers is what
+    ``StandardScaler().set_output(transform="pandas")`` or a ``QuantileTransformer`` leaves
+    of them, and reading those as query ids may merge queries (or fit on ids turned
+    features).
+    """
+    if qid.dtype.kind != "f":
+        return
+    fraction = np.isfinite(qid) & (qid != np.round(qid))
+    if fraction.any():
+        row = int(np.flatnonzero(fraction)[0])
+        raise ValueError(
+            f"{caller}: the {qid_column!r} column of X holds non-integer numbers (e.g. "
+            f"{float(qid[row])!r} at row {row}), not query ids: a transformer before the "
+            "ranker probably transformed it, e.g. StandardScaler().set_output("
+            "transform='pandas') or a QuantileTransformer, which can merge queries. Wrap the "
+            "transformer as sklearn_rank.preprocessing.KeepQueryId(...), which leaves the "
+            "column alone, or route qid= with metadata routing. If these numbers really are "
+            "your query ids, make them integers or strings."
+        )
+
+
 def per_eval_set(values, n_sets, name):
     """One entry per eval set (None for none)."""
     if values is None:
@@ -237,6 +328,11 @@ def as_eval_list(eval_set):
     """``eval_set`` as a list of ``(X, y)`` pairs; a single pair is accepted."""
     if eval_set is None:
         return []
+    if not isinstance(eval_set, (list, tuple)):
+        raise ValueError(
+            "eval_set must be a list of (X, y) pairs, e.g. eval_set=[(X_val, y_val)] with "
+            f"eval_qid=[qid_val]; got {type(eval_set).__name__}."
+        )
     if isinstance(eval_set, tuple) and len(eval_set) == 2 and not isinstance(eval_set[0], tuple):
         return [eval_set]
     eval_set = list(eval_set)
@@ -282,7 +378,9 @@ class RankerAdapter(_MetadataRequester):
     def _validate_own_params(self):
         params = {name: getattr(self, name) for name in _OWN_CONSTRAINTS}
         validate_parameter_constraints(_OWN_CONSTRAINTS, params, caller_name=type(self).__name__)
-        parse_metric(self.scoring)
+        # score() is called on each fold of a search: a metric that needs the grade scale
+        # must declare it, or each fold would be scored on its own scale
+        check_grade_scale(self.scoring, caller=f"{type(self).__name__}(scoring={self.scoring!r})")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -303,10 +401,27 @@ class RankerAdapter(_MetadataRequester):
                     f"{self.qid_column or 'qid'!r} column; eval sets take eval_qid=[...]."
                 )
 
-    def _query_set(self, X, y, qid, sample_weight, extras, *, caller, qid_required):
+    def _resolve_qid(self, X, qid, caller, *, action="train on", eval_index=None):
+        """``(X without its query-id column, qid)``; ``qid`` is None for ``"single_query"``.
+
+        Raises when neither ``qid`` nor the column gives query ids, and when the column's
+        ids were visibly transformed.
+        """
+        if is_single_query(qid, caller):
+            return drop_qid_column(X, self.qid_column), None
+        from_column = qid is None and has_qid_column(X, self.qid_column)
+        X_features, qid = resolve_qid(X, qid, qid_column=self.qid_column, caller=caller,
+                                      required=False)
+        if qid is None:
+            raise ValueError(missing_qid_message(X, self.qid_column, caller, action=action,
+                                                 eval_index=eval_index))
+        if from_column:
+            check_column_qid(qid, self.qid_column, caller)
+        return X_features, qid
+
+    def _query_set(self, X, y, qid, sample_weight, extras, *, caller, eval_index=None):
         """Resolve the query ids of one data set, check it and group its rows by query."""
-        X, qid = resolve_qid(_as_rows(X), qid, qid_column=self.qid_column, caller=caller,
-                             required=qid_required)
+        X, qid = self._resolve_qid(_as_rows(X), qid, caller, eval_index=eval_index)
         n_samples = _num_rows(X)
         y = check_target(y, n_samples, caller)
         has_qid = qid is not None
@@ -346,7 +461,7 @@ class RankerAdapter(_MetadataRequester):
         name = type(self).__name__
         train = self._query_set(
             X, y, qid, sample_weight, {key: fit_params.pop(key, None) for key in extras},
-            caller=f"{name}.fit", qid_required=False,
+            caller=f"{name}.fit",
         )
         eval_set = as_eval_list(eval_set)
         n_sets = len(eval_set)
@@ -358,7 +473,7 @@ class RankerAdapter(_MetadataRequester):
             self._query_set(
                 X_eval, y_eval, eval_qid[i], eval_sample_weight[i],
                 {key: value[i] for key, value in eval_rows.items()},
-                caller=f"{name}.fit (eval_set[{i}])", qid_required=train.has_qid,
+                caller=f"{name}.fit (eval_set[{i}])", eval_index=i,
             )
             for i, (X_eval, y_eval) in enumerate(eval_set)
         ]
@@ -372,7 +487,7 @@ class RankerAdapter(_MetadataRequester):
         """Split whole training queries into (training, validation) for early stopping."""
         if train.n_queries < 2:
             what = ("has a single query" if train.has_qid
-                    else "has no query ids, so all rows form one query")
+                    else f"is one query (qid={SINGLE_QUERY!r})")
             raise ValueError(
                 f"{type(self).__name__}: early stopping holds out validation_fraction="
                 f"{self.validation_fraction} of the training queries, but the training data "
@@ -450,27 +565,31 @@ class RankerAdapter(_MetadataRequester):
             Features; a DataFrame may hold the query ids in its ``qid_column``.
         y : array-like of shape (n_samples,)
             Graded relevance of each row.
-        qid : array-like of shape (n_samples,), default=None
+        qid : array-like of shape (n_samples,) or "single_query", default=None
             Query id of each row, in any order; taken from ``X[qid_column]`` when None.
-            Requested by default under metadata routing. Unlike ``fit``, ``score`` needs
-            query ids: it never scores all rows as one query.
+            Requested by default under metadata routing. Without query ids ``score`` raises;
+            ``"single_query"`` scores all rows as one query, on purpose.
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights; a query weighs the mean of its rows' weights.
 
         Returns
         -------
         score : float
-            The ``scoring`` metric, e.g. nDCG@10; higher is better.
+            The ``scoring`` metric, e.g. ``nDCG@10``; higher is better.
         """
         X = _as_rows(X)
         caller = f"{type(self).__name__}.score"
+        single = is_single_query(qid, caller)
+        found = single or qid is not None or has_qid_column(X, self.qid_column)
         # A DataFrame without its query-id column is reported at once; other input without
         # query ids only after predict, which reports a wrong number of features first.
-        _, qid = resolve_qid(X, qid, qid_column=self.qid_column, caller=caller,
-                             required=_is_dataframe(X))
+        if found or _is_dataframe(X):
+            _, qid = self._resolve_qid(X, qid, caller, action="score")
         y_score = self.predict(X)
-        if qid is None:
-            resolve_qid(X, None, qid_column=self.qid_column, caller=caller)  # raises
+        if not found:
+            self._resolve_qid(X, None, caller, action="score")  # raises
+        if single:
+            qid = np.zeros(len(y_score), dtype=np.intp)
         return evaluate(y, y_score, qid=qid, metrics=[self.scoring],
                         sample_weight=sample_weight)[self.scoring]
 
@@ -493,13 +612,10 @@ class BoosterEvalMetric:
 
     def __init__(self, name, *, convention=None, **options):
         metric, fixed = parse_metric(name)
-        unknown = sorted(set(options) - {*metric.options, "no_relevant"})
-        if unknown:
-            raise TypeError(
-                f"eval_metric({name!r}) got option(s) {unknown} that {metric.name} does not "
-                f"take; it takes {sorted({*metric.options, 'no_relevant'})}."
-            )
         caller = f"eval_metric({name!r})"
+        _check_options(metric, name, fixed, options, caller)
+        # every fit of a search monitors its own validation queries: one declared scale
+        check_grade_scale(name, options=options, convention=convention, caller=caller)
         validate_parameter_constraints(
             {**metric.constraints, "convention": CONSTRAINTS["convention"]},
             {**metric_options(metric, fixed, options), "convention": convention},
@@ -526,17 +642,28 @@ class BoosterEvalMetric:
     def __hash__(self):
         return hash((type(self), self.name, self.convention, tuple(sorted(self.options))))
 
-    def _value(self, y_true, y_score, sizes=None, sample_weight=None):
-        """The metric of rows grouped by query, ``sizes`` rows per query (None: one query)."""
+    #: How to give the booster's data its query groups (the booster adapters set it).
+    _how_to_group = "give the data its query groups"
+
+    def _value(self, y_true, y_score, sizes, sample_weight=None):
+        """The metric of rows grouped by query, ``sizes`` rows per query.
+
+        ``sizes=None`` (the booster holds no groups) raises: a ranking metric over all rows
+        as one query is never meant silently; ``sizes=[n_rows]`` asks for it.
+        """
         y_score = np.asarray(y_score)
         if y_score.ndim != 1:
             raise ValueError(
                 f"{self!r} needs one score per row; got predictions of shape {y_score.shape}."
             )
-        qid = None
-        if sizes is not None:
-            sizes = np.asarray(sizes, dtype=np.intp)
-            qid = np.repeat(np.arange(len(sizes)), sizes)
+        if sizes is None:
+            raise ValueError(
+                f"{self!r} needs the query groups of the data it evaluates, and the data has "
+                f"none: {self._how_to_group}. For all rows as one query, on purpose, give "
+                "one group of all rows (group=[n_rows])."
+            )
+        sizes = np.asarray(sizes, dtype=np.intp)
+        qid = np.repeat(np.arange(len(sizes)), sizes)
         return evaluate(y_true, y_score, qid=qid, metrics=[self.name],
                         sample_weight=sample_weight, convention=self.convention,
                         **self.options)[self.name]

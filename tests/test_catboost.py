@@ -73,14 +73,14 @@ def test_set_params_on_a_fitted_model_applies_to_the_next_fit(data):
 @pytest.mark.parametrize("how", ["pickle", "deepcopy"])
 def test_pickle_and_deepcopy_keep_the_adapter(how, data):
     X, y, qid = data
-    model = CatBoostRanker(**PARAMS, scoring="err@5", qid_column="query",
+    model = CatBoostRanker(**PARAMS, scoring="err@5(max_grade=4)", qid_column="query",
                            early_stopping_rounds=2)
     with sklearn.config_context(enable_metadata_routing=True):
         model.set_fit_request(sample_weight=True)
     model.fit(X, y, qid=qid)
     copied = pickle.loads(pickle.dumps(model)) if how == "pickle" else copy.deepcopy(model)
     assert copied.get_params() == model.get_params()
-    assert copied.scoring == "err@5" and copied.qid_column == "query"
+    assert copied.scoring == "err@5(max_grade=4)" and copied.qid_column == "query"
     assert_array_equal(copied.validation_queries_, model.validation_queries_)
     assert copied.get_metadata_routing().fit.requests["sample_weight"] is True
     assert_array_equal(copied.predict(X), model.predict(X))
@@ -138,9 +138,9 @@ def test_grid_search_in_parallel_workers(data):
     grid = {"depth": [2, 3]}
     with sklearn.config_context(enable_metadata_routing=True):
         parallel = GridSearchCV(CatBoostRanker(**PARAMS), grid, cv=QueryKFold(3), n_jobs=2,
-                                scoring=get_scorer("err@10")).fit(X, y, qid=qid)
+                                scoring=get_scorer("err@10(max_grade=4)")).fit(X, y, qid=qid)
         serial = GridSearchCV(CatBoostRanker(**PARAMS), grid, cv=QueryKFold(3),
-                              scoring=get_scorer("err@10")).fit(X, y, qid=qid)
+                              scoring=get_scorer("err@10(max_grade=4)")).fit(X, y, qid=qid)
     assert_allclose(parallel.cv_results_["mean_test_score"],
                     serial.cv_results_["mean_test_score"], rtol=1e-12)
 

@@ -17,7 +17,7 @@ from sklearn_rank.metrics import evaluate
 
 PARAMS = {"n_estimators": 8, "n_jobs": 1, "verbose": -1, "min_child_samples": 2,
           "random_state": 0}
-METRICS = ["err@10", "ndcg@10", "map", "mrr@10", "p@5", "rbp(p=0.8)", "recall@5"]
+METRICS = ["err@10(max_grade=4)", "ndcg@10", "map", "mrr@10", "p@5", "rbp(p=0.8)", "recall@5"]
 
 
 @pytest.fixture(scope="module")
@@ -69,14 +69,16 @@ def test_eval_metric_equals_metrics_in_both_call_forms(name, data):
     assert metric(y_score[order], dataset)[1] == pytest.approx(expected, rel=1e-12, abs=1e-12)
 
 
-def test_eval_metric_without_groups_is_one_query_and_repr():
+def test_eval_metric_one_group_is_one_query_and_repr():
     y, s = np.array([2, 0, 1, 0]), np.array([0.1, 0.4, 0.3, 0.2])
-    assert eval_metric("err@3")(y, s, None, None)[1] == evaluate(y, s, metrics=["err@3"])["err@3"]
+    assert eval_metric("err@3(max_grade=2)")(y, s, None, [4])[1] == evaluate(
+        y, s, qid=np.zeros(4), metrics=["err@3(max_grade=2)"])["err@3(max_grade=2)"]
     metric = eval_metric("ndcg@5", gain="linear", convention="trec_eval")
     assert repr(metric) == ("sklearn_rank.lightgbm.eval_metric('ndcg@5', gain='linear', "
                             "convention='trec_eval')")
-    assert metric(y, s, None, None)[1] == evaluate(
-        y, s, metrics=["ndcg@5"], gain="linear", convention="trec_eval")["ndcg@5"]
+    assert metric(y, s, None, [4])[1] == evaluate(
+        y, s, qid=np.zeros(4), metrics=["ndcg@5"], gain="linear",
+        convention="trec_eval")["ndcg@5"]
 
 
 @pytest.mark.parametrize("name, options, exception, match", [
@@ -94,12 +96,13 @@ def test_eval_metric_errors(name, options, exception, match):
 @pytest.mark.parametrize("eval_metric_arg", ["names", "callables"])
 def test_recorded_eval_values_equal_metrics_on_unsorted_eval_queries(eval_metric_arg, data):
     X, y, qid, X_val, y_val, qid_val = data
-    names = ["err@10", "mrr@10", "p@5"]
+    names = ["err@10(max_grade=4)", "mrr@10", "p@5"]
     metrics = names if eval_metric_arg == "names" else [eval_metric(n) for n in names]
     model = LGBMRanker(**PARAMS).fit(X, y, qid=qid, eval_set=[(X_val, y_val)],
                                      eval_qid=[qid_val], eval_metric=metrics)
     recorded = model.evals_result_["valid_0"]
-    assert {"err@10", "mrr@10", "p@5", "ndcg@1"} <= set(recorded)  # LightGBM's own kept
+    # LightGBM's own metric is kept
+    assert {"err@10(max_grade=4)", "mrr@10", "p@5", "ndcg@1"} <= set(recorded)
     for iteration in (1, 4, PARAMS["n_estimators"]):
         y_score = model.predict(X_val, num_iteration=iteration)
         expected = evaluate(y_val, y_score, qid=qid_val, metrics=names)
@@ -114,10 +117,10 @@ def test_plain_lightgbm_ranker_takes_the_eval_metric(data):
     order_val, sizes_val = grouped(qid_val)
     model = lightgbm.LGBMRanker(**PARAMS).fit(
         X[order], y[order], group=sizes, **eval_sets((X_val[order_val], y_val[order_val])),
-        eval_group=[sizes_val], eval_metric=eval_metric("err@10"))
-    recorded = model.evals_result_["valid_0"]["err@10"][-1]
-    expected = evaluate(y_val, model.predict(X_val), qid=qid_val, metrics=["err@10"])
-    assert recorded == pytest.approx(expected["err@10"], rel=1e-12)
+        eval_group=[sizes_val], eval_metric=eval_metric("err@10(max_grade=4)"))
+    recorded = model.evals_result_["valid_0"]["err@10(max_grade=4)"][-1]
+    expected = evaluate(y_val, model.predict(X_val), qid=qid_val, metrics=["err@10(max_grade=4)"])
+    assert recorded == pytest.approx(expected["err@10(max_grade=4)"], rel=1e-12)
 
 
 # --------------------------------------------------------------------------------------
@@ -128,11 +131,11 @@ def test_plain_lightgbm_ranker_takes_the_eval_metric(data):
 def test_early_stopping_on_err_end_to_end(data):
     X, y, qid, *_ = data
     model = LGBMRanker(**{**PARAMS, "n_estimators": 300}, early_stopping_rounds=5,
-                       scoring="err@10", validation_fraction=0.25).fit(X, y, qid=qid)
+                       scoring="err@10(max_grade=4)", validation_fraction=0.25).fit(X, y, qid=qid)
     curve = model.evals_result_["valid_0"]
     # only the scoring metric is monitored: LightGBM's own ndcg@1..5 are switched off
-    assert list(curve) == ["err@10"]
-    curve = np.array(curve["err@10"])
+    assert list(curve) == ["err@10(max_grade=4)"]
+    curve = np.array(curve["err@10(max_grade=4)"])
     assert model.best_iteration_ == np.argmax(curve) + 1 < 300
     assert len(curve) == model.best_iteration_ + 5
     # the monitored value is the metric of the held-out queries, as score() computes it
@@ -177,9 +180,9 @@ def test_lightgbm_metric_names_and_params_keep_lightgbm_meaning(data):
     assert list(model.fit(X, y, qid=qid, eval_at=[3]).evals_result_["valid_0"]) == ["map@3"]
     # LightGBM's names in eval_metric are LightGBM's; other names are sklearn-rank's
     model = LGBMRanker(**PARAMS, early_stopping_rounds=2).fit(
-        X, y, qid=qid, eval_metric=["map", "err@10"], eval_at=[3])
+        X, y, qid=qid, eval_metric=["map", "err@10(max_grade=4)"], eval_at=[3])
     recorded = model.evals_result_["valid_0"]
-    assert set(recorded) == {"map@3", "ndcg@3", "err@10"}
+    assert set(recorded) == {"map@3", "ndcg@3", "err@10(max_grade=4)"}
 
 
 # --------------------------------------------------------------------------------------
@@ -193,16 +196,16 @@ def test_init_score_moves_with_the_rows(data):
     init_val = np.random.default_rng(1).normal(size=len(y_val))
     model = LGBMRanker(**PARAMS).fit(X, y, qid=qid, init_score=init,
                                      eval_set=[(X_val, y_val)], eval_qid=[qid_val],
-                                     eval_init_score=[init_val], eval_metric="err@5")
+                                     eval_init_score=[init_val], eval_metric="err@5(max_grade=4)")
     order, sizes = grouped(qid)
     order_val, sizes_val = grouped(qid_val)
     plain = lightgbm.LGBMRanker(**PARAMS).fit(
         X[order], y[order], group=sizes, init_score=init[order],
         **eval_sets((X_val[order_val], y_val[order_val])), eval_group=[sizes_val],
-        eval_init_score=[init_val[order_val]], eval_metric=eval_metric("err@5"))
+        eval_init_score=[init_val[order_val]], eval_metric=eval_metric("err@5(max_grade=4)"))
     assert_allclose(model.predict(X), plain.predict(X), rtol=1e-12)
-    assert_allclose(model.evals_result_["valid_0"]["err@5"],
-                    plain.evals_result_["valid_0"]["err@5"], rtol=1e-12)
+    assert_allclose(model.evals_result_["valid_0"]["err@5(max_grade=4)"],
+                    plain.evals_result_["valid_0"]["err@5(max_grade=4)"], rtol=1e-12)
 
 
 def test_held_out_queries_keep_their_init_score(data):
@@ -272,5 +275,6 @@ def test_query_over_lightgbm_limit_is_explained():
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(10001, 2)), rng.integers(0, 2, 10001)
     with pytest.raises(ValueError, match=r"at most 10000 rows per query; got a query of 10001 "
-                                         r"rows\. No query ids were given.*pass qid="):
-        LGBMRanker(**PARAMS).fit(X, y)
+                                         r"rows\. qid='single_query' makes all rows one query: "
+                                         r"pass one query id per row instead"):
+        LGBMRanker(**PARAMS).fit(X, y, qid="single_query")

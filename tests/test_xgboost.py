@@ -21,7 +21,7 @@ from sklearn_rank.xgboost import XGBRanker, eval_metric  # noqa: E402
 # the callables' own values to 1e-12.
 LOGGED = 5e-7
 PARAMS = {"n_estimators": 8, "n_jobs": 1, "max_depth": 3, "random_state": 0}
-METRICS = ["err@10", "ndcg@10", "map", "mrr@10", "p@5", "rbp(p=0.8)", "recall@5"]
+METRICS = ["err@10(max_grade=4)", "ndcg@10", "map", "mrr@10", "p@5", "rbp(p=0.8)", "recall@5"]
 
 
 @pytest.fixture(scope="module")
@@ -61,9 +61,10 @@ def test_eval_metric_equals_metrics_on_a_dmatrix(name, data):
     plain = xgboost.DMatrix(X[order], y[order], group=sizes)
     assert eval_metric(name)(y_score[order], plain)[1] == pytest.approx(
         evaluate(y, y_score, qid=qid, metrics=[name])[name], rel=1e-12, abs=1e-12)
-    single = xgboost.DMatrix(X, y)
+    # one query when asked for: one group of all rows
+    single = xgboost.DMatrix(X, y, group=[len(y)])
     assert eval_metric(name)(y_score, single)[1] == pytest.approx(
-        evaluate(y, y_score, metrics=[name])[name], rel=1e-12, abs=1e-12)
+        evaluate(y, y_score, qid=np.zeros(len(y)), metrics=[name])[name], rel=1e-12, abs=1e-12)
 
 
 def test_eval_metric_with_xgboost_train_and_maximize(data):
@@ -72,19 +73,19 @@ def test_eval_metric_with_xgboost_train_and_maximize(data):
     order_val, _ = grouped(qid_val)
     train = xgboost.DMatrix(X[order], y[order], qid=qid[order])
     valid = xgboost.DMatrix(X_val[order_val], y_val[order_val], qid=qid_val[order_val])
-    err10 = eval_metric("err@10")
+    err10 = eval_metric("err@10(max_grade=4)")
     assert err10.maximize is True
     log = {}
     booster = xgboost.train({"objective": "rank:ndcg", "max_depth": 3, "nthread": 1},
                             train, num_boost_round=100, evals=[(valid, "valid")],
                             custom_metric=err10, maximize=err10.maximize,
                             early_stopping_rounds=5, evals_result=log, verbose_eval=False)
-    curve = np.array(log["valid"]["err@10"])
+    curve = np.array(log["valid"]["err@10(max_grade=4)"])
     assert booster.best_iteration == np.argmax(curve)
     for iteration in (0, booster.best_iteration):
         y_score = booster.predict(valid, iteration_range=(0, iteration + 1))
         expected = evaluate(y_val[order_val], y_score, qid=qid_val[order_val],
-                            metrics=["err@10"])["err@10"]
+                            metrics=["err@10(max_grade=4)"])["err@10(max_grade=4)"]
         assert err10(y_score, valid)[1] == pytest.approx(expected, rel=1e-12, abs=1e-12)
         assert curve[iteration] == pytest.approx(expected, abs=LOGGED)
 
@@ -122,7 +123,7 @@ def test_eval_metric_repr_and_errors():
 @pytest.mark.parametrize("as_name", [True, False])
 def test_recorded_eval_values_equal_metrics_on_unsorted_eval_queries(as_name, data):
     X, y, qid, X_val, y_val, qid_val = data
-    names = ["err@10", "mrr@10", "p@5"]
+    names = ["err@10(max_grade=4)", "mrr@10", "p@5"]
     metric = names if as_name else [eval_metric(n) for n in names]
     model = XGBRanker(**PARAMS, eval_metric=metric).fit(
         X, y, qid=qid, eval_set=[(X_val, y_val)], eval_qid=[qid_val])
@@ -136,14 +137,15 @@ def test_recorded_eval_values_equal_metrics_on_unsorted_eval_queries(as_name, da
     assert model.eval_metric == metric  # restored after fit
 
 
-@pytest.mark.parametrize("eval_metric_param", [None, "err@10", ["ndcg@5", "err@10"]])
+@pytest.mark.parametrize("eval_metric_param",
+                         [None, "err@10(max_grade=4)", ["ndcg@5", "err@10(max_grade=4)"]])
 def test_early_stopping_on_err_end_to_end(eval_metric_param, data):
     X, y, qid, *_ = data
     model = XGBRanker(**{**PARAMS, "n_estimators": 300}, early_stopping_rounds=5,
-                      eval_metric=eval_metric_param, scoring="err@10",
+                      eval_metric=eval_metric_param, scoring="err@10(max_grade=4)",
                       validation_fraction=0.25).fit(X, y, qid=qid)
     log = model.evals_result()["validation_0"]
-    curve = np.array(log["err@10"])
+    curve = np.array(log["err@10(max_grade=4)"])
     # maximised: the best iteration is the first maximum, and training went 5 rounds past it
     assert model.best_iteration == np.argmax(curve) < 299
     assert len(curve) == model.best_iteration + 6
@@ -151,15 +153,15 @@ def test_early_stopping_on_err_end_to_end(eval_metric_param, data):
     assert model.score(X[held], y[held], qid=qid[held]) == pytest.approx(curve.max(), abs=LOGGED)
     assert model.early_stopping_rounds == 5 and model.callbacks is None  # restored
     if eval_metric_param is None:
-        assert list(log) == ["err@10"]  # scoring, alone
+        assert list(log) == ["err@10(max_grade=4)"]  # scoring, alone
 
 
 def test_xgboost_metric_names_keep_xgboost_meaning(data):
     X, y, qid, X_val, y_val, qid_val = data
-    model = XGBRanker(**PARAMS, eval_metric=["ndcg@10", "err@10"]).fit(
+    model = XGBRanker(**PARAMS, eval_metric=["ndcg@10", "err@10(max_grade=4)"]).fit(
         X, y, qid=qid, eval_set=[(X_val, y_val)], eval_qid=[qid_val])
     recorded = model.evals_result()["validation_0"]
-    assert list(recorded) == ["ndcg@10", "err@10"]
+    assert list(recorded) == ["ndcg@10", "err@10(max_grade=4)"]
     # XGBoost's ndcg@10 is XGBoost's: sklearn-rank reproduces it with convention="xgboost"
     order, _ = grouped(qid_val)
     y_score = model.predict(X_val[order])
@@ -171,10 +173,10 @@ def test_xgboost_metric_names_keep_xgboost_meaning(data):
 def test_user_early_stopping_callback_is_respected(data):
     X, y, qid, *_ = data
     callback = xgboost.callback.EarlyStopping(rounds=3, maximize=True)
-    model = XGBRanker(**{**PARAMS, "n_estimators": 200}, eval_metric="err@10",
+    model = XGBRanker(**{**PARAMS, "n_estimators": 200}, eval_metric="err@10(max_grade=4)",
                       callbacks=[callback]).fit(X, y, qid=qid)
     assert len(model.validation_queries_) == 4
-    curve = np.array(model.evals_result()["validation_0"]["err@10"])
+    curve = np.array(model.evals_result()["validation_0"]["err@10(max_grade=4)"])
     assert model.best_iteration == np.argmax(curve)
 
 
@@ -235,7 +237,7 @@ def test_labels_other_objectives_accept(data):
 def test_one_custom_metric_only(data):
     X, y, qid, *_ = data
     with pytest.raises(ValueError, match="XGBoost takes one custom eval metric"):
-        XGBRanker(**PARAMS, eval_metric=["err@10", lambda y_true, y_score: 0.0],
+        XGBRanker(**PARAMS, eval_metric=["err@10(max_grade=4)", lambda y_true, y_score: 0.0],
                   early_stopping_rounds=2).fit(X, y, qid=qid)
 
 

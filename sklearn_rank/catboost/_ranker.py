@@ -48,7 +48,7 @@ class CatBoostRanker(RankerAdapter, catboost.CatBoostRanker, BaseEstimator):
       ``set_params`` rejects unknown names and, on a fitted model, sets the parameters of the
       next fit (CatBoost's refuses); pickling and ``copy.deepcopy`` keep the adapter's own
       parameters and attributes.
-    - ``score`` computes ``scoring`` (nDCG@10 by default) with :mod:`sklearn_rank.metrics`,
+    - ``score`` computes ``scoring`` (``nDCG@10`` by default) with :mod:`sklearn_rank.metrics`,
       instead of CatBoost's NDCG.
     - early stopping without leakage: with ``early_stopping_rounds`` (or ``od_wait`` /
       ``od_type``) and no ``eval_set`` nor ``eval_fraction``, ``fit`` holds out
@@ -78,15 +78,17 @@ class CatBoostRanker(RankerAdapter, catboost.CatBoostRanker, BaseEstimator):
 
     Notes
     -----
-    CatBoost's pairwise losses (the default ``YetiRank`` among them) ignore per-object
-    weights; the adapter passes ``sample_weight`` as CatBoost's ``group_weight``, each query
-    getting the mean of its rows' weights, which is also how :mod:`sklearn_rank.metrics`
-    weighs queries. ``fit`` without query ids treats all rows as one query, whereas
-    :meth:`score` raises. Early stopping monitors CatBoost's ``eval_metric``: CatBoost's
-    interface for Python metrics (``evaluate(approxes, target, weight)``) passes no group
-    ids, so sklearn-rank's metrics cannot replace it; name the CatBoost metric closest to
-    ``scoring``, e.g. ``eval_metric="NDCG:top=10;type=Exp"`` for nDCG@10. A 1-D ``X`` is an
-    error, as in scikit-learn, where CatBoost reads it as a single row.
+    CatBoost's pairwise losses (the default ``YetiRank`` among them) ignore per-object weights;
+    the adapter passes ``sample_weight`` as CatBoost's ``group_weight``, each query getting the
+    mean of its rows' weights, which is also how :mod:`sklearn_rank.metrics` weighs queries.
+    ``fit`` and :meth:`score` without query ids raise (see
+    :class:`sklearn_rank.preprocessing.KeepQueryId` for a pipeline that loses the query-id
+    column); ``qid="single_query"`` makes all rows one query on purpose. Early stopping monitors
+    CatBoost's ``eval_metric``: CatBoost's interface for Python metrics (``evaluate(approxes,
+    target, weight)``) passes no group ids, so sklearn-rank's metrics cannot replace it; name
+    the CatBoost metric closest to ``scoring``, e.g. ``eval_metric="NDCG:top=10;type=Exp"`` for
+    ``nDCG@10``. A 1-D ``X`` is an error, as in scikit-learn, where CatBoost reads it as a single
+    row.
 
     What could not be made scikit-learn-like: CatBoost's ``__init__`` inspects some values
     (``thread_count``, ``fixed_binary_splits``, metric objects) and fails on odd ones, where
@@ -284,17 +286,19 @@ class CatBoostRanker(RankerAdapter, catboost.CatBoostRanker, BaseEstimator):
             :class:`catboost.Pool` goes to CatBoost unchanged.
         y : array-like of shape (n_samples,)
             Relevance labels.
-        qid : array-like of shape (n_samples,), default=None
+        qid : array-like of shape (n_samples,) or "single_query", default=None
             Query id of each row, in any order, of any sortable type. Taken from
-            ``X[qid_column]`` when None; without either, all rows form one query. Requested
-            by default under metadata routing.
+            ``X[qid_column]`` when None; without either, ``fit`` raises. Requested by default
+            under metadata routing. ``"single_query"`` trains on all rows as one query, on
+            purpose (a DataFrame's query-id column is then dropped unread).
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights; each query gets the mean of its rows' weights, as CatBoost's
             ``group_weight``.
         eval_set : list of (X, y) pairs, default=None
             Eval sets, each with its own query ids (``eval_qid`` or its own column).
         eval_qid : list of array-like, default=None
-            One array of per-row query ids per eval set.
+            One array of per-row query ids per eval set (or ``"single_query"``); required for
+            an eval set whose ``X`` has no query-id column.
         eval_sample_weight : list of array-like, default=None
             One array of row weights per eval set.
         **fit_params
@@ -313,9 +317,21 @@ class CatBoostRanker(RankerAdapter, catboost.CatBoostRanker, BaseEstimator):
                     "A catboost.Pool X carries its labels and group ids: pass y, qid and "
                     "eval_qid only with an array or DataFrame X."
                 )
+            _check_pool_groups(X, "X")
+            pools = eval_set if isinstance(eval_set, (list, tuple)) else [eval_set]
+            for i, pool in enumerate(pools):
+                if isinstance(pool, catboost.Pool):
+                    _check_pool_groups(pool, f"eval_set[{i}]")
             super().fit(X, sample_weight=sample_weight, eval_set=eval_set, **fit_params)
             self.validation_queries_ = None
             return self
+        pools = eval_set if isinstance(eval_set, (list, tuple)) else [eval_set]
+        if any(isinstance(pool, catboost.Pool) for pool in pools):
+            raise ValueError(
+                "A catboost.Pool eval set goes with a catboost.Pool X only. With an array or "
+                "DataFrame X, give eval_set=[(X_val, y_val)] and eval_qid=[qid_val] (or a "
+                f"{self.qid_column or 'qid'!r} column in X_val)."
+            )
         # Read by _features during this fit: categorical, text or embedding columns keep an
         # ndarray X as it is, instead of checking it as numbers.
         self._fit_special_features = any(
@@ -368,6 +384,18 @@ class CatBoostRanker(RankerAdapter, catboost.CatBoostRanker, BaseEstimator):
 
 
 CatBoostRanker.__doc__ = CatBoostRanker.__doc__ % {"own": OWN_PARAMETERS_DOC}
+
+
+def _check_pool_groups(pool, name):
+    """A Pool without group ids would be trained or evaluated as one query: refuse it."""
+    if pool.get_group_id_hash() is None:
+        raise ValueError(
+            f"CatBoostRanker.fit: the catboost.Pool {name} has no group ids, so all its rows "
+            "would form one query. Build it with catboost.Pool(X, y, group_id=qid), rows "
+            "grouped by query, or pass an array or DataFrame X with qid= (or a query-id "
+            "column), in any row order. For all rows as one query on purpose, give "
+            "group_id=np.zeros(n_rows)."
+        )
 
 
 def _given(features):

@@ -19,6 +19,11 @@ class LightGBMEvalMetric(BoosterEvalMetric):
     """
 
     _public_name = "sklearn_rank.lightgbm.eval_metric"
+    _how_to_group = (
+        "give the lightgbm.Dataset group= (the size of each query, rows grouped by query), or "
+        "use sklearn_rank.lightgbm.LGBMRanker, which takes qid= and passes the groups of its "
+        "eval sets"
+    )
 
     def __call__(self, y_true, y_pred, weight=None, group=None):
         import lightgbm
@@ -38,7 +43,7 @@ class LightGBMEvalMetric(BoosterEvalMetric):
 
 
 def eval_metric(name, **options):
-    """An sklearn-rank metric as a LightGBM custom eval metric, e.g. ERR@10.
+    """An sklearn-rank metric as a LightGBM custom eval metric, e.g. ``ERR@10``.
 
     The value is computed by :mod:`sklearn_rank.metrics`, with the query grouping that
     LightGBM holds, so that early stopping monitors exactly the metric that
@@ -62,8 +67,9 @@ def eval_metric(name, **options):
         Usable as the scikit-learn API's ``eval_metric`` (called as
         ``metric(y_true, y_pred, weight, group)``) and as :func:`lightgbm.train`'s ``feval``
         (called as ``metric(preds, eval_data)``); returns ``(name, value, True)``, higher
-        being better. Queries are LightGBM's groups; a data set without groups is one query;
-        row weights weigh each query by the mean of its rows' weights.
+        being better. Queries are LightGBM's groups; a data set without groups raises
+        (``group=[n_rows]`` makes all rows one query); row weights weigh each query by the
+        mean of its rows' weights.
 
     See Also
     --------
@@ -80,12 +86,12 @@ def eval_metric(name, **options):
     >>> X, y, qid = make_ranking(n_queries=30, shuffle=False, random_state=0)
     >>> _, group = np.unique(qid, return_counts=True)
     >>> train = lightgbm.Dataset(X, y, group=group)
+    >>> err10 = eval_metric("err@10", max_grade=4)  # grades 0 to 4
     >>> booster = lightgbm.train({"objective": "lambdarank", "metric": "None", "verbose": -1},
-    ...                          train, num_boost_round=5, valid_sets=[train],
-    ...                          feval=eval_metric("err@10"))
-    >>> name, value, higher_is_better = eval_metric("err@10")(booster.predict(X), train)
+    ...                          train, num_boost_round=5, valid_sets=[train], feval=err10)
+    >>> name, value, higher_is_better = err10(booster.predict(X), train)
     >>> name, higher_is_better, bool(np.isclose(value, err_score(y, booster.predict(X),
-    ...                                                          qid=qid, k=10)))
+    ...                                                          qid=qid, k=10, max_grade=4)))
     ('err@10', True, True)
     """
     return LightGBMEvalMetric(name, **options)

@@ -44,7 +44,7 @@ class LGBMRanker(RankerAdapter, lightgbm.LGBMRanker):
     - metadata routing: ``fit`` and ``score`` request ``qid`` by default, so
       ``GridSearchCV(...).fit(X, y, qid=qid)`` with
       ``sklearn.set_config(enable_metadata_routing=True)`` hands each fold its query ids.
-    - ``score`` computes ``scoring`` (nDCG@10 by default) with :mod:`sklearn_rank.metrics`.
+    - ``score`` computes ``scoring`` (``nDCG@10`` by default) with :mod:`sklearn_rank.metrics`.
     - early stopping without leakage: with ``early_stopping_rounds`` set (or LightGBM's
       ``early_stopping_round``, or an :func:`lightgbm.early_stopping` callback) and no
       ``eval_set``, ``fit`` holds out ``validation_fraction`` of the training queries, whole,
@@ -83,15 +83,18 @@ class LGBMRanker(RankerAdapter, lightgbm.LGBMRanker):
 
     Notes
     -----
-    Weights are per row, as LightGBM takes them; :meth:`score` weighs a query by the mean of
-    its rows' weights. ``fit`` without query ids treats all rows as one query, as the metrics
-    do, whereas :meth:`score` raises: a ranking metric over one giant query is never what is
-    meant. Eval metric names LightGBM knows (``"ndcg"``, ``"map"``, ``"average_precision"``)
-    keep LightGBM's meaning; every other name of sklearn-rank's registry given to ``fit``'s
-    ``eval_metric`` (``"err@10"``, ``"ndcg@10"``, ``"mrr"``...) is computed by sklearn-rank.
-    With an ``eval_metric``, LightGBM also evaluates its own metric (the ``metric``
-    parameter, nDCG at ``eval_at`` by default) and early stopping stops on whichever metric
-    stalls first, as in LightGBM: pass ``metric="None"`` to monitor the ``eval_metric`` alone.
+    Weights are per row, as LightGBM takes them; :meth:`score` weighs a query by the mean of its
+    rows' weights. ``fit`` and :meth:`score` without query ids raise, naming both ways to pass
+    them: all rows as one giant query is never what a search means, and the commonest cause is a
+    transformer of a pipeline that lost the query-id column (see
+    :class:`sklearn_rank.preprocessing.KeepQueryId`). ``qid="single_query"`` makes all rows one
+    query on purpose. Eval metric names LightGBM knows (``"ndcg"``, ``"map"``,
+    ``"average_precision"``) keep LightGBM's meaning; every other name of sklearn-rank's
+    registry given to ``fit``'s ``eval_metric`` (``"err@10"``, ``"ndcg@10"``, ``"mrr"``...) is
+    computed by sklearn-rank. With an ``eval_metric``, LightGBM also evaluates its own metric
+    (the ``metric`` parameter, nDCG at ``eval_at`` by default) and early stopping stops on
+    whichever metric stalls first, as in LightGBM: pass ``metric="None"`` to monitor the
+    ``eval_metric`` alone.
 
     Examples
     --------
@@ -104,9 +107,9 @@ class LGBMRanker(RankerAdapter, lightgbm.LGBMRanker):
     >>> 0.5 < model.score(X, y, qid=qid) <= 1
     True
 
-    Early stopping on ERR@10, on queries held out from the training data:
+    Early stopping on ``ERR@10``, on queries held out from the training data:
 
-    >>> model = LGBMRanker(n_estimators=200, early_stopping_rounds=5, scoring="err@10",
+    >>> model = LGBMRanker(n_estimators=200, early_stopping_rounds=5, scoring="err@10(max_grade=4)",
     ...                    random_state=0, verbose=-1).fit(X, y, qid=qid)
     >>> model.best_iteration_ < 200, len(model.validation_queries_)
     (True, 4)
@@ -141,17 +144,19 @@ class LGBMRanker(RankerAdapter, lightgbm.LGBMRanker):
             Features; a DataFrame may hold the query ids in its ``qid_column``.
         y : array-like of shape (n_samples,)
             Relevance grades: integers from 0 to 30 with LightGBM's default ``label_gain``.
-        qid : array-like of shape (n_samples,), default=None
+        qid : array-like of shape (n_samples,) or "single_query", default=None
             Query id of each row, in any order, of any sortable type. Taken from
-            ``X[qid_column]`` when None; without either, all rows form one query. Requested
-            by default under metadata routing.
+            ``X[qid_column]`` when None; without either, ``fit`` raises. Requested by default
+            under metadata routing. ``"single_query"`` trains on all rows as one query, on
+            purpose (a DataFrame's query-id column is then dropped unread).
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights.
         eval_set : list of (X, y) pairs, default=None
             Eval sets, each with its own query ids (``eval_qid`` or its own column).
             LightGBM's ``eval_X`` and ``eval_y`` are accepted too.
         eval_qid : list of array-like, default=None
-            One array of per-row query ids per eval set.
+            One array of per-row query ids per eval set (or ``"single_query"``); required for
+            an eval set whose ``X`` has no query-id column.
         eval_sample_weight : list of array-like, default=None
             One array of row weights per eval set.
         **fit_params
@@ -243,8 +248,9 @@ class LGBMRanker(RankerAdapter, lightgbm.LGBMRanker):
         if not (isinstance(objective, str) and objective in _GRADED_OBJECTIVES):
             return
         if len(sizes) and sizes.max() > _MAX_QUERY_ROWS:
-            why = ("" if has_qid else " No query ids were given, so all rows form one query: "
-                   "pass qid= or a DataFrame X with a query-id column.")
+            why = ("" if has_qid else " qid='single_query' makes all rows one query: pass "
+                   "one query id per row instead (qid=, or a DataFrame X with a query-id "
+                   "column).")
             raise ValueError(
                 f"{caller}: LightGBM's {objective} objective takes at most {_MAX_QUERY_ROWS} "
                 f"rows per query; got a query of {int(sizes.max())} rows.{why}"

@@ -29,6 +29,11 @@ class DropQueryId(TransformerMixin, BaseEstimator):
     feature_names_in_ : ndarray of str
         Names of the columns seen in fit, when ``X`` is a DataFrame.
 
+    See Also
+    --------
+    KeepQueryId : Transform the other columns and carry the query-id column through, in
+        front of a ranker.
+
     Examples
     --------
     >>> import pandas as pd

@@ -18,14 +18,20 @@ class XGBoostEvalMetric(BoosterEvalMetric):
     """
 
     _public_name = "sklearn_rank.xgboost.eval_metric"
+    _how_to_group = (
+        "give the DMatrix qid= (one query id per row, rows grouped by query) or group= (the "
+        "size of each query), or use sklearn_rank.xgboost.XGBRanker, which groups the rows of "
+        "its qid= itself"
+    )
 
     def __call__(self, predt, dmatrix):
         import xgboost
 
         if not isinstance(dmatrix, xgboost.DMatrix):
             # xgboost.XGBRanker(eval_metric=metric) calls metric(y_true, y_score) per query
-            # and averages the values itself.
-            return self._value(np.asarray(predt), dmatrix)
+            # and averages the values itself: here the rows are one query.
+            y_true = np.asarray(predt)
+            return self._value(y_true, dmatrix, [len(y_true)])
         y_true = dmatrix.get_label()
         group_ptr = dmatrix.get_uint_info("group_ptr").astype(np.int64)
         sizes = np.diff(group_ptr) if len(group_ptr) >= 2 else None
@@ -50,7 +56,7 @@ class MetricList:
 
 
 def eval_metric(name, **options):
-    """An sklearn-rank metric as an XGBoost custom eval metric, e.g. ERR@10.
+    """An sklearn-rank metric as an XGBoost custom eval metric, e.g. ``ERR@10``.
 
     The value is computed by :mod:`sklearn_rank.metrics`, with the query groups that
     XGBoost holds, so that early stopping monitors exactly the metric that
@@ -73,15 +79,16 @@ def eval_metric(name, **options):
     metric : callable
         ``metric(predt, dmatrix) -> (name, value)``, for :func:`xgboost.train`'s
         ``custom_metric``. Higher is better: XGBoost's early stopping minimises unless told
-        otherwise, so pass ``maximize=True`` to :func:`xgboost.train` (``metric.maximize``
-        says so), or use :class:`sklearn_rank.xgboost.XGBRanker`, which does it. Queries are
-        the DMatrix's groups (its ``qid`` or ``group``), weighted by the group weights;
-        without groups all rows form one query. XGBoost logs the values with six decimals
-        (``evals_result``, early stopping). Also accepted as the ``eval_metric`` of a plain
-        :class:`xgboost.XGBRanker`, which calls it query by query, gives 1 to queries of
-        one row, averages the values weighting each query by its number of rows, and whose
-        early stopping needs an ``xgboost.callback.EarlyStopping(..., maximize=True)``
-        callback; :class:`sklearn_rank.xgboost.XGBRanker` has none of these differences.
+        otherwise, so pass ``maximize=True`` to :func:`xgboost.train` (``metric.maximize`` says
+        so), or use :class:`sklearn_rank.xgboost.XGBRanker`, which does it. Queries are the
+        DMatrix's groups (its ``qid`` or ``group``), weighted by the group weights; a DMatrix
+        without groups raises (``group=[n_rows]`` makes all rows one query). XGBoost logs the
+        values with six decimals (``evals_result``, early stopping). Also accepted as the
+        ``eval_metric`` of a plain :class:`xgboost.XGBRanker`, which calls it query by query,
+        gives 1 to queries of one row, averages the values weighting each query by its number of
+        rows, and whose early stopping needs an ``xgboost.callback.EarlyStopping(...,
+        maximize=True)`` callback; :class:`sklearn_rank.xgboost.XGBRanker` has none of these
+        differences.
 
     See Also
     --------
@@ -98,14 +105,14 @@ def eval_metric(name, **options):
     >>> from sklearn_rank.xgboost import eval_metric
     >>> X, y, qid = make_ranking(n_queries=30, shuffle=False, random_state=0)
     >>> train = xgboost.DMatrix(X, y, qid=qid)
-    >>> err10 = eval_metric("err@10")
+    >>> err10 = eval_metric("err@10", max_grade=4)  # grades 0 to 4
     >>> booster = xgboost.train({"objective": "rank:ndcg"}, train, num_boost_round=50,
     ...                         evals=[(train, "train")], custom_metric=err10,
     ...                         maximize=err10.maximize, early_stopping_rounds=5,
     ...                         verbose_eval=False)
     >>> predt = booster.predict(train)
     >>> name, value = err10(predt, train)
-    >>> name, bool(np.isclose(value, err_score(y, predt, qid=qid, k=10)))
+    >>> name, bool(np.isclose(value, err_score(y, predt, qid=qid, k=10, max_grade=4)))
     ('err@10', True)
     """
     return XGBoostEvalMetric(name, **options)

@@ -33,7 +33,7 @@ class XGBRanker(RankerAdapter, xgboost.XGBRanker):
     - metadata routing: ``fit`` and ``score`` request ``qid`` by default, so
       ``GridSearchCV(...).fit(X, y, qid=qid)`` with
       ``sklearn.set_config(enable_metadata_routing=True)`` hands each fold its query ids.
-    - ``score`` computes ``scoring`` (nDCG@10 by default) with :mod:`sklearn_rank.metrics`,
+    - ``score`` computes ``scoring`` (``nDCG@10`` by default) with :mod:`sklearn_rank.metrics`,
       whatever ``eval_metric`` says.
     - ``eval_metric`` also takes names of sklearn-rank metrics XGBoost lacks (``"err@10"``,
       ``"mrr@10"``, ``"p@5"``...) and the callables of :func:`sklearn_rank.xgboost.eval_metric`;
@@ -73,12 +73,13 @@ class XGBRanker(RankerAdapter, xgboost.XGBRanker):
     -----
     XGBoost weighs queries, not rows: ``sample_weight`` is per row, as everywhere in
     scikit-learn, and each query gets the mean of its rows' weights, which is also how
-    :mod:`sklearn_rank.metrics` weighs queries. ``fit`` without query ids treats all rows as
-    one query, as the metrics do, whereas :meth:`score` raises. Eval metric names XGBoost
-    knows (``"ndcg"``, ``"ndcg@10"``, ``"map@5"``, ``"pre@5"``...) keep XGBoost's meaning;
-    for sklearn-rank's definition of those, pass ``eval_metric("ndcg@10")``. XGBoost takes
-    at most one custom metric, so sklearn-rank metrics cannot be mixed with another callable.
-    Early stopping monitors the last eval metric on the last eval set, as in XGBoost.
+    :mod:`sklearn_rank.metrics` weighs queries. ``fit`` and :meth:`score` without query ids
+    raise (see :class:`sklearn_rank.preprocessing.KeepQueryId` for a pipeline that loses the
+    query-id column); ``qid="single_query"`` makes all rows one query on purpose. Eval metric
+    names XGBoost knows (``"ndcg"``, ``"ndcg@10"``, ``"map@5"``, ``"pre@5"``...) keep XGBoost's
+    meaning; for sklearn-rank's definition of those, pass ``eval_metric("ndcg@10")``. XGBoost
+    takes at most one custom metric, so sklearn-rank metrics cannot be mixed with another
+    callable. Early stopping monitors the last eval metric on the last eval set, as in XGBoost.
 
     Examples
     --------
@@ -91,12 +92,12 @@ class XGBRanker(RankerAdapter, xgboost.XGBRanker):
     >>> 0.5 < model.score(X, y, qid=qid) <= 1
     True
 
-    Early stopping on ERR@10, on queries held out from the training data:
+    Early stopping on ``ERR@10``, on queries held out from the training data:
 
     >>> model = XGBRanker(n_estimators=200, max_depth=3, early_stopping_rounds=5,
-    ...                   eval_metric="err@10", random_state=0).fit(X, y, qid=qid)
+    ...                   eval_metric="err@10(max_grade=4)", random_state=0).fit(X, y, qid=qid)
     >>> model.best_iteration < 199, list(model.evals_result()["validation_0"])
-    (True, ['err@10'])
+    (True, ['err@10(max_grade=4)'])
     """
 
     _rejected = {
@@ -130,17 +131,19 @@ class XGBRanker(RankerAdapter, xgboost.XGBRanker):
         y : array-like of shape (n_samples,)
             Relevance grades: integers from 0 to 31 with ``rank:ndcg``, 0 or 1 with
             ``rank:map``.
-        qid : array-like of shape (n_samples,), default=None
+        qid : array-like of shape (n_samples,) or "single_query", default=None
             Query id of each row, in any order, of any sortable type. Taken from
-            ``X[qid_column]`` when None; without either, all rows form one query. Requested
-            by default under metadata routing.
+            ``X[qid_column]`` when None; without either, ``fit`` raises. Requested by default
+            under metadata routing. ``"single_query"`` trains on all rows as one query, on
+            purpose (a DataFrame's query-id column is then dropped unread).
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights; each query gets the mean of its rows' weights (XGBoost weighs
             queries).
         eval_set : list of (X, y) pairs, default=None
             Eval sets, each with its own query ids (``eval_qid`` or its own column).
         eval_qid : list of array-like, default=None
-            One array of per-row query ids per eval set.
+            One array of per-row query ids per eval set (or ``"single_query"``); required for
+            an eval set whose ``X`` has no query-id column.
         eval_sample_weight : list of array-like, default=None
             One array of row weights per eval set (XGBoost's ``sample_weight_eval_set`` is
             accepted too).
