@@ -89,8 +89,9 @@ def test_read_trec_matches_trec_eval_fixture():
 @pytest.mark.parametrize(
     "qrels, run, message",
     [("1 0 a\n", "1 Q0 a 1 0.5 s\n", "a TREC qrels line has 4"),
-     ("1 0 a 1\n", "1 Q0 a 1\n", "a TREC run line has 5"),
-     ("1 0 a x\n", "1 Q0 a 1 0.5 s\n", "must hold numbers"),
+     ("1 0 a 1\n", "1 Q0 a 1\n", "has 4 fields; a TREC run line has 6, 'qid Q0 docno rank "
+      "score tag', e.g. '301 Q0 FR940202-2-00150 1 2.129 tag'"),
+     ("1 0 a x\n", "1 Q0 a 1 0.5 s\n", "Line 1 of .*: the grade 'x' is not a number"),
      ("", "1 Q0 a 1 0.5 s\n", "holds no TREC qrels line")],
 )
 def test_read_trec_errors(tmp_path, qrels, run, message):

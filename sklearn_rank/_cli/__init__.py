@@ -70,9 +70,11 @@ def main(argv=None):
     Returns
     -------
     exit_code : int
-        0 on success, 1 for a data error (a missing or unusable file), 2 for a usage error
-        (an unknown option, metric or convention), 130 when interrupted. Errors are printed
-        on stderr as one line, ``sklearn-rank <command>: error: ...``.
+        0 on success, 1 for a data error (a missing, unreadable or malformed file, data a
+        model cannot fit), 2 for a usage error (an unknown option, metric or convention, a
+        parameter value a model refuses, an output file that is one of the inputs), 130 when
+        interrupted. Errors are printed on stderr as one line,
+        ``sklearn-rank <command>: error: ...``.
 
     Examples
     --------

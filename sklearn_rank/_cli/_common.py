@@ -9,7 +9,9 @@ import difflib
 import json
 import math
 import os
+import stat
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -85,7 +87,7 @@ def metric_name(text):
 
     try:
         parse_metric(text)
-    except ValueError as exc:
+    except (ValueError, OverflowError) as exc:  # argparse would let OverflowError through
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
 
@@ -123,6 +125,48 @@ def add_generated_data_options(parser, n_queries, seeded="the generated data"):
         "--seed", type=int_at_least(0), default=0, metavar="SEED",
         help=f"random seed of {seeded} (default: 0)",
     )
+
+
+def add_data_option(parser):
+    """``--data FILE [FILE ...]``: LETOR / SVMlight files, pooled."""
+    parser.add_argument(
+        "--data", nargs="+", metavar="FILE",
+        help="LETOR / SVMlight file(s): '<grade> qid:<query> <feature>:<value> ...', or "
+        "without qid: fields, the query sizes in a side file FILE.query; several files are "
+        "pooled, their queries kept apart")
+
+
+def grade_scale_options(metric, convention, y):
+    """``{"max_grade": ...}`` for a metric that needs a grade scale the name does not fix.
+
+    ERR (and RBP with ``graded=True``) divide the grades by ``max_grade``, which by default
+    is the largest grade of each call: each fold of a cross-validation would be scored on its
+    own scale. The command line fixes it to the largest grade of the whole data set (1 when
+    every grade is 0), unless the metric name or the convention sets it: the rule of
+    :func:`sklearn_rank.metrics._scorer.needs_grade_scale`.
+
+    Returns
+    -------
+    options : dict
+        Empty, or ``{"max_grade": largest grade of y}``.
+    """
+    from ..metrics._scorer import needs_grade_scale
+
+    if not needs_grade_scale(metric, convention=convention):
+        return {}
+    largest = float(np.max(y)) if len(y) else 0.0
+    largest = largest if largest > 0 else 1.0
+    return {"max_grade": int(largest) if largest.is_integer() else largest}
+
+
+def describe_grade_scales(scales):
+    """One sentence on the max_grade given to metrics, or an empty string."""
+    if not scales:
+        return ""
+    names = ", ".join(scales)
+    value = next(iter(scales.values()))["max_grade"]
+    return (f"Grade scale: {names} with max_grade={value}, the largest grade of the data, "
+            "so that every fold is scored on the same scale.")
 
 
 def add_quiet_option(parser):
@@ -167,25 +211,79 @@ def check_input_file(path, option):
         raise CLIError(f"{option} {str(path)!r}: no such file.")
     if os.path.isdir(path):
         raise CLIError(f"{option} {str(path)!r} is a directory; expected a file.")
+    if not os.access(path, os.R_OK):
+        raise CLIError(f"{option} {str(path)!r}: permission denied; the file cannot be read.")
     return Path(path)
 
 
-def load_letor(path, option="--data", min_queries=2):
-    """A LETOR / SVMlight file as a :class:`Dataset`, with errors that name the file."""
-    from ..datasets import load_svmlight_ranking
+def letor_inputs(paths, option="--data"):
+    """The ``(option, path)`` pairs of LETOR files and of the query-size side files they use."""
+    inputs = []
+    for path in paths:
+        inputs.append((option, path))
+        side = str(path) + ".query"
+        if os.path.isfile(side):
+            inputs.append((f"{option} (its query sizes)", side))
+    return inputs
 
-    path = check_input_file(path, option)
+
+def load_letor(paths, option="--data", min_queries=2):
+    """LETOR / SVMlight files as one :class:`Dataset`, with errors that name the option.
+
+    Several files are pooled: queries numbered from side files get distinct ids across the
+    files (:func:`~sklearn_rank.datasets.load_svmlight_ranking_files`), and a query id read
+    from ``qid:`` fields of two files is an error, since pooling would merge two queries.
+    """
+    from ..datasets import load_svmlight_ranking_files
+    from ..datasets._files import NoQueryIdsError
+
+    paths = [check_input_file(path, option) for path in paths]
+    check_distinct_files(paths, option)
+    shown = " ".join(repr(str(p)) for p in paths)
     try:
-        X, y, qid = load_svmlight_ranking(path)
-    except (OSError, ValueError) as exc:
-        raise CLIError(f"{option} {str(path)!r}: {exc}") from None
+        loaded = load_svmlight_ranking_files(paths)
+    except NoQueryIdsError as exc:
+        raise CLIError(
+            f"{option} {str(exc.path)!r} has no query ids: its lines need 'qid:<query>' "
+            f"fields, or the query sizes must be in the side file {str(exc.side)!r} next to it "
+            "(one number of rows per line, for each consecutive query)."
+        ) from None
+    except (OSError, ValueError) as exc:  # the message names the file
+        raise CLIError(f"{option}: {exc}") from None
+    Xs, ys, qids = loaded[0::3], loaded[1::3], loaded[2::3]
+    if len(paths) > 1:
+        _check_disjoint_queries(paths, qids, option)
+    if len(paths) == 1:
+        X, y, qid = Xs[0], ys[0], qids[0]
+    else:
+        import scipy.sparse
+
+        X, y, qid = scipy.sparse.vstack(Xs, format="csr"), np.concatenate(ys), np.concatenate(qids)
     expected = ("lines like '<grade> qid:<query> <feature>:<value> ...', or the query sizes "
-                f"in a side file {path.name + '.query'!r}")
+                f"in a side file {paths[0].name + '.query'!r}")
     n_queries = len(unique_ids(qid))
     if n_queries < min_queries:
-        raise CLIError(f"{option} {str(path)!r} holds {n_queries} query; expected at least "
+        raise CLIError(f"{option} {shown} holds {n_queries} "
+                       f"{'query' if n_queries == 1 else 'queries'}; expected at least "
                        f"{min_queries}, with {expected}.")
-    return Dataset(X, y, qid, str(path))
+    source = str(paths[0]) if len(paths) == 1 else " + ".join(map(str, paths))
+    return Dataset(X, y, qid, source)
+
+
+def _check_disjoint_queries(paths, qids, option):
+    seen = {}
+    for path, qid in zip(paths, qids):
+        ids = unique_ids(qid)
+        for other, other_ids in seen.items():
+            shared = np.intersect1d(ids, other_ids)
+            if len(shared):
+                raise CLIError(
+                    f"{option}: query {shared[0].item()!r} is in both {str(other)!r} and "
+                    f"{str(path)!r} ({len(shared)} shared query id"
+                    f"{'s' if len(shared) > 1 else ''}); pooling the files would merge "
+                    "different queries into one. Give each file its own query ids."
+                )
+        seen[path] = ids
 
 
 def check_enough_queries(data, n_splits):
@@ -197,10 +295,33 @@ def check_enough_queries(data, n_splits):
         )
 
 
-def check_output_path(path, option, suffixes):
-    """Check an output file before a long computation: a known suffix, an existing folder.
+def _same_file(a, b):
+    """Whether two paths name one file: after symlinks and relative parts, or a hard link."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return False
 
-    Returns the lower-case suffix, which selects the format.
+
+def check_distinct_files(paths, option):
+    """Refuse a file given twice to a list option (as itself, a symlink or a hard link)."""
+    for i, path in enumerate(paths):
+        for other in paths[:i]:
+            if _same_file(path, other):
+                raise usage_error(f"{option} names the file {str(other)!r} twice"
+                                  + ("" if str(other) == str(path) else f" (as {str(path)!r})")
+                                  + "; its queries would count twice.")
+
+
+def check_output_path(path, option, suffixes, inputs=()):
+    """Check an output file before a long computation; returns its lower-case suffix.
+
+    The suffix must be known (it selects the format), the folder must exist, and the file
+    must be none of the ``inputs`` (pairs ``(option, path)``), compared after resolving
+    symlinks and relative paths, hard links included: results never replace the data they
+    come from.
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -210,17 +331,69 @@ def check_output_path(path, option, suffixes):
             f"{option} {str(path)!r}: unknown file type {suffix or '(no suffix)'!r}; "
             f"expected one of {known}."
         )
+    for other_option, other in inputs:
+        if other is not None and _same_file(path, other):
+            raise usage_error(
+                f"{option} {str(path)!r} is the input file of {other_option} ({str(other)!r}); "
+                "writing there would replace the data with the results. Choose another "
+                "output file."
+            )
     folder = path.parent
     if not folder.is_dir():
         raise CLIError(f"{option} {str(path)!r}: the folder {str(folder)!r} does not exist.")
+    if path.is_dir():
+        raise CLIError(f"{option} {str(path)!r} is a directory; expected a file name.")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise CLIError(f"{option} {str(path)!r}: permission denied; the folder "
+                       f"{str(folder)!r} is not writable.")
     return suffix
 
 
-def write_text(path, text, option):
+def write_atomic(path, write, option):
+    """Write a file through a temporary file in its folder, renamed into place when complete.
+
+    A crash or an error leaves the previous file, if any, as it was, never a half-written
+    one. A symlink is followed: its target is replaced. The new file keeps the permissions of
+    the file it replaces, or gets the usual ones (those the umask allows).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write.
+    write : callable
+        ``write(temporary_path)`` writes the whole content to the temporary path.
+    option : str
+        The option that named the file, for messages.
+    """
+    target = os.path.realpath(path)
+    folder, name = os.path.split(target)
     try:
-        Path(path).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        if os.path.exists(target):
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+        os.close(handle)
     except OSError as exc:
         raise CLIError(f"{option} {str(path)!r}: cannot write: {exc.strerror}.") from None
+    try:
+        write(temporary)
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except OSError as exc:
+        raise CLIError(f"{option} {str(path)!r}: cannot write: {exc.strerror}.") from None
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+
+
+def write_text(path, text, option):
+    """Write ``text`` (UTF-8, ending with a newline) to ``path`` with :func:`write_atomic`."""
+    text = text if text.endswith("\n") else text + "\n"
+    write_atomic(path, lambda temporary: Path(temporary).write_text(text, encoding="utf-8"),
+                 option)
 
 
 def import_extra(module, extra, purpose):
@@ -382,10 +555,10 @@ def new_figure(option, ncols=1):
 
 
 def save_figure(figure, path, option):
-    try:
-        figure.savefig(path, dpi=100)
-    except OSError as exc:
-        raise CLIError(f"{option} {str(path)!r}: cannot write: {exc.strerror}.") from None
+    """Save a figure with :func:`write_atomic`, in the format of the file's suffix."""
+    image_format = Path(path).suffix.lower().lstrip(".")
+    write_atomic(path, lambda temporary: figure.savefig(temporary, dpi=100, format=image_format),
+                 option)
 
 
 def figure_suffixes():

@@ -12,18 +12,23 @@ import io
 import numpy as np
 
 from ._common import (
+    USAGE,
     CLIError,
     Progress,
     add_convention_option,
+    add_data_option,
     add_generated_data_options,
     add_quiet_option,
     check_distinct,
     check_enough_queries,
     check_output_path,
+    describe_grade_scales,
     figure_suffixes,
     generated_data,
+    grade_scale_options,
     import_extra,
     int_at_least,
+    letor_inputs,
     load_letor,
     metric_name,
     new_figure,
@@ -32,7 +37,7 @@ from ._common import (
     wrap,
     write_text,
 )
-from ._models import MODELS, default_models, describe, fit_errors
+from ._models import MODELS, boosters_quiet, default_models, describe, fit_errors
 
 NAME = "cv"
 SUMMARY = "cross-validated comparison of rankers: means, confidence intervals, paired tests"
@@ -65,8 +70,7 @@ def description():
 
 
 def add_arguments(parser):
-    parser.add_argument("--data", metavar="FILE",
-                        help="LETOR / SVMlight file: '<grade> qid:<query> <feature>:<value> ...'")
+    add_data_option(parser)
     add_generated_data_options(
         parser, n_queries=500,
         seeded="the generated data, the folds, the models and the bootstrap")
@@ -113,26 +117,29 @@ def run(args, demo=False):
     if len(names) < 2:
         raise usage_error(f"--models names {len(names)} model; a comparison needs at least 2.")
     output_format = None
+    inputs = letor_inputs(args.data or [])
     if args.output is not None:
-        suffix = check_output_path(args.output, "--output", tuple(_TABLE_SUFFIXES))
+        suffix = check_output_path(args.output, "--output", tuple(_TABLE_SUFFIXES), inputs)
         output_format = _TABLE_SUFFIXES[suffix]
     if args.plot is not None:
-        check_output_path(args.plot, "--plot", figure_suffixes())
+        check_output_path(args.plot, "--plot", figure_suffixes(), inputs)
         import_extra("matplotlib", "plot", "--plot")
     models = {name: MODELS[name].make(args.n_estimators, args.seed, "--models")
               for name in names}
     data = (load_letor(args.data, "--data")
             if args.data is not None else generated_data(args.n_queries, args.seed))
     check_enough_queries(data, args.n_splits)
+    scales = {m: options for m in metrics
+              if (options := grade_scale_options(m, args.convention, data.y))}
 
     text = args.format == "text"
     if demo:
         print(_demo_header(names, args), end="\n\n")
     if text:
-        print(_header(data, names, baseline, left_out, args))
+        print(_header(data, names, baseline, left_out, args, scales))
         print(flush=True)
 
-    folds = _cross_validate(models, data, metrics, args)
+    folds = _cross_validate(models, data, metrics, args, scales)
     result = _compare(folds, metrics, baseline, args.seed)
     print(_RENDERERS[args.format](result))
     if text:
@@ -141,7 +148,7 @@ def run(args, demo=False):
     if args.output is not None:
         write_text(args.output, _RENDERERS[output_format](result), "--output")
     if args.plot is not None:
-        _plot(folds, data, metrics, baseline, result, args)
+        _plot(folds, data, metrics, baseline, result, args, scales)
     return 0
 
 
@@ -156,7 +163,7 @@ def _demo_header(names, args):
     return wrap([text]).replace("\n  ", "\n")  # a paragraph: no hanging indent
 
 
-def _header(data, names, baseline, left_out, args):
+def _header(data, names, baseline, left_out, args, scales):
     models = "; ".join(describe(name) + (" (the baseline)" if name == baseline else "")
                        for name in names)
     lines = [
@@ -165,6 +172,8 @@ def _header(data, names, baseline, left_out, args):
         (f"Folds: QueryKFold(n_splits={args.n_splits}, shuffle=True, "
          f"random_state={args.seed}), every query whole in one test fold."),
     ]
+    if scales:
+        lines.append(describe_grade_scales(scales))
     lines += [f'{m.name} left out: {m.library} is not installed (pip install '
               f'"sklearn-rank[{m.extra}]").' for m in left_out]
     return wrap(lines)
@@ -178,8 +187,9 @@ def _fit_fold(estimator, X, y, qid, train, test, scoring, predict):
     """One (model, fold) task: per-query test values, fit time and, on request, the scores."""
     from ..model_selection import cross_validate
 
-    result = cross_validate(estimator, X, y, qid=qid, scoring=scoring, cv=[(train, test)],
-                            return_per_query=True, return_estimator=predict)
+    with boosters_quiet():  # in the worker processes of --n-jobs too
+        result = cross_validate(estimator, X, y, qid=qid, scoring=scoring, cv=[(train, test)],
+                                return_per_query=True, return_estimator=predict)
     scores = result["estimator"][0].predict(X[test]) if predict else None
     return result["per_query"], float(result["fit_time"][0]), scores
 
@@ -205,14 +215,18 @@ def _run_tasks(tasks, n_jobs):
     return zip(keys, parallel(delayed(_fit_fold)(*a) for a in arguments))
 
 
-def _cross_validate(models, data, metrics, args):
+def _cross_validate(models, data, metrics, args, scales):
     """Per model: the per-query values of all folds, fit times, out-of-fold scores."""
     from ..metrics import make_ranking_scorer
     from ..model_selection import QueryKFold
 
     splitter = QueryKFold(args.n_splits, shuffle=True, random_state=args.seed)
     splits = list(splitter.split(data.X, data.y, qid=data.qid))
-    scoring = {m: make_ranking_scorer(m, convention=args.convention) for m in metrics}
+    try:
+        scoring = {m: make_ranking_scorer(m, convention=args.convention, **scales.get(m, {}))
+                   for m in metrics}
+    except (ValueError, OverflowError) as exc:
+        raise CLIError(f"--metrics: {exc}", USAGE) from None
     predict = args.plot is not None
     tasks = list(_tasks(models, data, splits, scoring, predict))
     progress = Progress(len(tasks), "cross-validation", enabled=not args.quiet)
@@ -223,6 +237,8 @@ def _cross_validate(models, data, metrics, args):
             progress.advance(f"{name}, fold {fold + 1}/{len(splits)}")
     except fit_errors(models) as exc:  # e.g. grades LightGBM refuses
         raise CLIError(f"cross-validation failed: {exc}") from None
+    except OverflowError as exc:  # e.g. a cut-off too large for the metrics
+        raise CLIError(f"--metrics: cannot compute the metrics: {exc}", USAGE) from None
     finally:
         progress.close()
 
@@ -306,15 +322,17 @@ def _curve_metric(metrics):
     return "ndcg"
 
 
-def _plot(folds, data, metrics, baseline, result, args):
+def _plot(folds, data, metrics, baseline, result, args, scales):
     """Left: the metric at k of every model. Right: the best model minus the baseline."""
     from ..plot import MetricAtKDisplay, PerQueryDifferenceDisplay
 
     figure, (left, right) = new_figure("--plot", ncols=2)
     options = {} if args.convention is None else {"convention": args.convention}
+    curve = _curve_metric(metrics)
+    options.update(grade_scale_options(curve, args.convention, data.y))
     for name, fold in folds.items():
         MetricAtKDisplay.from_predictions(data.y, fold["scores"], qid=data.qid,
-                                          metric=_curve_metric(metrics), ks=range(1, 21),
+                                          metric=curve, ks=range(1, 21),
                                           name=name, ax=left, **options)
     left.set_title(f"Out-of-fold predictions, {args.n_splits}-fold cross-validation")
     first = metrics[0]

@@ -2,11 +2,13 @@
 
 import csv
 import re
+import sys
 
 import numpy as np
 
 from ..utils._qid import unique_ids
 from ._common import (
+    USAGE,
     CLIError,
     add_convention_option,
     add_generated_data_options,
@@ -61,6 +63,10 @@ def add_arguments(parser):
                         help="graded relevance column of --table (default: label)")
     source.add_argument("--score-column", default="score", metavar="NAME",
                         help="score column of --table, higher ranks first (default: score)")
+    source.add_argument("--qid-type", choices=("str", "int"),
+                        help="type of the query ids of --table: str keeps them as written "
+                        "('007' and '7' are two queries), int reads them as integers (one "
+                        "query) (default: str for .csv/.tsv; for Parquet, the column's type)")
     add_generated_data_options(source, n_queries=100)
     what = parser.add_argument_group("metrics and output")
     what.add_argument("--metrics", nargs="+", type=metric_name, default=list(DEFAULT_METRICS),
@@ -85,13 +91,18 @@ def run(args):
     if (args.run is None) != (args.qrels is None):
         given, missing = ("--run", "--qrels") if args.qrels is None else ("--qrels", "--run")
         raise usage_error(f"{given} needs {missing}: a TREC run is judged against qrels.")
+    if args.qid_type is not None and args.table is None:
+        raise usage_error("--qid-type sets the type of the query ids of --table; the query ids "
+                          "of TREC files are strings, as trec_eval reads them.")
     if args.output is not None:
-        check_output_path(args.output, "--output", (".csv",))
+        inputs = [("--run", args.run), ("--qrels", args.qrels), ("--table", args.table)]
+        check_output_path(args.output, "--output", (".csv",), inputs)
 
     if args.run is not None:
         data = _read_trec(args.run, args.qrels)
     elif args.table is not None:
-        data = _read_table(args.table, args.qid_column, args.label_column, args.score_column)
+        data = _read_table(args.table, args.qid_column, args.label_column, args.score_column,
+                           args.qid_type)
     else:
         data = _generated(args.n_queries, args.seed)
 
@@ -122,8 +133,9 @@ def _read_trec(run, qrels):
     qrels = check_input_file(qrels, "--qrels")
     try:
         data = read_trec(qrels, run)
-    except (OSError, ValueError) as exc:
-        raise CLIError(f"--run {str(run)!r} / --qrels {str(qrels)!r}: {exc}") from None
+    except (OSError, ValueError) as exc:  # the message names the file
+        option = "--run" if repr(str(run)) in str(exc) else "--qrels"
+        raise CLIError(f"{option}: {exc}") from None
     if len(data["qid"]) == 0:
         raise CLIError(f"no query of --run {str(run)!r} is judged in --qrels {str(qrels)!r}: "
                        "expected the same query ids (first column) in both files.")
@@ -143,7 +155,7 @@ def _generated(n_queries, seed):
                            "see --run/--qrels and --table)"}
 
 
-def _read_table(path, qid_column, label_column, score_column):
+def _read_table(path, qid_column, label_column, score_column, qid_type=None):
     path = check_input_file(path, "--table")
     reader = _TABLE_READERS.get(path.suffix.lower())
     if reader is None:
@@ -151,7 +163,7 @@ def _read_table(path, qid_column, label_column, score_column):
                        f"expected one of {', '.join(_TABLE_READERS)}.")
     wanted = {"--qid-column": qid_column, "--label-column": label_column,
               "--score-column": score_column}
-    columns = reader(path, list(wanted.values()))
+    columns = reader(path, list(wanted.values()), qid_type)
     qid, y_true, y_score = columns
     if len(qid) == 0:
         raise CLIError(f"--table {str(path)!r} has no rows.")
@@ -162,42 +174,118 @@ def _read_table(path, qid_column, label_column, score_column):
 def _missing_columns(path, header, names):
     options = ("--qid-column", "--label-column", "--score-column")
     for option, name in zip(options, names):
-        if name not in header:
+        count = list(header).count(name)
+        if count == 0:
             raise CLIError(
                 f"--table {str(path)!r} has no column {name!r} (its columns: "
-                f"{', '.join(map(str, header))}); name the column with {option}."
+                f"{', '.join(repr(str(c)) for c in header)}); name the column with {option}."
             )
+        if count > 1:
+            raise CLIError(f"--table {str(path)!r} has {count} columns named {name!r}; "
+                           f"rename them so that {option} names one column.")
 
 
-def _numbers(path, name, values, where):
-    """A column as floats; a missing or non-numeric cell is an error naming its row."""
-    out = np.empty(len(values))
+def _numbers(path, name, values, where, finite=False):
+    """A column as floats; a missing, non-numeric or NaN cell is an error naming its row.
+
+    With ``finite``, infinite values are errors too (grades; a score may be infinite).
+    """
+    try:
+        out = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        out = None
+    if out is not None and out.ndim == 1:
+        bad = ~np.isfinite(out) if finite else np.isnan(out)
+        if not bad.any():
+            return out
     for i, value in enumerate(values):
         try:
-            out[i] = float(value)
+            number = float(value)
         except (TypeError, ValueError):
-            out[i] = np.nan
-        if np.isnan(out[i]):
+            number = np.nan
+        if np.isnan(number) or (finite and np.isinf(number)):
+            expected = "a finite number" if finite else "a number"
             raise CLIError(f"--table {str(path)!r}, {where(i)}: column {name!r} holds "
-                           f"{value!r}; expected a number.")
-    return out
+                           f"{_shown(value)}; expected {expected}.")
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _query_ids(path, name, values, where):
+def _shown(value):
+    """A cell for a message: its repr, cut short."""
+    text = repr(value.item() if isinstance(value, np.generic) else value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _missing_ids(path, name, values, where):
     for i, value in enumerate(values):
-        if value is None or value == "" or (isinstance(value, float) and np.isnan(value)):
+        if (value is None or (isinstance(value, str) and not value.strip())
+                or (isinstance(value, (float, np.floating)) and np.isnan(value))):
             raise CLIError(f"--table {str(path)!r}, {where(i)}: column {name!r} is empty; "
                            "every row needs a query id.")
-    if all(isinstance(v, str) and re.fullmatch(r"[+-]?\d+", v) for v in values):
-        return np.array([int(v) for v in values], dtype=np.int64)  # "10" after "9"
-    return np.asarray(values)
+
+
+def _query_ids(path, name, values, where, qid_type):
+    """The query-id column: strings, integers, or (``qid_type=None``) the column's type.
+
+    Strings are kept as written, so that ``"007"`` and ``"7"`` stay two queries; ``int``
+    reads each id as an integer, which makes them one, as the user asked.
+    """
+    values = np.asarray(values)
+    if values.dtype.kind in "OUSf":
+        _missing_ids(path, name, values.tolist() if values.dtype.kind == "O" else values,
+                     where)
+    if qid_type == "str":
+        return values.astype(str)
+    if qid_type == "int":
+        if values.dtype.kind in "iu":
+            return values
+        for i, value in enumerate(values.tolist()):
+            text = str(value).strip()
+            if isinstance(value, float):
+                ok = value.is_integer()
+            else:
+                ok = re.fullmatch(r"[+-]?\d+", text) is not None
+            if not ok:
+                raise CLIError(f"--table {str(path)!r}, {where(i)}: the query id {_shown(value)} "
+                               "is not an integer; --qid-type int reads integers (use --qid-type "
+                               "str to keep the ids as written).")
+        try:
+            return np.array([int(float(v)) if isinstance(v, float) else int(str(v))
+                             for v in values.tolist()], dtype=np.int64)
+        except OverflowError:
+            raise CLIError(f"--table {str(path)!r}: column {name!r} holds an integer beyond "
+                           "64 bits; use --qid-type str.") from None
+    return values
+
+
+def _read_rows(path, delimiter, names):
+    """The non-empty rows of a delimited UTF-8 file (a byte-order mark is skipped)."""
+    limit = csv.field_size_limit()
+    # a field of any length (a document's text, say): the csv module caps them at 128 KiB
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    reader = None
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            reader = csv.reader(handle, delimiter=delimiter)
+            return [row for row in reader if row]
+    except UnicodeDecodeError as exc:
+        raise CLIError(f"--table {str(path)!r} is not UTF-8 text (byte {exc.start} cannot be "
+                       f"decoded); expected a {'CSV' if delimiter == ',' else 'TSV'} table "
+                       f"with the columns {', '.join(map(repr, names))}. Save it as UTF-8.") \
+            from None
+    except csv.Error as exc:
+        line = f", line {reader.line_num}" if reader is not None else ""
+        raise CLIError(f"--table {str(path)!r}{line}: cannot read it as "
+                       f"{'CSV' if delimiter == ',' else 'TSV'}: {exc}.") from None
+    except OSError as exc:
+        raise CLIError(f"--table {str(path)!r}: cannot read it: {exc.strerror}.") from None
+    finally:
+        csv.field_size_limit(limit)
 
 
 def _delimited(delimiter):
-    def read(path, names):
-        with open(path, newline="", encoding="utf-8") as handle:
-            rows = list(csv.reader(handle, delimiter=delimiter))
-        rows = [row for row in rows if row]
+    def read(path, names, qid_type):
+        rows = _read_rows(path, delimiter, names)
         if not rows:
             raise CLIError(f"--table {str(path)!r} is empty; expected a header line naming "
                            f"the columns {', '.join(names)}.")
@@ -214,13 +302,14 @@ def _delimited(delimiter):
             return f"line {i + 2}"
 
         qid, label, score = ([row[j].strip() for row in body] for j in index)
-        return (_query_ids(path, names[0], qid, where),
-                _numbers(path, names[1], label, where), _numbers(path, names[2], score, where))
+        return (_query_ids(path, names[0], qid, where, qid_type or "str"),
+                _numbers(path, names[1], label, where, finite=True),
+                _numbers(path, names[2], score, where))
 
     return read
 
 
-def _read_parquet(path, names):
+def _read_parquet(path, names, qid_type):
     frame_columns = _parquet_columns(path)
     _missing_columns(path, list(frame_columns), names)
 
@@ -228,8 +317,9 @@ def _read_parquet(path, names):
         return f"row {i + 1}"
 
     qid, label, score = (frame_columns[name] for name in names)
-    qid = _query_ids(path, names[0], qid.tolist(), where)
-    return qid, _numbers(path, names[1], label, where), _numbers(path, names[2], score, where)
+    qid = _query_ids(path, names[0], qid, where, qid_type)
+    return (qid, _numbers(path, names[1], label, where, finite=True),
+            _numbers(path, names[2], score, where))
 
 
 def _pandas_parquet():
@@ -299,6 +389,8 @@ def _compute(data, metrics, convention, per_query):
                   if per_query else None)
     except (TypeError, ValueError) as exc:
         raise CLIError(f"cannot compute the metrics: {exc}") from None
+    except OverflowError as exc:  # e.g. a cut-off too large
+        raise CLIError(f"--metrics: cannot compute the metrics: {exc}", USAGE) from None
     # evaluate returns the queries in the order of np.unique
     return means, unique_ids(data["qid"]), values
 

@@ -5,10 +5,19 @@ estimator and holds the default search space of ``tune``. The boosters are impor
 a model is built.
 """
 
+import contextlib
 import importlib
+import inspect
+import os
+import re
+import sys
+import tempfile
+import warnings
 from dataclasses import dataclass
 
-from ._common import CLIError
+import numpy as np
+
+from ._common import CLIError, close_matches, usage_error
 
 # Every model trains on one thread: on data of this size it is about as fast, and it does not
 # slow down tenfold when other processes keep the cores busy (OpenMP threads spin while they
@@ -149,3 +158,182 @@ def describe(name):
     """``"lambdarank = LGBMRanker, LightGBM LambdaRank (nDCG)"``, for the output."""
     model = MODELS[name]
     return f"{name} = {model.estimator}, {model.summary}"
+
+
+# ----------------------------------------------------------------------------------------
+# The boosters' own output, and the parameters they refuse
+
+
+class _Collector:
+    """A LightGBM logger that keeps the native log lines instead of printing them."""
+
+    def __init__(self):
+        self.messages = []
+
+    def info(self, message):
+        self.messages.append(str(message))
+
+    warning = info
+
+
+@contextlib.contextmanager
+def quiet_boosters():
+    """Keep LightGBM's native log lines (``[LightGBM] [Fatal] ...``) off the output.
+
+    The error that follows a fatal line is raised as an exception, which the command line
+    prints as its one-line error; the line itself would only repeat it, on stdout. Yields
+    the list of the lines logged meanwhile. The previous logger is restored on exit.
+    """
+    collector = _Collector()
+    lightgbm = sys.modules.get("lightgbm")
+    basic = getattr(lightgbm, "basic", None)
+    if basic is None or not hasattr(basic, "_LOGGER"):
+        yield collector.messages
+        return
+    previous = (basic._LOGGER, getattr(basic, "_INFO_METHOD_NAME", "info"),
+                getattr(basic, "_WARNING_METHOD_NAME", "warning"))
+    lightgbm.register_logger(collector)
+    try:
+        yield collector.messages
+    finally:
+        lightgbm.register_logger(*previous)
+
+
+def silence_lightgbm():
+    """Keep LightGBM's native log lines off the output of this process, for good.
+
+    For the worker processes of ``--n-jobs``, which exist only for the command's fits.
+    """
+    try:
+        import lightgbm
+    except ImportError:
+        return
+    lightgbm.register_logger(_Collector())
+
+
+@contextlib.contextmanager
+def native_stderr_hidden():
+    """Send what C code writes on the standard error (file descriptor 2) to nowhere.
+
+    LightGBM writes ``[LightGBM] [Fatal] ...`` there itself before it raises the error that
+    the command line reports in one line. Python's own ``sys.stderr`` (progress, warnings)
+    keeps its destination: when it writes to descriptor 2, it is moved to a copy of it.
+    """
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no descriptor 2 (an embedded interpreter)
+        yield
+        return
+    swapped = None
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            try:
+                on_fd2 = sys.stderr.fileno() == 2
+            except (AttributeError, OSError, ValueError):  # a capture, a StringIO
+                on_fd2 = False
+            if on_fd2:
+                swapped = sys.stderr
+                sys.stderr = os.fdopen(os.dup(saved), "w", buffering=1,
+                                       encoding=swapped.encoding, errors=swapped.errors)
+            yield
+        finally:
+            if swapped is not None:
+                sys.stderr.close()
+                sys.stderr = swapped
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+@contextlib.contextmanager
+def boosters_quiet():
+    """:func:`quiet_boosters` and :func:`native_stderr_hidden` at once."""
+    with native_stderr_hidden(), quiet_boosters() as lines:
+        yield lines
+
+
+# What the boosters say of a parameter they ignore instead of refusing it, and why, by name.
+_IGNORED = (
+    (re.compile(r"Unknown parameter:?\s*(?P<names>\S+)"), "it is not one of its parameters"),
+    (re.compile(r"(?P<kept>\S+) is set=\S*, (?P<names>\S+)=\S* will be ignored"),
+     "it is an alias of {kept}, which the model sets already: search {kept} instead"),
+    (re.compile(r"Parameters: \{(?P<names>.*?)\} (?:are|is) not used", re.DOTALL),
+     "it is not one of its parameters"),
+)
+
+
+def _fit_args(estimator, qid):
+    return {"qid": qid} if "qid" in inspect.signature(estimator.fit).parameters else {}
+
+
+def _trial_fit(estimator, X, y, qid):
+    """Fit once, quietly; returns {name: why} of the parameters the booster ignored."""
+    with boosters_quiet() as lines, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        estimator.fit(X, y, **_fit_args(estimator, qid))
+    ignored = {}
+    for text in [*lines, *(str(w.message) for w in caught)]:
+        for pattern, why in _IGNORED:
+            for match in pattern.finditer(text):
+                for name in match.group("names").split(","):
+                    name = name.strip().strip('"').strip()
+                    if name:
+                        ignored[name] = why.format(**match.groupdict())
+    return ignored
+
+
+def _trial_values(param):
+    """The values of a ``--param`` to try: every listed value, or a distribution's bounds."""
+    if param.distribution is None:
+        return list(param.values)
+    low, high = param.distribution.support()
+    if param.distribution.dist.name == "randint":
+        return [int(low), int(high)]
+    return [float(low), float(high)]
+
+
+def check_params(model, estimator, params, data):
+    """Refuse, before the search, a parameter value or name that the model refuses.
+
+    Each value of each ``--param`` (the bounds of a distribution) is fitted alone, with two
+    trees, on the first three queries of the data: an error, or a parameter the booster says
+    it ignores, is a usage error naming the option. The booster's own log lines stay hidden.
+    A fit without any ``--param`` comes first, so that an error of the data is reported as
+    one.
+
+    Raises
+    ------
+    CLIError
+        Exit code 2 for a refused parameter, 1 when the data cannot be fitted at all.
+    """
+    from sklearn.base import clone
+
+    from ..utils._qid import unique_ids
+
+    first = unique_ids(data.qid)[:3]
+    rows = np.flatnonzero(np.isin(data.qid, first))
+    X, y, qid = data.X[rows], data.y[rows], data.qid[rows]
+    base = clone(estimator).set_params(n_estimators=2)
+    if "verbose" in base.get_params():
+        base.set_params(verbose=0)  # LightGBM names unknown parameters only at this level
+    name = type(estimator).__name__
+    try:
+        _trial_fit(clone(base), X, y, qid)
+    except Exception as exc:  # any failure of the plain model is the data's
+        raise CLIError(f"{data.source}: {name} cannot fit the first queries of the data: "
+                       f"{exc}") from None
+    known = set(estimator.get_params())
+    for param in params.values():
+        for value in _trial_values(param):
+            trial = clone(base).set_params(**{param.name: value})
+            try:
+                ignored = _trial_fit(trial, X, y, qid)
+            except Exception as exc:  # the plain model fitted: the value fails
+                raise usage_error(f"--param {param.text!r}: {name} refuses {param.name}="
+                                  f"{value!r}: {exc}") from None
+            if param.name in ignored:
+                raise usage_error(
+                    f"--param {param.text!r}: {model.library} would ignore {param.name!r} in "
+                    f"{name}: {ignored[param.name]}.{close_matches(param.name, sorted(known))}"
+                )

@@ -13,7 +13,17 @@ on_score = None
 
 
 class ProgressScorer(RankingScorer):
-    """A ranking scorer that reports each score it computes to :data:`on_score`."""
+    """A ranking scorer that reports each score it computes to :data:`on_score`.
+
+    Unpickled in a worker process of ``--n-jobs``, it also keeps LightGBM's native log lines
+    off that process's output, as the command line does in its own process.
+    """
+
+    def __setstate__(self, state):
+        from ._models import silence_lightgbm
+
+        self.__dict__.update(state)
+        silence_lightgbm()
 
     def _score(self, method_caller, estimator, X, y_true, **kwargs):
         score = super()._score(method_caller, estimator, X, y_true, **kwargs)

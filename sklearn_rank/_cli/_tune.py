@@ -11,18 +11,23 @@ import sys
 import numpy as np
 
 from ._common import (
+    USAGE,
     CLIError,
     Progress,
     add_convention_option,
+    add_data_option,
     add_generated_data_options,
     add_quiet_option,
     check_enough_queries,
     check_output_path,
     close_matches,
+    describe_grade_scales,
     figure_suffixes,
     generated_data,
+    grade_scale_options,
     import_extra,
     int_at_least,
+    letor_inputs,
     load_letor,
     metric_name,
     new_figure,
@@ -30,7 +35,7 @@ from ._common import (
     usage_error,
     wrap,
 )
-from ._models import MODELS, describe, fit_errors
+from ._models import MODELS, boosters_quiet, check_params, describe, fit_errors
 from ._params import parse_params
 
 NAME = "tune"
@@ -59,8 +64,7 @@ _N_ITER = 10  # default --n-iter
 
 
 def add_arguments(parser):
-    parser.add_argument("--data", metavar="FILE",
-                        help="LETOR / SVMlight file: '<grade> qid:<query> <feature>:<value> ...'")
+    add_data_option(parser)
     add_generated_data_options(
         parser, n_queries=200,
         seeded="the generated data, the folds, the models and the random search")
@@ -132,20 +136,25 @@ def run(args):
         if plot_param not in params:
             raise usage_error(f"--plot-param {plot_param!r} is not a searched parameter; "
                               f"expected one of {', '.join(params)}.")
-        check_output_path(args.plot, "--plot", figure_suffixes())
+        check_output_path(args.plot, "--plot", figure_suffixes(), letor_inputs(args.data or []))
         import_extra("matplotlib", "plot", "--plot")
     estimator = model.make(args.n_estimators, args.seed, "--model")
-    _note_unknown(estimator, params)
     data = (load_letor(args.data, "--data") if args.data is not None
             else generated_data(args.n_queries, args.seed))
     check_enough_queries(data, args.n_splits)
+    check_params(model, estimator, params, data)
+    _note_unknown(estimator, params)
+    scale = grade_scale_options(args.metric, args.convention, data.y)
 
     from ..model_selection import QueryKFold
     from ._scoring import ProgressScorer
 
     space = {name: param.search_space for name, param in params.items()}
-    scorer = ProgressScorer(name=args.metric, options={}, response_method="predict",
-                            qid_column="qid", convention=args.convention)
+    try:
+        scorer = ProgressScorer(name=args.metric, options=scale, response_method="predict",
+                                qid_column="qid", convention=args.convention)
+    except (ValueError, OverflowError) as exc:
+        raise CLIError(f"--metric: {exc}", USAGE) from None
     cv = QueryKFold(args.n_splits, shuffle=True, random_state=args.seed)
     search, n_candidates = _SEARCHES[args.search](
         estimator, space, args, scoring={args.metric: scorer}, refit=False, cv=cv,
@@ -164,6 +173,8 @@ def run(args):
         "Parameters: " + " ".join(f"--param {p.text}" for p in params.values())
         + f"{source}.",
     ]
+    if scale:
+        lines.append(describe_grade_scales({args.metric: scale}))
     print(wrap(lines))
     print(flush=True)
 
@@ -176,7 +187,10 @@ def run(args):
 
 
 def _note_unknown(estimator, params):
-    """The boosters take any of their parameters; say so when a name is not a named one."""
+    """Say when a parameter the booster knows is not one of the estimator's named ones.
+
+    :func:`check_params` has refused the names that the booster does not know.
+    """
     known = sorted(estimator.get_params())
     for name in params:
         if name not in known:
@@ -186,6 +200,11 @@ def _note_unknown(estimator, params):
 
 
 def _fit(search, data, n_fits, args):
+    with boosters_quiet():  # a booster's own log lines would only repeat its error
+        _fit_quietly(search, data, n_fits, args)
+
+
+def _fit_quietly(search, data, n_fits, args):
     import sklearn
 
     from . import _scoring
@@ -202,6 +221,8 @@ def _fit(search, data, n_fits, args):
             search.fit(data.X, data.y, qid=data.qid)
     except fit_errors([args.model]) as exc:  # e.g. num_leaves=1, or grades LightGBM refuses
         raise CLIError(f"the search failed: {exc}") from None
+    except OverflowError as exc:  # e.g. a cut-off too large for the metric
+        raise CLIError(f"--metric: cannot compute the metric: {exc}", USAGE) from None
     finally:
         _scoring.on_score = None
         progress.close()

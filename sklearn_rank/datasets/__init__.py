@@ -4,7 +4,7 @@ Everything returns flat arrays ``(X, y, qid)`` (or ``y_true, y_score, qid`` for 
 the layout every function in :mod:`sklearn_rank.metrics` takes.
 """
 
-from ._files import load_svmlight_ranking, read_trec
+from ._files import load_svmlight_ranking, load_svmlight_ranking_files, read_trec
 from ._generator import make_ranking
 
-__all__ = ["load_svmlight_ranking", "make_ranking", "read_trec"]
+__all__ = ["load_svmlight_ranking", "load_svmlight_ranking_files", "make_ranking", "read_trec"]
