@@ -13,6 +13,9 @@ import os
 import sys
 from pathlib import Path
 
+from docutils import nodes
+from sphinx.util import logging
+
 # Document the clone this file belongs to, installed or not.
 DOCS_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(DOCS_DIR.parent))
@@ -35,6 +38,9 @@ version = release
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
+    # for its ``.. testsetup::`` directive only, which renders nothing: the set-up code at the
+    # top of a page of the user guide, run by tests/test_docs.py with the page's code blocks
+    "sphinx.ext.doctest",
     "sphinx.ext.mathjax",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
@@ -89,8 +95,37 @@ def skip_foreign_members(app, what, name, obj, skip, options):
     return None
 
 
+# -- Checks ---------------------------------------------------------------------------------
+
+logger = logging.getLogger(__name__)
+
+
+def warn_mailto_references(app, doctree):
+    """Warn of every e-mail link in a page: in these docs, it is a metric name gone wrong.
+
+    docutils turns any ``name@host`` of running text into a ``mailto:`` link, so a metric
+    written as nDCG@10 outside a literal becomes a link to the address "nDCG@10". This runs on
+    every page read, including the API pages rendered from docstrings and the pages of the
+    gallery, and the build fails on the warning under ``-W``, as CI builds the docs. Write
+    metric names as literals, ``nDCG@10``; the docs have no e-mail address.
+    """
+    for reference in doctree.findall(nodes.reference):
+        if reference.get("refuri", "").startswith("mailto:"):
+            text = reference.astext()
+            logger.warning(
+                "%r is rendered as an e-mail link (%s); write it as a literal, ``%s``",
+                text,
+                reference["refuri"],
+                text,
+                location=reference,
+                type="sklearn_rank",
+                subtype="mailto",
+            )
+
+
 def setup(app):
     app.connect("autodoc-skip-member", skip_foreign_members)
+    app.connect("doctree-read", warn_mailto_references)
 
 
 # -- Gallery ------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ Comparing rankers: significance tests and a results table
 =========================================================
 
 Is LambdaRank better than a pointwise regression of the grades on these data, or is the gap
-in nDCG@10 noise? This example cross-validates three rankers on the same queries, keeps
+in ``nDCG@10`` noise? This example cross-validates three rankers on the same queries, keeps
 each query's test value, and compares the rankers the way an information-retrieval paper
 does: the mean of each with a confidence interval, paired tests of every pair corrected for
 multiple comparisons (:func:`~sklearn_rank.stats.compare`), a closer look at one pair
@@ -117,7 +117,7 @@ for c in comparison.comparisons:
 # One pair up close
 # -----------------
 #
-# LambdaRank against the pointwise regression with the same trees, on nDCG@10.
+# LambdaRank against the pointwise regression with the same trees, on ``nDCG@10``.
 # :func:`~sklearn_rank.stats.paired_test` runs one test, here the randomization test
 # (random sign flips of the per-query differences), which assumes nothing about their
 # distribution, and reports the effect size: Cohen's :math:`d_z`, the mean difference in

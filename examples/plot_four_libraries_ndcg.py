@@ -1,16 +1,16 @@
 """
-==========================================================
-One ranking, four nDCG@10: the conventions behind a number
-==========================================================
+==============================================================
+One ranking, four ``nDCG@10``: the conventions behind a number
+==============================================================
 
 Score the same ranking with scikit-learn, LightGBM, XGBoost and trec_eval and you can get four
-different "nDCG@10". None of them is wrong: they differ in conventions that papers and
+different ``nDCG@10``. None of them is wrong: they differ in conventions that papers and
 documentation seldom state, namely the gain of a grade, the order of documents with equal
 scores, the value of a query without any relevant document, the precision in which scores
 are held, and the documents that the ideal ranking is computed over.
 
 This example builds four small queries, each of which exposes one convention, computes
-nDCG@10 with each library, and reproduces every value with the ``convention=`` presets of
+``nDCG@10`` with each library, and reproduces every value with the ``convention=`` presets of
 :func:`sklearn_rank.metrics.ndcg_score` (see :ref:`conventions` for the full table).
 scikit-learn and LightGBM are dependencies of sklearn-rank; XGBoost and trec_eval (through
 ``pytrec_eval``) are used when they are installed, and only sklearn-rank's preset value is
@@ -22,7 +22,7 @@ shown otherwise.
 # ------------------------------
 #
 # Grades go from 0 (not relevant) to 4 (perfect). Each query is built so that one
-# convention changes its nDCG@10:
+# convention changes its ``nDCG@10``:
 #
 # * **gain**: distinct scores, graded labels, an imperfect ranking;
 # * **ties**: three documents share the top score, and the first of them in row order is

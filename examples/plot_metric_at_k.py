@@ -3,11 +3,11 @@
 Metric-at-k curves: where in the ranking models differ
 ======================================================
 
-A single number such as nDCG@10 hides *where* in the ranking a model gains or loses. Drawing
-the metric against its cut-off k shows it: a model may put a relevant document first more
-often (nDCG@1, P@1) and yet find fewer of them further down (R@20). This example compares two
-rankers with :class:`~sklearn_rank.plot.MetricAtKDisplay`, with bootstrap confidence bands
-over queries, then looks at nDCG@10 query by query with
+A single number such as ``nDCG@10`` hides *where* in the ranking a model gains or loses.
+Drawing the metric against its cut-off k shows it: a model may put a relevant document first
+more often (``nDCG@1``, ``P@1``) and yet find fewer of them further down (``R@20``). This
+example compares two rankers with :class:`~sklearn_rank.plot.MetricAtKDisplay`, with bootstrap
+confidence bands over queries, then looks at ``nDCG@10`` query by query with
 :class:`~sklearn_rank.plot.PerQueryDifferenceDisplay`.
 
 Everything runs offline in a few seconds on generated data.

@@ -7,7 +7,7 @@ scikit-learn's :class:`~sklearn.model_selection.GridSearchCV` can tune a learnin
 model as it tunes any other, provided that three of its pieces know which query each row
 belongs to: the splitter (a query must stay whole in one fold), the ranker (LambdaRank
 trains on groups of documents) and the scorers (nDCG and ERR are averages over queries).
-This example tunes LightGBM's LambdaRank against nDCG@10 and ERR@10 at once, with the
+This example tunes LightGBM's LambdaRank against ``nDCG@10`` and ``ERR@10`` at once, with the
 query ids routed through the search as metadata, looks at the search's results with
 :class:`~sklearn_rank.plot.ParameterSearchDisplay`, and evaluates the chosen model on
 queries that the search never saw.
@@ -62,15 +62,15 @@ ranker = LGBMRanker(n_estimators=40, min_child_samples=10, n_jobs=1, random_stat
 # -----------------------
 #
 # The scoring dict names each metric; the search predicts once per fold and computes both
-# from those predictions. nDCG@10 rewards putting the highly relevant documents near the
-# top; ERR@10 models a user who stops at the first satisfying document, so it mostly cares
+# from those predictions. ``nDCG@10`` rewards putting the highly relevant documents near the
+# top; ``ERR@10`` models a user who stops at the first satisfying document, so it mostly cares
 # about the first few positions. :func:`~sklearn_rank.metrics.get_scorer` builds a scorer
 # from a metric name. ERR turns a grade into a probability of satisfaction relative to the
 # top grade of the scale, which by default is the largest grade of the call, here of each
 # test fold: :func:`~sklearn_rank.metrics.make_ranking_scorer` with ``max_grade=4`` puts all
 # folds on one scale.
 #
-# ``refit="ndcg@10"`` picks the parameters by nDCG@10 and refits them on all 200 queries.
+# ``refit="ndcg@10"`` picks the parameters by ``nDCG@10`` and refits them on all 200 queries.
 # :class:`~sklearn_rank.model_selection.QueryKFold` splits by query: every fold's test
 # queries are whole and unseen in training.
 scoring = {"ndcg@10": get_scorer("ndcg@10"),
@@ -172,6 +172,6 @@ for metric, per_query in held_out.items():
 
 # %%
 # The refit model also scores itself: ``score`` computes its ``scoring`` parameter
-# (nDCG@10 by default), and takes ``qid=`` without any routing set-up.
+# (``nDCG@10`` by default), and takes ``qid=`` without any routing set-up.
 held_out_score = search.best_estimator_.score(X_test, y_test, qid=qid_test)
 print(f"best_estimator_.score on the held-out queries: {held_out_score:.4f}")

@@ -6,6 +6,11 @@ with sklearn-rank's values, which the script verifies itself before printing any
 """
 
 import importlib.util
+import os
+import re
+import shlex
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -71,3 +76,34 @@ def test_compare_peers_checks_every_peer_value(asv_path, capsys):
     assert "evaluate(all four)" in out
     checked = [line for line in out.splitlines() if line.rstrip().endswith("  ok")]
     assert len(checked) >= 3  # naive and LightGBM at least, whatever else is installed
+
+
+@pytest.mark.slow
+def test_readme_asv_command_runs_on_a_fresh_machine(tmp_path):
+    """The README's asv command line, on a machine asv has never seen (no ~/.asv-machine.json).
+
+    Each ``asv`` step runs as written, except that ``asv run`` gets ``--quick --dry-run`` and
+    one benchmark, which checks the command line and the configuration, not the timings. The
+    suites run from a copy of ``asv_bench/``, so that asv writes nothing into the clone.
+    """
+    pytest.importorskip("asv")
+    readme = (ASV_BENCH.parent / "README.md").read_text(encoding="utf-8")
+    command = re.search(r"`(cd asv_bench && asv [^`]*)`", readme)[1]
+    cd, *steps = command.split(" && ")
+    assert cd == "cd asv_bench"
+    folder = tmp_path / "asv_bench"
+    shutil.copytree(ASV_BENCH, folder, ignore=shutil.ignore_patterns(
+        "__pycache__", "env", "results", "html"))
+    home = tmp_path / "home"  # where asv keeps the machine's description
+    home.mkdir()
+    for step in steps:
+        program, *args = shlex.split(step)
+        assert program == "asv", step
+        if args[0] == "run":
+            args += ["--quick", "--dry-run", "--bench", "time_argsort_floor"]
+        run = subprocess.run([sys.executable, "-m", "asv", *args], cwd=folder,
+                             env={**os.environ, "HOME": str(home)}, capture_output=True,
+                             text=True, timeout=600)
+        assert run.returncode == 0, f"{step}:\n{run.stdout}\n{run.stderr}"
+    assert "metrics.MetricsSuite.time_argsort_floor" in run.stdout
+    assert "failed" not in run.stdout

@@ -361,7 +361,7 @@ def paired_test(a, b, *, metric=None, test="t", alternative="two-sided", ci_meth
 
     Examples
     --------
-    nDCG@10 of two rankers on the same eight queries:
+    ``nDCG@10`` of two rankers on the same eight queries:
 
     >>> from sklearn_rank.stats import paired_test
     >>> lambdamart = [0.61, 0.52, 0.80, 0.45, 0.72, 0.66, 0.58, 0.90]
