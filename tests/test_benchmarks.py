@@ -64,6 +64,29 @@ def test_benchmark_data_is_as_documented(asv_path):
     assert not np.all(q[1:] >= q[:-1])  # rows not grouped
 
 
+def test_segment_sort_suite_runs_and_its_capped_prefix_sorts_exactly(asv_path):
+    """The engine suite (issue 10's asv case for the short-prefix cliff) runs at the small
+    size, and every prefix it times gives lexsort's order."""
+    import itertools
+
+    import numpy as np
+    from benchmarks.engine import SegmentSortSuite
+
+    from sklearn_rank.metrics._engine import segment_argsort
+
+    sizes, *others = SegmentSortSuite.params
+    assert 17 in SegmentSortSuite.params[1]  # the prefix that 1e8 rows x 1e6 queries leave
+    for params in itertools.product([min(sizes)], *others):
+        suite = SegmentSortSuite()
+        suite.setup(*params)
+        for method in dir(suite):
+            if method.startswith(("time_", "peakmem_")):
+                getattr(suite, method)(*params)
+        order, _ = segment_argsort(suite.y_score, suite.codes, suite.n_queries,
+                                   prefix_bits=params[1])
+        np.testing.assert_array_equal(order, np.lexsort((-suite.y_score, suite.codes)))
+
+
 def test_compare_peers_checks_every_peer_value(asv_path, capsys):
     compare_peers = load_compare_peers()
     peers = ["sklearn-rank", "argsort", "naive", "LightGBM", "XGBoost", "pytrec_eval"]

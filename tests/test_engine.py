@@ -102,7 +102,7 @@ def test_input_arrays_are_never_overwritten():
 def test_layout_reports_query_order_of_np_unique():
     data = check_ranking_input([1, 0, 2, 1], [0.1, 0.2, 0.3, 0.4], qid=["b", "a", "b", "c"])
     np.testing.assert_array_equal(data.query_ids, ["a", "b", "c"])
-    np.testing.assert_array_equal(data.judged.sizes, [1, 2, 1])
+    np.testing.assert_array_equal(data.all_rows.sizes, [1, 2, 1])
 
 
 @pytest.mark.parametrize("min_cells", [0, 256, 10**9])
@@ -305,3 +305,156 @@ def test_unsortable_or_missing_object_qids_raise(monkeypatch, use_pandas):
         factorize(np.array([3, "a"], dtype=object), 2)
     with pytest.raises(ValueError, match="must not contain None"):
         factorize(np.array(["a", None], dtype=object), 2)
+
+
+# --------------------------------------------------------------------------------------
+# The packed sort's fallback (issue 10): a prefix too short to tell a query's values apart
+# sends the rows to the exact two-key sort; both give lexsort's order.
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", VALUE_KINDS)
+@pytest.mark.parametrize("prefix_bits", [0, 1, 3, 12])
+@pytest.mark.parametrize("with_secondary", [None, np.int64, np.uint8])
+def test_packed_sort_with_short_prefixes_matches_lexsort(monkeypatch, kind, prefix_bits,
+                                                         with_secondary):
+    """With the fallback disabled, the packed sort itself still orders the colliding runs
+    of a short prefix exactly (the step that the fallback now spares most short prefixes)."""
+    from sklearn_rank.metrics import _engine
+
+    monkeypatch.setattr(_engine, "_SPARE_BITS_FLOAT", -64)  # every prefix suffices
+    monkeypatch.setattr(_engine, "_SPARE_BITS_INTEGER", -64)
+    rng = np.random.default_rng(11)
+    n, n_codes = 3000, 40
+    values = VALUE_KINDS[kind](rng, n)
+    codes = rng.integers(0, n_codes, n).astype(np.int32)
+    relabel = rng.permutation(n_codes)
+    secondary = None if with_secondary is None else rng.integers(0, 3, n).astype(with_secondary)
+    assert _engine._prefix_suffices(values, prefix_bits, n / n_codes)
+    order, ties = segment_argsort(values, codes, n_codes, relabel=relabel,
+                                  secondary=secondary, prefix_bits=prefix_bits)
+    want_order, want_ties = _reference_segment_argsort(values, codes, relabel, secondary)
+    np.testing.assert_array_equal(order, want_order)
+    np.testing.assert_array_equal(ties, want_ties)
+
+
+def _first_sufficient_prefix(values, mean_size):
+    from sklearn_rank.metrics._engine import _prefix_suffices
+
+    return next(bits for bits in range(65) if _prefix_suffices(values, bits, mean_size))
+
+
+@pytest.mark.parametrize("kind", ["float-distinct", "int64"])
+@pytest.mark.parametrize("with_secondary", [None, np.int64, np.uint8])
+def test_segment_argsort_on_both_sides_of_the_fallback_threshold(kind, with_secondary):
+    """One bit below the shortest sufficient prefix, the exact sort; at it and above, the
+    packed sort: the same order and ties."""
+    from sklearn_rank.metrics._engine import _prefix_suffices
+
+    rng = np.random.default_rng(12)
+    n, n_codes = 3000, 40
+    values = VALUE_KINDS[kind](rng, n)
+    codes = rng.integers(0, n_codes, n).astype(np.int32)
+    relabel = rng.permutation(n_codes)
+    secondary = None if with_secondary is None else rng.integers(0, 3, n).astype(with_secondary)
+    threshold = _first_sufficient_prefix(values, n / n_codes)
+    assert 0 < threshold < 30
+    assert not _prefix_suffices(values, threshold - 1, n / n_codes)
+    want_order, want_ties = _reference_segment_argsort(values, codes, relabel, secondary)
+    for bits in (threshold - 2, threshold - 1, threshold, threshold + 1):
+        order, ties = segment_argsort(values, codes, n_codes, relabel=relabel,
+                                      secondary=secondary, prefix_bits=bits)
+        np.testing.assert_array_equal(order, want_order, err_msg=str(bits))
+        np.testing.assert_array_equal(ties, want_ties, err_msg=str(bits))
+
+
+@pytest.mark.parametrize("mean_size, float_bits, int_bits", [(100, 19, 10), (1000, 22, 13),
+                                                             (10_000, 26, 17)])
+def test_prefix_needed_grows_with_query_size(mean_size, float_bits, int_bits):
+    """The rule: log2(mean query size) bits, plus 12 for floats (their sign and exponent
+    bits) or 3 for integers (measured crossovers: see _prefix_suffices)."""
+    rng = np.random.default_rng(13)
+    floats = rng.standard_normal(1000)
+    ints = rng.integers(-(2**40), 2**40, 1000)
+    assert _first_sufficient_prefix(floats, mean_size) == float_bits
+    assert _first_sufficient_prefix(ints, mean_size) == int_bits
+
+
+def test_exact_prefixes_keep_the_packed_sort_however_short():
+    """Values that a short prefix holds whole (float grades, integers of a narrow range)
+    have no colliding runs to sort: no fallback."""
+    from sklearn_rank.metrics._engine import _prefix_suffices
+
+    rng = np.random.default_rng(14)
+    halves = rng.integers(0, 9, 1000) * 0.5
+    assert _prefix_suffices(halves, 16, 10_000)
+    assert not _prefix_suffices(halves + 1e-9, 16, 10_000)
+    days = 20_000 + rng.integers(0, 365, 1000)
+    assert _prefix_suffices(days, 9, 10_000)
+    assert not _prefix_suffices(days * 10, 9, 10_000)
+
+
+@pytest.mark.parametrize("kind", VALUE_KINDS)
+@pytest.mark.parametrize("n_codes", [9, 70_000])  # a radix sort of the codes, and a packed one
+@pytest.mark.parametrize("with_secondary", [None, np.int64, np.uint8])
+def test_exact_fallback_matches_lexsort(kind, n_codes, with_secondary):
+    rng = np.random.default_rng(15)
+    values = VALUE_KINDS[kind](rng, 3000)
+    codes = rng.integers(0, n_codes, 3000)
+    secondary = None if with_secondary is None else rng.integers(0, 3, 3000).astype(with_secondary)
+    got = _lexsort_segments(values, codes, secondary, n_codes)
+    want = _reference_segment_argsort(values, codes, np.arange(n_codes), secondary)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_derived_values_are_cached_per_argument():
+    """Rankings per tie rule, relevant counts per threshold, top rows per cut-off: built
+    once, and distinct for distinct arguments."""
+    rng = np.random.default_rng(16)
+    y, s, qid = sample(rng, 30, 6, 5)
+    data = check_ranking_input(y, s, qid)
+    assert data.ranking("average") is data.ranking("average")
+    assert data.ranking("stable") is not data.ranking("average")
+    assert data.n_relevant(1) is data.n_relevant(1)
+    np.testing.assert_array_equal(data.n_relevant(2) <= data.n_relevant(1), True)
+    assert data.max_label() is data.max_label()
+    ranking = data.ranking("stable")
+    assert ranking.top(2) is ranking.top(2)
+    assert ranking.top_rows(3)[1] is ranking.top_rows(3)[1]
+    assert ranking.relevant(1) is ranking.relevant(1)
+
+
+@pytest.mark.parametrize("top_grade", [4, 300])  # 8-bit grades, and plain labels
+def test_ranking_label_is_y_true_in_ranked_order(top_grade):
+    rng = np.random.default_rng(17)
+    y, s, qid = sample(rng, 40, 7, 1000)
+    y = y * (top_grade // 3)
+    data = check_ranking_input(y, s, qid)
+    ranking = data.ranking("stable")
+    assert (ranking.grades is None) == (top_grade > 255)
+    want, _ = _reference_segment_argsort(s, qid, data.all_rows.layout_position, None)
+    np.testing.assert_array_equal(ranking.label, y[want])
+
+
+def test_layout_position_inverts_the_layout():
+    rng = np.random.default_rng(18)
+    y, s, qid = sample(rng, 50, 9, 5)
+    group = check_ranking_input(y, s, rng.permutation(50)[qid]).all_rows
+    np.testing.assert_array_equal(group.layout[group.layout_position], np.arange(50))
+    assert (np.diff(group.sizes[group.layout]) >= 0).all()
+
+
+def test_integer_scores_with_no_row_retrieved_score_like_float_scores():
+    """No retrieved row leaves the sort an empty integer array: no numpy error about a
+    zero-size reduction, the same values as with float scores."""
+    options = {"qid": [1, 1, 2], "retrieved": [False, False, False], "no_relevant": 0.0,
+               "metrics": METRICS, "return_per_query": True}
+    got = evaluate([1, 0, 1], np.array([3, 2, 1]), **options)
+    want = evaluate([1, 0, 1], np.array([3.0, 2.0, 1.0]), **options)
+    for name in METRICS:
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+    for bits in (None, 0, 3):
+        order, ties = segment_argsort(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32),
+                                      3, prefix_bits=bits)
+        assert len(order) == len(ties) == 0

@@ -32,9 +32,13 @@ from ._engine import Buckets, at_least, segment_sum
 # --------------------------------------------------------------------------------------
 
 
+# 2.0**x overflows float64 from x = 1024 on: the largest grade of exponential gains.
+_EXP2_LIMIT = 1024
+
+
 def check_exponential(top):
     """Raise if ``2**top`` overflows: exponential gains need grades below 1024."""
-    if top >= 1024:
+    if top >= _EXP2_LIMIT:
         raise ValueError(
             f"gain='exponential' computes 2**y_true - 1, which overflows for the grade "
             f"{top:g} found in y_true (grades must be below 1024). Use gain='linear' or "
@@ -191,7 +195,7 @@ def _satisfaction(ranking, rows, scale, gain):
         if gain == "linear":
             inverse = np.divide(1.0, scale, out=np.zeros_like(scale), where=scale > 0)
             return labels * inverse[query]
-        if np.max(scale) < 1024:
+        if np.max(scale) < _EXP2_LIMIT:
             return (np.exp2(labels) - 1.0) * np.exp2(-scale)[query]
         scale = scale[query]
         return np.exp2(labels - scale) - np.exp2(-scale)  # 2**y overflows: no overflow here
@@ -199,7 +203,7 @@ def _satisfaction(ranking, rows, scale, gain):
     def stop(labels):
         if gain == "linear":
             return labels / scale if scale > 0 else np.zeros_like(labels)
-        if scale < 1024:
+        if scale < _EXP2_LIMIT:
             return (np.exp2(labels) - 1.0) * np.exp2(-float(scale))
         # (2**y - 1) / 2**g_max for grades (or a max_grade) from 1024 on, where 2**y
         # overflows: the same number, without computing 2**y

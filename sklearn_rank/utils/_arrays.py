@@ -37,3 +37,15 @@ def column_or_1d(x, name, *, hint=FLAT_HINT):
             f"shape {arr.shape}.{hint}"
         )
     return arr
+
+
+def check_finite_nonnegative(values, name):
+    """Raise a ``ValueError`` naming ``name`` unless the float array ``values`` holds finite
+    non-negative numbers (weights); return ``values``."""
+    if not np.isfinite(values).all() or (values < 0).any():
+        raise ValueError(
+            f"{name} must hold finite non-negative numbers; got "
+            f"min={np.nanmin(values)}, and "
+            f"{int((~np.isfinite(values)).sum())} NaN or infinite value(s)."
+        )
+    return values

@@ -143,6 +143,14 @@ def group_sizes(qid):
 # How query ids are coded: integers 0..n_queries-1 in the order of np.unique(qid)
 
 
+# Integer ids spanning at most this many values per row (plus a few for tiny inputs) are coded
+# through a look-up table the size of their range: a pass over the table costs less than a sort.
+_TABLE_SPAN_PER_ROW = 4
+_TABLE_SPAN_FREE = 1024
+# Below this many rows, importing pandas costs more than its hash table saves over np.unique.
+_PANDAS_MIN_ROWS = 100_000
+
+
 def factorize(qid, n):
     """Integer codes ``0..n_queries-1`` of ``qid`` in the order of ``np.unique(qid)``.
 
@@ -160,9 +168,9 @@ def factorize(qid, n):
         if not qid.dtype.isnative:
             qid = qid.astype(qid.dtype.newbyteorder("="))
         lo, hi = int(qid.min()), int(qid.max())
-        if lo > 0 and hi <= 4 * n + 1024:
+        if lo > 0 and hi <= _TABLE_SPAN_PER_ROW * n + _TABLE_SPAN_FREE:
             lo = 0  # index the table by the ids themselves: no shifted copy
-        if hi - lo <= 4 * n + 1024:
+        if hi - lo <= _TABLE_SPAN_PER_ROW * n + _TABLE_SPAN_FREE:
             present = np.zeros(hi - lo + 1, dtype=bool)
             shifted, offset = _shifted(qid, lo)
             present[shifted] = True
@@ -214,7 +222,7 @@ def _pandas_at_hand(n):
     """pandas, if it is imported already or worth importing for ``n`` rows; else None."""
     if "pandas" in sys.modules:
         return sys.modules["pandas"]
-    if n < 100_000:  # importing pandas would cost more than it saves
+    if n < _PANDAS_MIN_ROWS:
         return None
     try:
         import pandas

@@ -1,0 +1,42 @@
+"""Time the engine's one sort: rows by query, each query's rows by decreasing score."""
+
+import numpy as np
+
+from sklearn_rank.metrics._engine import check_ranking_input, segment_argsort
+
+from .common import make_benchmark_data
+
+
+class SegmentSortSuite:
+    """:func:`~sklearn_rank.metrics._engine.segment_argsort` with its score prefix capped.
+
+    The packed key holds a query code, a score prefix and a row number in 64 bits, so the
+    prefix shrinks as the rows and queries grow: 1e8 rows in 1e6 queries leave it 17 bits.
+    ``prefix_bits=17`` emulates that on data that fits in memory; ``None`` is the prefix
+    these sizes leave (30 bits at 1M rows in 10k queries). A prefix too short to tell a
+    query's scores apart sends the rows to the exact two-key sort, so the capped case must
+    stay near ``time_lexsort`` and never several times above it (the cliff that the
+    fallback guards). ``"tied"`` scores take three values: their prefix is exact at any
+    length, and the packed sort keeps them.
+    """
+
+    params = ([10_000, 1_000_000], [None, 24, 17], ["distinct", "tied"])
+    param_names = ["n_rows", "prefix_bits", "scores"]
+    timeout = 300
+
+    def setup(self, n_rows, prefix_bits, scores):
+        y_true, y_score, qid = make_benchmark_data(n_rows, n_rows // 100, seed=0)
+        if scores == "tied":
+            y_score = np.floor(3 * y_score / n_rows)
+        data = check_ranking_input(y_true, y_score, qid)
+        self.y_score, self.codes, self.n_queries = data.y_score, data.codes, data.n_queries
+
+    def time_segment_argsort(self, n_rows, prefix_bits, scores):
+        segment_argsort(self.y_score, self.codes, self.n_queries, prefix_bits=prefix_bits)
+
+    def time_lexsort(self, n_rows, prefix_bits, scores):
+        """``np.lexsort`` by query, then decreasing score: the plain exact sort."""
+        np.lexsort((-self.y_score, self.codes))
+
+    def peakmem_segment_argsort(self, n_rows, prefix_bits, scores):
+        segment_argsort(self.y_score, self.codes, self.n_queries, prefix_bits=prefix_bits)
