@@ -123,7 +123,63 @@ def warn_mailto_references(app, doctree):
             )
 
 
+# -- Generated tables ------------------------------------------------------------------------
+
+#: The comment of metrics.rst that the table of metric names replaces when Sphinx reads the page.
+METRIC_NAMES_TABLE = ".. The table of metric names: docs/conf.py writes it here from the registry."
+
+
+def metric_names_table():
+    """The rST table of the metric names, their aliases and parameters, from the registry.
+
+    The registry (``sklearn_rank/metrics/_registry.py``) is the one description of every
+    metric; the table is written from it at each build, so that it cannot drift from it.
+    """
+    from sklearn_rank.metrics._registry import METRICS
+
+    def literal(names):
+        return ", ".join(f"``{name}``" for name in names)
+
+    lines = [
+        ".. list-table:: The metric names",
+        "   :header-rows: 1",
+        "   :widths: 20 30 50",
+        "",
+        "   * - name",
+        "     - aliases",
+        "     - parameters in parentheses (besides ``no_relevant``)",
+    ]
+    for metric in METRICS.values():
+        name = literal([metric.name])
+        if "k" not in metric.options:
+            name += " (no ``@k``)"
+        if metric.aggregation != "mean":
+            name += f" ({metric.aggregation.replace('_', ' ')} over queries)"
+        options = [
+            literal([option.name]) + (f" (or {literal(option.aliases)})" if option.aliases else "")
+            for option in metric.option_specs if option.name != "k"
+        ]
+        lines += [f"   * - {name}", f"     - {literal(metric.aliases)}".rstrip(),
+                  f"     - {', '.join(options)}".rstrip()]
+    return "\n".join(lines)
+
+
+def insert_metric_names_table(app, docname, source):
+    """Put :func:`metric_names_table` in place of its comment in metrics.rst.
+
+    A comment, not an ``.. include::`` of a generated file: tests/test_docs.py reads the
+    pages with docutils alone, where a comment is plain and an include would not be.
+    """
+    if docname != "metrics":
+        return
+    if METRIC_NAMES_TABLE not in source[0]:
+        logger.warning("metrics.rst lacks the comment %r, where the table of metric names goes",
+                       METRIC_NAMES_TABLE, type="sklearn_rank", subtype="metric_names")
+    source[0] = source[0].replace(METRIC_NAMES_TABLE, metric_names_table())
+
+
 def setup(app):
+    app.connect("source-read", insert_metric_names_table)
     app.connect("autodoc-skip-member", skip_foreign_members)
     app.connect("doctree-read", warn_mailto_references)
 

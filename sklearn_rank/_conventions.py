@@ -11,7 +11,10 @@ The presets only fix what the named system defines; each entry says why, and
 
 import numpy as np
 
-# sklearn-rank's own defaults, used where neither the caller nor a preset says otherwise.
+# sklearn-rank's own defaults, used where neither the caller nor a preset says otherwise. The
+# one place where these values are written: the metric registry (metrics/_registry.py) reads
+# its options' defaults from here, as this module must stay light (numpy only) for the command
+# line. log_base is no convention; it is here because DEFAULTS has always listed it.
 DEFAULTS = {
     "gain": "exponential",
     "ties": "average",

@@ -1,53 +1,55 @@
-"""Public ranking metrics: thin, validated shells over the shared engine."""
+"""Public ranking metrics: thin, validated shells over the shared engine.
 
-from numbers import Integral, Real
+Each function has an explicit signature, for IDEs and numpydoc; everything else about its
+metric (options, defaults, constraints, kernel, aggregation) comes from its entry in
+:data:`~sklearn_rank.metrics._registry.METRICS`, and ``tests/test_metric_spec.py`` checks the
+signature against that entry.
+"""
 
 import numpy as np
 
-from .._conventions import CONVENTION_NAMES, no_relevant_value, resolve
-from ..utils._param_validation import Interval, Options, StrOptions, validate_params
+from ..utils._param_validation import validate_params
 from . import _per_query as pq
-from ._engine import TIES, check_ranking_input
+from ._engine import check_ranking_input
+from ._registry import CONSTRAINTS, METRICS, score_data
 
-# --------------------------------------------------------------------------------------
-# Parameter constraints and descriptions shared by every metric
-# --------------------------------------------------------------------------------------
-
-CONSTRAINTS = {
-    "y_true": ["array-like"],
-    "y_score": ["array-like"],
-    "qid": ["array-like", None],
-    "k": [Interval(Integral, 1, None, closed="left"), None],
-    "gain": [StrOptions({"exponential", "linear"}), None],
-    "log_base": [Interval(Real, 1, None, closed="neither")],
-    "ties": [StrOptions(set(TIES)), None],
-    "no_relevant": [Options(Real, {0.0, 1.0}), "nan", StrOptions({"raise"}), None],
-    "relevance_threshold": [Interval(Real, 0, None, closed="neither"), None],
-    "ap_denominator": [StrOptions({"all", "min_k", "found"}), None],
-    "short_lists": [StrOptions({"k", "length"}), None],
-    "max_grade": [Interval(Real, 0, None, closed="neither"), StrOptions({"query"}), None],
-    "err_persistence": [Interval(Real, 0, 1, closed="right")],
-    "rbp_persistence": [Interval(Real, 0, 1, closed="neither")],
-    "graded": ["boolean"],
-    "return_residual": ["boolean"],
-    "ties_credit": [Interval(Real, 0, 1, closed="both")],
-    "half_life": [Interval(Real, 1, None, closed="neither")],
-    "default_rating": [Interval(Real, None, None, closed="neither")],
-    "retrieved": ["array-like", None],
-    "sample_weight": ["array-like", None],
-    "convention": [StrOptions(set(CONVENTION_NAMES)), None],
-    "return_per_query": ["boolean"],
-}
+# Why a metric is undefined on a query, completing "queries ..." in the no_relevant messages.
+UNDEFINED_REASONS = {m.name: m.undefined_reason for m in METRICS.values()}
 
 
-def constraints(*names, **renamed):
-    """The constraints of the named parameters (``renamed``: parameter -> constraint key)."""
-    out = {name: CONSTRAINTS[name] for name in names}
-    out.update({name: CONSTRAINTS[key] for name, key in renamed.items()})
-    return out
+def _constraints(metric, **extra):
+    """The ``validate_params`` constraints of the public function of ``metric``: its data
+    arguments, its options (from the registry) and ``extra`` arguments of its own."""
+    spec = METRICS[metric]
+    data = ("y_true", "y_score", "qid", *spec.inputs, "sample_weight", "convention",
+            "return_per_query")
+    return {**{name: CONSTRAINTS[name] for name in data}, **spec.constraints, **extra}
 
 
-_DATA = ("y_true", "y_score", "qid", "retrieved", "sample_weight", "convention", "return_per_query")
+def _data(metric, arguments):
+    """The validated arrays of a call of the public function of ``metric``."""
+    spec = METRICS[metric]
+    inputs = {name: arguments[name] for name in spec.inputs}
+    return check_ranking_input(arguments["y_true"], arguments["y_score"], arguments["qid"],
+                               arguments["sample_weight"], caller=spec.function_name,
+                               **inputs)
+
+
+def _options(metric, arguments):
+    """The options of ``metric`` among ``arguments``, no_relevant included."""
+    return {option.name: arguments[option.name] for option in METRICS[metric].all_options}
+
+
+def _score(metric, arguments):
+    """The value of the public function of ``metric`` called with ``arguments``.
+
+    ``arguments`` is the function's ``locals()`` on entry: its parameters by name, so that
+    no function copies its option list by hand.
+    """
+    return score_data(_data(metric, arguments), metric, METRICS[metric].kernel,
+                      arguments["convention"], _options(metric, arguments),
+                      arguments["return_per_query"], METRICS[metric].function_name)
+
 
 _DOCS = {
     "data": """y_true : array-like of shape (n_samples,)
@@ -133,47 +135,12 @@ def _fill_doc(func):
     return func
 
 
-def _score(metric, compute, y_true, y_score, qid, retrieved, sample_weight, convention,
-           return_per_query, options, label):
-    data = check_ranking_input(y_true, y_score, qid, sample_weight, retrieved, caller=label)
-    return score_data(data, metric, compute, convention, options, return_per_query, label)
-
-
-# Why a metric is undefined on a query, completing "queries ..." in the no_relevant messages.
-UNDEFINED_REASONS = {
-    "kendall_tau": "whose documents all have the same grade",
-    "spearman": "whose documents all have the same grade",
-    "pairwise_accuracy": "without a pair of documents of different grades",
-    "half_life_utility": "without a document graded above default_rating",
-}
-
-
-def score_data(data, metric, compute, convention, options, return_per_query, label):
-    """Resolve the conventions, compute per-query values and average them."""
-    options = resolve(metric, convention, options)
-    no_relevant = no_relevant_value(options.pop("no_relevant"))
-    k = options.get("k")
-    if k is not None and k > len(data.y_true) and compute is not pq.precision:
-        # a cut-off beyond every list is the whole list; P@k alone still reads k (it may
-        # divide by k), and takes care of huge values itself
-        options["k"] = len(data.y_true)
-    # an overflow to inf or NaN is reported by finish, with the metric and the queries, in
-    # place of numpy's RuntimeWarning
-    with np.errstate(over="ignore", invalid="ignore"):
-        values, undefined = compute(data, **options)
-    return data.finish(values, undefined, no_relevant, return_per_query=return_per_query,
-                       metric=label,
-                       undefined_reason=UNDEFINED_REASONS.get(metric, "that have no relevant "
-                                                              "document"))
-
-
 # --------------------------------------------------------------------------------------
 # Graded metrics
 # --------------------------------------------------------------------------------------
 
 
-@validate_params(constraints(*_DATA, "k", "gain", "log_base", "ties", "no_relevant"),
-                 prefer_skip_nested_validation=True)
+@validate_params(_constraints("dcg"), prefer_skip_nested_validation=True)
 @_fill_doc
 def dcg_score(y_true, y_score, *, qid=None, k=None, gain=None, log_base=2, ties=None,
               no_relevant=None, retrieved=None, sample_weight=None, convention=None,
@@ -223,13 +190,10 @@ def dcg_score(y_true, y_score, *, qid=None, k=None, gain=None, log_base=2, ties=
     >>> round(dcg_score(y_true, y_score, gain="linear"), 4)
     6.5972
     """
-    return _score("dcg", pq.dcg, y_true, y_score, qid, retrieved, sample_weight, convention,
-                  return_per_query, dict(k=k, gain=gain, log_base=log_base, ties=ties,
-                                         no_relevant=no_relevant), "dcg_score")
+    return _score("dcg", locals())
 
 
-@validate_params(constraints(*_DATA, "k", "gain", "log_base", "ties", "no_relevant"),
-                 prefer_skip_nested_validation=True)
+@validate_params(_constraints("ndcg"), prefer_skip_nested_validation=True)
 @_fill_doc
 def ndcg_score(y_true, y_score, *, qid=None, k=None, gain=None, log_base=2, ties=None,
                no_relevant=None, retrieved=None, sample_weight=None, convention=None,
@@ -290,14 +254,10 @@ def ndcg_score(y_true, y_score, *, qid=None, k=None, gain=None, log_base=2, ties
     >>> ndcg_score(y_true, y_score, qid=qid, k=1)
     0.5
     """
-    return _score("ndcg", pq.ndcg, y_true, y_score, qid, retrieved, sample_weight, convention,
-                  return_per_query, dict(k=k, gain=gain, log_base=log_base, ties=ties,
-                                         no_relevant=no_relevant), "ndcg_score")
+    return _score("ndcg", locals())
 
 
-@validate_params(constraints(*_DATA, "k", "gain", "max_grade", "ties", "no_relevant",
-                             persistence="err_persistence"),
-                 prefer_skip_nested_validation=True)
+@validate_params(_constraints("err"), prefer_skip_nested_validation=True)
 @_fill_doc
 def err_score(y_true, y_score, *, qid=None, k=None, gain=None, max_grade=None,
               persistence=1.0, ties=None, no_relevant=None, retrieved=None,
@@ -357,15 +317,10 @@ def err_score(y_true, y_score, *, qid=None, k=None, gain=None, max_grade=None,
     >>> err_score([4, 0, 2], [3, 2, 1], max_grade=4)
     0.94140625
     """
-    return _score("err", pq.err, y_true, y_score, qid, retrieved, sample_weight, convention,
-                  return_per_query, dict(k=k, gain=gain, max_grade=max_grade,
-                                         persistence=persistence, ties=ties,
-                                         no_relevant=no_relevant), "err_score")
+    return _score("err", locals())
 
 
-@validate_params(constraints(*_DATA, "k", "max_grade", "relevance_threshold", "graded",
-                             "return_residual", "ties", "no_relevant",
-                             persistence="rbp_persistence"),
+@validate_params(_constraints("rbp", return_residual=["boolean"]),
                  prefer_skip_nested_validation=True)
 @_fill_doc
 def rbp_score(y_true, y_score, *, qid=None, k=None, persistence=0.8, graded=False,
@@ -426,30 +381,25 @@ def rbp_score(y_true, y_score, *, qid=None, k=None, persistence=0.8, graded=Fals
     >>> rbp_score([1, 0, 1], [3, 2, 1], persistence=0.5)
     0.625
     """
-    options = dict(k=k, persistence=persistence, graded=graded, max_grade=max_grade,
-                   relevance_threshold=relevance_threshold, ties=ties, no_relevant=no_relevant)
-    data = check_ranking_input(y_true, y_score, qid, sample_weight, retrieved,
-                               caller="rbp_score")
+    arguments = locals()
     if not return_residual:
-        return score_data(data, "rbp", pq.rbp, convention, options, return_per_query,
-                          "rbp_score")
-    per_query = score_data(data, "rbp", pq.rbp, convention, options, True, "rbp_score")
+        return _score("rbp", arguments)
+    data, spec = _data("rbp", arguments), METRICS["rbp"]
+    per_query = score_data(data, "rbp", spec.kernel, convention, _options("rbp", arguments),
+                           True, "rbp_score")
     residual = pq.rbp_residual(data, k=None if k is None else min(k, len(data.y_true)),
                                persistence=persistence)
     skipped = np.isnan(per_query)  # by no_relevant=np.nan: the residual skips them too
     residual[skipped] = np.nan
     if return_per_query:
         return per_query, residual
-    score = data.finish(per_query, skipped, np.nan, return_per_query=False, metric="rbp_score")
+    score = spec.aggregate(per_query, data.query_weight, label="rbp_score", stacklevel=3)
     if np.isnan(score):  # every query skipped, and said so once
         return score, float("nan")
-    return score, data.finish(residual, skipped, np.nan, return_per_query=False,
-                              metric="rbp residual")
+    return score, spec.aggregate(residual, data.query_weight, label="rbp residual")
 
 
-@validate_params(constraints(*_DATA, "k", "ties", "no_relevant", half_life="half_life",
-                             default_rating="default_rating"),
-                 prefer_skip_nested_validation=True)
+@validate_params(_constraints("half_life_utility"), prefer_skip_nested_validation=True)
 @_fill_doc
 def half_life_utility_score(y_true, y_score, *, qid=None, k=None, half_life=5.0,
                             default_rating=0.0, ties=None, no_relevant=None, retrieved=None,
@@ -499,10 +449,7 @@ def half_life_utility_score(y_true, y_score, *, qid=None, k=None, half_life=5.0,
     >>> half_life_utility_score([0, 2, 1], [3, 2, 1], half_life=2)
     0.5
     """
-    return _score("half_life_utility", pq.half_life_utility, y_true, y_score, qid, retrieved,
-                  sample_weight, convention, return_per_query,
-                  dict(k=k, half_life=half_life, default_rating=default_rating, ties=ties,
-                       no_relevant=no_relevant), "half_life_utility_score")
+    return _score("half_life_utility", locals())
 
 
 # --------------------------------------------------------------------------------------
@@ -510,9 +457,7 @@ def half_life_utility_score(y_true, y_score, *, qid=None, k=None, half_life=5.0,
 # --------------------------------------------------------------------------------------
 
 
-@validate_params(constraints(*_DATA, "k", "relevance_threshold", "ap_denominator", "ties",
-                             "no_relevant"),
-                 prefer_skip_nested_validation=True)
+@validate_params(_constraints("map"), prefer_skip_nested_validation=True)
 @_fill_doc
 def map_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
               ap_denominator=None, ties=None, no_relevant=None, retrieved=None,
@@ -558,15 +503,10 @@ def map_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
     >>> round(map_score([1, 0, 1, 1, 0], [5, 4, 3, 2, 1], k=5), 4)
     0.8056
     """
-    return _score("map", pq.average_precision, y_true, y_score, qid, retrieved, sample_weight,
-                  convention, return_per_query,
-                  dict(k=k, relevance_threshold=relevance_threshold,
-                       ap_denominator=ap_denominator, ties=ties, no_relevant=no_relevant),
-                  "map_score")
+    return _score("map", locals())
 
 
-@validate_params(constraints(*_DATA, "k", "relevance_threshold", "ties", "no_relevant"),
-                 prefer_skip_nested_validation=True)
+@validate_params(_constraints("mrr"), prefer_skip_nested_validation=True)
 @_fill_doc
 def mrr_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
               no_relevant=None, retrieved=None, sample_weight=None, convention=None,
@@ -602,15 +542,10 @@ def mrr_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ti
     >>> mrr_score([0, 1, 1, 0], [4, 3, 2, 1], qid=[1, 1, 2, 2])
     0.75
     """
-    return _score("mrr", pq.reciprocal_rank, y_true, y_score, qid, retrieved, sample_weight,
-                  convention, return_per_query,
-                  dict(k=k, relevance_threshold=relevance_threshold, ties=ties,
-                       no_relevant=no_relevant), "mrr_score")
+    return _score("mrr", locals())
 
 
-@validate_params(constraints(*_DATA, "k", "relevance_threshold", "short_lists", "ties",
-                             "no_relevant"),
-                 prefer_skip_nested_validation=True)
+@validate_params(_constraints("precision"), prefer_skip_nested_validation=True)
 @_fill_doc
 def precision_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
                     short_lists=None, ties=None, no_relevant=None, retrieved=None,
@@ -646,14 +581,10 @@ def precision_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=No
     >>> precision_score([1, 0, 1, 1, 0, 1], [6, 5, 4, 3, 2, 1], k=5)
     0.6
     """
-    return _score("precision", pq.precision, y_true, y_score, qid, retrieved, sample_weight,
-                  convention, return_per_query,
-                  dict(k=k, relevance_threshold=relevance_threshold, short_lists=short_lists,
-                       ties=ties, no_relevant=no_relevant), "precision_score")
+    return _score("precision", locals())
 
 
-@validate_params(constraints(*_DATA, "k", "relevance_threshold", "ties", "no_relevant"),
-                 prefer_skip_nested_validation=True)
+@validate_params(_constraints("recall"), prefer_skip_nested_validation=True)
 @_fill_doc
 def recall_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
                  no_relevant=None, retrieved=None, sample_weight=None, convention=None,
@@ -686,14 +617,10 @@ def recall_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
     >>> recall_score([1, 0, 1, 1, 0, 1], [6, 5, 4, 3, 2, 1], k=5)
     0.75
     """
-    return _score("recall", pq.recall, y_true, y_score, qid, retrieved, sample_weight,
-                  convention, return_per_query,
-                  dict(k=k, relevance_threshold=relevance_threshold, ties=ties,
-                       no_relevant=no_relevant), "recall_score")
+    return _score("recall", locals())
 
 
-@validate_params(constraints(*_DATA, "k", "relevance_threshold", "ties", "no_relevant"),
-                 prefer_skip_nested_validation=True)
+@validate_params(_constraints("hit_rate"), prefer_skip_nested_validation=True)
 @_fill_doc
 def hit_rate_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
                    no_relevant=None, retrieved=None, sample_weight=None, convention=None,
@@ -724,14 +651,10 @@ def hit_rate_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=Non
     >>> hit_rate_score([0, 1, 0, 0, 1, 0], [3, 2, 1, 3, 2, 1], qid=[1, 1, 1, 2, 2, 2], k=1)
     0.0
     """
-    return _score("hit_rate", pq.hit_rate, y_true, y_score, qid, retrieved, sample_weight,
-                  convention, return_per_query,
-                  dict(k=k, relevance_threshold=relevance_threshold, ties=ties,
-                       no_relevant=no_relevant), "hit_rate_score")
+    return _score("hit_rate", locals())
 
 
-@validate_params(constraints(*_DATA, "relevance_threshold", "ties", "no_relevant"),
-                 prefer_skip_nested_validation=True)
+@validate_params(_constraints("r_precision"), prefer_skip_nested_validation=True)
 @_fill_doc
 def r_precision_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None,
                       no_relevant=None, retrieved=None, sample_weight=None, convention=None,
@@ -760,21 +683,14 @@ def r_precision_score(y_true, y_score, *, qid=None, relevance_threshold=None, ti
     >>> r_precision_score([1, 0, 1, 0], [4, 3, 2, 1])
     0.5
     """
-    return _score("r_precision", pq.r_precision, y_true, y_score, qid, retrieved,
-                  sample_weight, convention, return_per_query,
-                  dict(relevance_threshold=relevance_threshold, ties=ties,
-                       no_relevant=no_relevant), "r_precision_score")
+    return _score("r_precision", locals())
 
 
 # --------------------------------------------------------------------------------------
 # Correlations and pairs (the whole list of each query; no cut-off, no tie option)
 # --------------------------------------------------------------------------------------
 
-_CORRELATION = ("y_true", "y_score", "qid", "retrieved", "sample_weight", "convention",
-                "return_per_query")
-
-
-@validate_params(constraints(*_CORRELATION, "no_relevant"), prefer_skip_nested_validation=True)
+@validate_params(_constraints("kendall_tau"), prefer_skip_nested_validation=True)
 @_fill_doc
 def kendall_tau_score(y_true, y_score, *, qid=None, no_relevant=None, retrieved=None,
                       sample_weight=None,
@@ -808,12 +724,10 @@ def kendall_tau_score(y_true, y_score, *, qid=None, no_relevant=None, retrieved=
     >>> round(kendall_tau_score([3, 2, 1, 0], [0.9, 0.7, 0.8, 0.1]), 4)
     0.6667
     """
-    return _score("kendall_tau", pq.kendall_tau, y_true, y_score, qid, retrieved, sample_weight,
-                  convention, return_per_query, dict(no_relevant=no_relevant),
-                  "kendall_tau_score")
+    return _score("kendall_tau", locals())
 
 
-@validate_params(constraints(*_CORRELATION, "no_relevant"), prefer_skip_nested_validation=True)
+@validate_params(_constraints("spearman"), prefer_skip_nested_validation=True)
 @_fill_doc
 def spearman_score(y_true, y_score, *, qid=None, no_relevant=None, retrieved=None,
                    sample_weight=None,
@@ -843,13 +757,10 @@ def spearman_score(y_true, y_score, *, qid=None, no_relevant=None, retrieved=Non
     >>> spearman_score([3, 2, 1, 0], [0.9, 0.7, 0.8, 0.1])
     0.8
     """
-    return _score("spearman", pq.spearman, y_true, y_score, qid, retrieved, sample_weight,
-                  convention, return_per_query, dict(no_relevant=no_relevant),
-                  "spearman_score")
+    return _score("spearman", locals())
 
 
-@validate_params(constraints(*_CORRELATION, "no_relevant", "ties_credit"),
-                 prefer_skip_nested_validation=True)
+@validate_params(_constraints("pairwise_accuracy"), prefer_skip_nested_validation=True)
 @_fill_doc
 def pairwise_accuracy_score(y_true, y_score, *, qid=None, ties_credit=0.5, no_relevant=None,
                             retrieved=None, sample_weight=None, convention=None,
@@ -879,7 +790,4 @@ def pairwise_accuracy_score(y_true, y_score, *, qid=None, ties_credit=0.5, no_re
     >>> pairwise_accuracy_score([2, 1, 0], [0.5, 0.5, 0.1])
     0.8333333333333334
     """
-    return _score("pairwise_accuracy", pq.pairwise_accuracy, y_true, y_score, qid, retrieved,
-                  sample_weight, convention, return_per_query,
-                  dict(ties_credit=ties_credit, no_relevant=no_relevant),
-                  "pairwise_accuracy_score")
+    return _score("pairwise_accuracy", locals())

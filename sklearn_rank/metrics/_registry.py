@@ -1,88 +1,423 @@
-"""The one table of metric names, and :func:`evaluate`, which computes many from one sort.
+"""The metric registry: one entry per metric holds everything about it.
+
+An entry (:class:`Metric`) holds the metric's name and aliases, its per-query kernel, each of
+its options with its default and constraint (:class:`Option`), the inputs it reads, how its
+per-query values are aggregated over queries and why it can be undefined on a query. The rest
+is derived from the entries: the validation of the public ``*_score`` functions, the defaults,
+the names that :func:`parse_metric` reads, :func:`get_scorer_names`, the table of names in the
+documentation (``docs/conf.py`` writes it) and the canonical key of :meth:`Metric.key`. The
+public functions keep explicit signatures; ``tests/test_metric_spec.py`` checks them, the
+test registries and the documentation against the entries.
 
 Names follow the usual IR spelling, case-insensitive: a base name, an optional cut-off
 ``@k`` and optional parameters in parentheses, e.g. ``"ndcg@10"``, ``"P@5"``, ``"AP"``,
-``"RR@10"``, ``"ERR@20"``, ``"RBP(p=0.8)"``, ``"err@10(max_grade=4)"``. The same table drives
-the scorers, the command line and the documentation.
+``"RR@10"``, ``"ERR@20"``, ``"RBP(p=0.8)"``, ``"err@10(max_grade=4)"``.
 """
 
 import difflib
+import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 
-from ..utils._param_validation import validate_parameter_constraints, validate_params
+from .._conventions import CONVENTION_NAMES, DEFAULTS, no_relevant_value, resolve
+from ..utils._param_validation import (
+    Interval,
+    Options,
+    StrOptions,
+    validate_parameter_constraints,
+    validate_params,
+)
 from . import _per_query as pq
-from . import _ranking
-from ._engine import check_ranking_input
-from ._ranking import CONSTRAINTS, score_data
+from ._engine import TIES, check_ranking_input, mean_over_queries
+
+# How the per-query values of a metric become one number (Metric.aggregate): the (weighted)
+# mean; the geometric mean, of values floored at GEOMETRIC_MEAN_FLOOR (trec_eval's gm_map,
+# gm_bpref); the (weighted) sum, for counts (trec_eval's num_ret, num_rel, num_rel_ret).
+AGGREGATIONS = ("mean", "geometric_mean", "sum")
+# trec_eval's MIN_GEO_MEAN: one query at 0 would make the geometric mean 0, whatever the others.
+GEOMETRIC_MEAN_FLOOR = 1e-5
+# Optional per-row inputs that a metric may read, besides y_true, y_score, qid and
+# sample_weight (which every metric reads): the public function takes them as keywords.
+INPUTS = ("retrieved", "judged")
+
+
+@dataclass(frozen=True)
+class Option:
+    """An option of a metric: its name, constraint and default.
+
+    Parameters
+    ----------
+    name : str
+        The keyword of the public function and of the kernel.
+    constraint : tuple
+        scikit-learn parameter constraints of its values, as ``validate_params`` takes them.
+    default : object, default=None
+        sklearn-rank's value of the option.
+    preset : bool, default=False
+        Whether a ``convention`` preset may set the option. The keyword of the public
+        function is then ``None`` by default, which resolves to the preset's value, else to
+        ``default``; ``default`` is read from :data:`~sklearn_rank.metrics.DEFAULTS`.
+    aliases : tuple of str, default=()
+        Other spellings accepted inside the parentheses of a metric name: ``"rbp(p=0.5)"``.
+    """
+
+    name: str
+    constraint: tuple
+    default: object = None
+    preset: bool = False
+    aliases: tuple = ()
+
+    @property
+    def keyword_default(self):
+        """The default of the public function's keyword (None for a preset option)."""
+        return None if self.preset else self.default
+
+
+def _preset(name, *constraint, aliases=()):
+    """An option that conventions may set; its default is sklearn-rank's, in DEFAULTS."""
+    return Option(name, constraint, DEFAULTS[name], preset=True, aliases=aliases)
+
+
+# Options shared by several metrics. Options of one metric are written in its entry.
+K = Option("k", (Interval(Integral, 1, None, closed="left"), None))
+GAIN = _preset("gain", StrOptions({"exponential", "linear"}), None)
+# log_base is no convention: no system's preset sets it. DEFAULTS lists it all the same (it
+# always has, and docs/api.rst shows it), so its default is read from there, written once.
+LOG_BASE = Option("log_base", (Interval(Real, 1, None, closed="neither"),), DEFAULTS["log_base"])
+TIES_OPTION = _preset("ties", StrOptions(set(TIES)), None)
+NO_RELEVANT = _preset("no_relevant", Options(Real, {0.0, 1.0}), "nan", StrOptions({"raise"}),
+                      None)
+RELEVANCE_THRESHOLD = _preset("relevance_threshold", Interval(Real, 0, None, closed="neither"),
+                              None, aliases=("rel", "l"))
+MAX_GRADE = _preset("max_grade", Interval(Real, 0, None, closed="neither"),
+                    StrOptions({"query"}), None)
+AP_DENOMINATOR = _preset("ap_denominator", StrOptions({"all", "min_k", "found"}), None)
+SHORT_LISTS = _preset("short_lists", StrOptions({"k", "length"}), None)
+
+_NO_RELEVANT_REASON = "that have no relevant document"
 
 
 @dataclass(frozen=True)
 class Metric:
-    """A metric of the registry: its public function, per-query kernel and options."""
+    """A metric of the registry: the one place that says everything about it.
+
+    Parameters
+    ----------
+    name : str
+        Registry name, lower case; the public function is ``{name}_score`` in
+        :mod:`sklearn_rank.metrics`.
+    kernel : callable
+        ``kernel(data, **options) -> (values, undefined)``, in ``_per_query.py``: one value
+        per query and the mask of the queries where the metric is undefined (or None).
+    option_specs : tuple of Option
+        The metric's options besides ``no_relevant`` (which every metric takes), in the
+        order of the public function's signature.
+    aliases : tuple of str, default=()
+        Other names of the metric, lower case.
+    higher_is_better : bool, default=True
+    aggregation : {"mean", "geometric_mean", "sum"}, default="mean"
+        How :meth:`aggregate` turns per-query values into one number.
+    inputs : tuple of str, default=("retrieved",)
+        The optional per-row inputs of :data:`INPUTS` that the metric reads.
+    undefined_reason : str, default="that have no relevant document"
+        Completes "queries ..." in the messages about the queries where it is undefined.
+    clip_k : bool, default=True
+        Whether a cut-off beyond the longest list becomes the number of rows before the
+        kernel runs; P@k reads ``k`` itself, since it may divide by it.
+    """
 
     name: str
-    function: object
     kernel: object
-    options: tuple  # options of the kernel, besides no_relevant
+    option_specs: tuple
     aliases: tuple = ()
     higher_is_better: bool = True
-    fixed: dict = field(default_factory=dict)  # options the function sets that are not kernel's
+    aggregation: str = "mean"
+    inputs: tuple = ("retrieved",)
+    undefined_reason: str = _NO_RELEVANT_REASON
+    clip_k: bool = True
+
+    def __post_init__(self):
+        if self.aggregation not in AGGREGATIONS:
+            raise ValueError(
+                f"Metric {self.name!r}: aggregation must be one of {AGGREGATIONS}; got "
+                f"{self.aggregation!r}."
+            )
+        unknown = sorted(set(self.inputs) - set(INPUTS))
+        if unknown:
+            raise ValueError(
+                f"Metric {self.name!r}: inputs must be among {INPUTS}; got {unknown}."
+            )
+        names = [option.name for option in self.option_specs]
+        if len(set(names)) < len(names) or "no_relevant" in names:
+            raise ValueError(
+                f"Metric {self.name!r}: options must be distinct and leave out no_relevant, "
+                f"which every metric takes; got {names}."
+            )
+
+    @property
+    def options(self):
+        """Names of the kernel's options, besides ``no_relevant``."""
+        return tuple(option.name for option in self.option_specs)
+
+    @property
+    def all_options(self):
+        """Every option, ``no_relevant`` last."""
+        return (*self.option_specs, NO_RELEVANT)
 
     @property
     def constraints(self):
-        keys = {"persistence": "err_persistence" if self.name == "err" else "rbp_persistence"}
-        return {o: CONSTRAINTS[keys.get(o, o)] for o in (*self.options, "no_relevant")}
+        """Option name -> constraint (``no_relevant`` included), for ``validate_params``."""
+        return {option.name: list(option.constraint) for option in self.all_options}
+
+    @property
+    def option_aliases(self):
+        """Alias -> option name, for the parameters in parentheses."""
+        return {alias: option.name for option in self.all_options for alias in option.aliases}
+
+    @property
+    def function_name(self):
+        return f"{self.name}_score"
+
+    @property
+    def function(self):
+        """The public function, ``sklearn_rank.metrics.{name}_score``."""
+        from . import _ranking  # imports this module: the spec comes before the functions
+
+        return getattr(_ranking, self.function_name)
+
+    def compute(self, data, options, *, convention=None, label=None):
+        """Per-query values of the metric on ``data``, the ``no_relevant`` policy applied.
+
+        Parameters
+        ----------
+        data : RankingInput
+        options : dict
+            Every option of the metric (``no_relevant`` included), ``None`` where unset, as
+            :func:`metric_options` gives them.
+        convention : str, default=None
+        label : str, default=None
+            The metric as the caller named it, for messages; the registry name by default.
+
+        Returns
+        -------
+        values : ndarray of shape (n_queries,)
+            In query-code order; NaN for a query skipped by ``no_relevant=np.nan``.
+        undefined : ndarray of bool of shape (n_queries,) or None
+            The queries where the metric is undefined, to which ``no_relevant`` applied.
+        resolved : dict
+            The options as computed: conventions and defaults resolved, ``no_relevant``
+            normalised (the cut-off as given, before it is clipped to the longest list).
+        """
+        resolved = resolve(self.name, convention, options)
+        no_relevant = no_relevant_value(resolved.pop("no_relevant"))
+        kernel_options = dict(resolved)
+        k = kernel_options.get("k")
+        if self.clip_k and k is not None and k > len(data.y_true):
+            kernel_options["k"] = len(data.y_true)  # a cut-off beyond every list: the list
+        # an overflow to inf or NaN is reported by finish, with the metric and the queries, in
+        # place of numpy's RuntimeWarning
+        with np.errstate(over="ignore", invalid="ignore"):
+            values, undefined = self.kernel(data, **kernel_options)
+        values = data.finish(values, undefined, no_relevant, return_per_query=True,
+                             metric=label or self.name, undefined_reason=self.undefined_reason)
+        return values, undefined, {**resolved, "no_relevant": no_relevant}
+
+    def aggregate(self, values, weights=None, *, label=None, stacklevel=2):
+        """Aggregate per-query values over queries by the metric's rule.
+
+        ``"mean"`` is the mean of :func:`evaluate` and the public functions, bit for bit:
+        NaN values (queries skipped by ``no_relevant=np.nan``) are left out, weights are
+        rescaled when their sum overflows or loses precision, and a zero total weight is a
+        ``ValueError``. ``"geometric_mean"`` is ``exp`` of that mean of
+        ``log(max(value, GEOMETRIC_MEAN_FLOOR))``. ``"sum"`` is the sum of the values, each
+        times its weight.
+
+        Parameters
+        ----------
+        values : array-like of shape (n_queries,)
+            Per-query values, NaN for a skipped query.
+        weights : array-like of shape (n_queries,), default=None
+            Weight of each query (:attr:`RankingInput.query_weight`), None for equal weights.
+        label : str, default=None
+            The metric as the caller named it, for messages; the registry name by default.
+        stacklevel : int, default=2
+            Of the ``UndefinedMetricWarning`` when every query was skipped: 2 points at the
+            caller of this method.
+
+        Returns
+        -------
+        value : float
+            NaN, with an ``UndefinedMetricWarning``, when every value is NaN.
+        """
+        values = np.asarray(values, dtype=np.float64)
+        weights = None if weights is None else np.asarray(weights, dtype=np.float64)
+        label = label or self.name
+        kept = ~np.isnan(values)
+        if self.aggregation == "sum" and kept.any():
+            values = values[kept]
+            return float(values.sum() if weights is None else np.dot(weights[kept], values))
+        if self.aggregation == "geometric_mean":
+            values = np.log(np.maximum(values, GEOMETRIC_MEAN_FLOOR))  # NaN stays NaN
+        mean = mean_over_queries(values, weights, metric=label,
+                                 undefined_reason=self.undefined_reason, stacklevel=stacklevel)
+        return float(np.exp(mean)) if self.aggregation == "geometric_mean" else mean
+
+    def key(self, options=None, convention=None):
+        """The canonical name of the metric computed with ``options`` and ``convention``.
+
+        A key is a name that :func:`parse_metric` reads back into this metric and options
+        that compute the same numbers without ``convention``; usable as the column name of
+        a results store. Its grammar::
+
+            key    := name ["@" k] ["(" option "=" value {"," option "=" value} ")"]
+
+        ``name`` is the registry name (never an alias), ``k`` the cut-off when there is one.
+        The options are those whose value, resolved through ``convention`` and the
+        defaults, differs from sklearn-rank's default, in the order of the metric's
+        options (that of its public function), ``no_relevant`` last; none, no parentheses.
+        Values are written as ``true``/``false``, integers in decimal, floats as Python's
+        shortest ``repr`` that reads back to the same float, with a ``.0`` before any
+        exponent (``1.0e+16``), ``nan``, ``inf``, and strings as they are.
+
+        Parameters
+        ----------
+        options : dict, default=None
+            Options of the metric (keywords of its public function), unset ones left out.
+        convention : str, default=None
+            Preset of conventions the options are resolved with.
+
+        Returns
+        -------
+        key : str
+
+        Examples
+        --------
+        >>> from sklearn_rank.metrics import parse_metric
+        >>> ndcg, _ = parse_metric("ndcg")
+        >>> ndcg.key({"k": 10, "gain": "linear", "ties": "stable"})
+        'ndcg@10(gain=linear,ties=stable)'
+        >>> ndcg.key({"k": 10}, convention="trec_eval")
+        'ndcg@10(gain=linear,ties=stable)'
+        >>> ndcg.key({"log_base": 2})
+        'ndcg'
+        """
+        options = dict(options or {})
+        caller = f"Metric.key of {self.name!r}"
+        accepted = [option.name for option in self.all_options]
+        unknown = sorted(set(options) - set(accepted))
+        if unknown:
+            raise TypeError(f"{caller} got option(s) {unknown} that {self.name} does not take; "
+                            f"its options are {sorted(accepted)}.")
+        given = {o.name: options.get(o.name, o.keyword_default) for o in self.all_options}
+        validate_parameter_constraints(
+            {**self.constraints, "convention": CONSTRAINTS["convention"]},
+            {**given, "convention": convention}, caller_name=caller,
+        )
+        resolved = resolve(self.name, convention, given)
+        resolved["no_relevant"] = no_relevant_value(resolved["no_relevant"])
+        parts = [f"{o.name}={_format(resolved[o.name])}" for o in self.all_options
+                 if o.name != "k" and not _same(resolved[o.name], o.default)]
+        k = resolved.get("k")
+        return (self.name + ("" if k is None else f"@{int(k)}")
+                + (f"({','.join(parts)})" if parts else ""))
 
 
-_POSITION = ("k", "ties")
-_BINARY = ("k", "relevance_threshold", "ties")
+def _same(value, default):
+    """Whether a resolved option value is sklearn-rank's default (1 is 1.0, NaN is NaN)."""
+    if isinstance(default, bool) or isinstance(value, (bool, np.bool_)):
+        return isinstance(value, (bool, np.bool_)) and bool(value) is default
+    if isinstance(value, Real) and isinstance(default, Real):
+        return value == default or (math.isnan(value) and math.isnan(default))
+    return type(value) is type(default) and value == default
+
+
+def _format(value):
+    """A value as :func:`parse_metric` reads it back: same type (bool, int, float, str)."""
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, Integral):
+        return str(int(value))
+    if isinstance(value, Real):
+        text = repr(float(value))  # the shortest text that reads back to the same float
+        if "e" in text and "." not in text:
+            mantissa, _, exponent = text.partition("e")
+            text = f"{mantissa}.0e{exponent}"  # "1e+16" would read back as an int
+        return text
+    return str(value)
+
 
 METRICS = {
     m.name: m
     for m in (
-        Metric("ndcg", _ranking.ndcg_score, pq.ndcg, ("k", "gain", "log_base", "ties")),
-        Metric("dcg", _ranking.dcg_score, pq.dcg, ("k", "gain", "log_base", "ties")),
-        Metric("err", _ranking.err_score, pq.err,
-               ("k", "gain", "max_grade", "persistence", "ties")),
-        Metric("rbp", _ranking.rbp_score, pq.rbp,
-               ("k", "persistence", "graded", "max_grade", "relevance_threshold", "ties")),
-        Metric("map", _ranking.map_score, pq.average_precision,
-               (*_BINARY, "ap_denominator"), aliases=("ap", "average_precision")),
-        Metric("mrr", _ranking.mrr_score, pq.reciprocal_rank, _BINARY,
+        Metric("ndcg", pq.ndcg, (K, GAIN, LOG_BASE, TIES_OPTION)),
+        Metric("dcg", pq.dcg, (K, GAIN, LOG_BASE, TIES_OPTION)),
+        Metric("err", pq.err, (
+            K, GAIN, MAX_GRADE,
+            Option("persistence", (Interval(Real, 0, 1, closed="right"),), 1.0, aliases=("p",)),
+            TIES_OPTION)),
+        Metric("rbp", pq.rbp, (
+            K,
+            Option("persistence", (Interval(Real, 0, 1, closed="neither"),), 0.8,
+                   aliases=("p",)),
+            Option("graded", ("boolean",), False),
+            MAX_GRADE, RELEVANCE_THRESHOLD, TIES_OPTION)),
+        Metric("map", pq.average_precision,
+               (K, RELEVANCE_THRESHOLD, AP_DENOMINATOR, TIES_OPTION),
+               aliases=("ap", "average_precision")),
+        Metric("mrr", pq.reciprocal_rank, (K, RELEVANCE_THRESHOLD, TIES_OPTION),
                aliases=("rr", "recip_rank", "reciprocal_rank")),
-        Metric("precision", _ranking.precision_score, pq.precision,
-               (*_BINARY, "short_lists"), aliases=("p", "prec", "pre")),
-        Metric("recall", _ranking.recall_score, pq.recall, _BINARY, aliases=("r",)),
-        Metric("hit_rate", _ranking.hit_rate_score, pq.hit_rate, _BINARY,
+        Metric("precision", pq.precision, (K, RELEVANCE_THRESHOLD, SHORT_LISTS, TIES_OPTION),
+               aliases=("p", "prec", "pre"), clip_k=False),
+        Metric("recall", pq.recall, (K, RELEVANCE_THRESHOLD, TIES_OPTION), aliases=("r",)),
+        Metric("hit_rate", pq.hit_rate, (K, RELEVANCE_THRESHOLD, TIES_OPTION),
                aliases=("success", "hits", "hit")),
-        Metric("r_precision", _ranking.r_precision_score, pq.r_precision,
-               ("relevance_threshold", "ties"), aliases=("rprec", "r-precision")),
-        Metric("kendall_tau", _ranking.kendall_tau_score, pq.kendall_tau, (),
-               aliases=("tau", "kendall")),
-        Metric("spearman", _ranking.spearman_score, pq.spearman, (),
-               aliases=("rho", "spearman_rho")),
-        Metric("pairwise_accuracy", _ranking.pairwise_accuracy_score, pq.pairwise_accuracy,
-               ("ties_credit",), aliases=("pairs", "concordant_pairs")),
-        Metric("half_life_utility", _ranking.half_life_utility_score, pq.half_life_utility,
-               ("k", "half_life", "default_rating", "ties"), aliases=("hlu",)),
+        Metric("r_precision", pq.r_precision, (RELEVANCE_THRESHOLD, TIES_OPTION),
+               aliases=("rprec", "r-precision")),
+        Metric("kendall_tau", pq.kendall_tau, (), aliases=("tau", "kendall"),
+               undefined_reason="whose documents all have the same grade"),
+        Metric("spearman", pq.spearman, (), aliases=("rho", "spearman_rho"),
+               undefined_reason="whose documents all have the same grade"),
+        Metric("pairwise_accuracy", pq.pairwise_accuracy,
+               (Option("ties_credit", (Interval(Real, 0, 1, closed="both"),), 0.5),),
+               aliases=("pairs", "concordant_pairs"),
+               undefined_reason="without a pair of documents of different grades"),
+        Metric("half_life_utility", pq.half_life_utility, (
+            K,
+            Option("half_life", (Interval(Real, 1, None, closed="neither"),), 5.0),
+            Option("default_rating", (Interval(Real, None, None, closed="neither"),), 0.0),
+            TIES_OPTION), aliases=("hlu",),
+            undefined_reason="without a document graded above default_rating"),
     )
 }
 
-# Defaults of the options that are not conventions (not resolved through presets).
-_PLAIN_DEFAULTS = {
-    "log_base": 2.0,
-    "persistence": None,  # metric-specific: filled per metric below
-    "graded": False,
-    "ties_credit": 0.5,
-    "half_life": 5.0,
-    "default_rating": 0.0,
+# The arguments of the public functions that are not options of a metric.
+ARGUMENT_CONSTRAINTS = {
+    "y_true": ["array-like"],
+    "y_score": ["array-like"],
+    "qid": ["array-like", None],
+    **{name: ["array-like", None] for name in INPUTS},
+    "sample_weight": ["array-like", None],
+    "convention": [StrOptions(set(CONVENTION_NAMES)), None],
+    "return_per_query": ["boolean"],
 }
-_PERSISTENCE = {"err": 1.0, "rbp": 0.8}
-# Parameter aliases accepted inside parentheses: "rbp(p=0.8)".
-_PARAM_ALIASES = {"p": "persistence", "rel": "relevance_threshold", "l": "relevance_threshold"}
+
+
+def _shared_constraints():
+    """Option name -> constraint, for the options constrained alike in every metric."""
+    found = {}
+    for metric in METRICS.values():
+        for option in metric.all_options:
+            found.setdefault(option.name, set()).add(option.constraint)
+    return {name: list(*constraints) for name, constraints in found.items()
+            if len(constraints) == 1}
+
+
+# Argument or option name -> constraint; persistence, constrained differently by ERR and RBP,
+# is left out (see Metric.constraints).
+CONSTRAINTS = {**ARGUMENT_CONSTRAINTS, **_shared_constraints()}
 
 _LOOKUP = {}
 for _m in METRICS.values():
@@ -105,7 +440,7 @@ def parse_metric(name):
     Parameters
     ----------
     name : str
-        E.g. ``"ndcg@10"``, ``"P@5"``, ``"RBP(p=0.8)"``.
+        E.g. ``"ndcg@10"``, ``"P@5"``, ``"RBP(p=0.8)"``, or a key of :meth:`Metric.key`.
 
     Returns
     -------
@@ -132,9 +467,10 @@ def parse_metric(name):
         options["k"] = int(match.group(2))
     if match.group(3):
         given = {"k": f"@{match.group(2)}"} if "k" in options else {}
+        aliases = metric.option_aliases
         for item in match.group(3).split(","):
             key, sep, value = (part.strip() for part in item.partition("="))
-            spelled, key = key, _PARAM_ALIASES.get(key, key)
+            spelled, key = key, aliases.get(key, key)
             if not sep or key not in (*metric.options, "no_relevant"):
                 raise ValueError(
                     f"Cannot read the parameter {item.strip()!r} of metric {name!r}: "
@@ -182,19 +518,28 @@ def get_metric_names():
 
 
 def metric_options(metric, fixed, options):
-    """The kernel options of ``metric``: name-fixed, then caller's, then plain defaults."""
-    out = {}
-    for key in metric.options:
-        if key in fixed:
-            out[key] = fixed[key]
-        elif key in options:
-            out[key] = options[key]
-        elif key == "persistence":
-            out[key] = _PERSISTENCE[metric.name]
-        else:
-            out[key] = _PLAIN_DEFAULTS.get(key)
-    out["no_relevant"] = fixed.get("no_relevant", options.get("no_relevant"))
-    return out
+    """The options of ``metric``: name-fixed, then caller's, then the keywords' defaults.
+
+    ``no_relevant`` included; the options that conventions may set are ``None`` when unset.
+    """
+    return {
+        option.name: fixed.get(option.name, options.get(option.name, option.keyword_default))
+        for option in metric.all_options
+    }
+
+
+def score_data(data, metric, compute, convention, options, return_per_query, label):
+    """Resolve the conventions, compute per-query values and aggregate them.
+
+    ``metric`` is a registry name and ``compute`` its kernel (the registry's is run);
+    ``options`` are the metric's options as :func:`metric_options` gives them; ``label``
+    names the metric in messages.
+    """
+    spec = METRICS[metric]
+    values, _, _ = spec.compute(data, options, convention=convention, label=label)
+    if return_per_query:
+        return values
+    return spec.aggregate(values, data.query_weight, label=label, stacklevel=3)
 
 
 def check_overridden(parsed, options, names, caller):
@@ -289,4 +634,3 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"), sa
         results[name] = score_data(data, metric.name, metric.kernel, convention,
                                    kernel_options, return_per_query, name)
     return results
-
