@@ -358,11 +358,11 @@ def read_trec(qrels, run):
     """Flat arrays of a TREC run judged by TREC qrels, ordered as trec_eval ranks them.
 
     One row per (query, document) pair that is judged, retrieved, or both. Judgements below 0
-    count as non-relevant (grade 0); retrieved documents without a judgement have grade 0;
-    judged documents absent from the run get ``retrieved=False``. Only the queries both judged
-    and in the run are kept, as trec_eval does. Rows are sorted by query, then score
-    descending, then document name descending: trec_eval's tie-break, so that
-    ``ties="stable"`` (the ``"trec_eval"`` convention) reproduces it.
+    count as non-relevant (grade 0); retrieved documents without a judgement have grade 0
+    and ``judged=False``; judged documents absent from the run get ``retrieved=False``. Only
+    the queries both judged and in the run are kept, as trec_eval does. Rows are sorted by
+    query, then score descending, then document name descending: trec_eval's tie-break, so
+    that ``ties="stable"`` (the ``"trec_eval"`` convention) reproduces it.
 
     The files are read as trec_eval reads them. Query ids and document names are strings
     (``"007"`` and ``"7"`` are two queries). Blank lines and lines starting with ``#`` are
@@ -382,7 +382,10 @@ def read_trec(qrels, run):
     Returns
     -------
     arrays : dict
-        ``y_true``, ``y_score``, ``qid``, ``retrieved`` (arrays) and ``docno``.
+        ``y_true``, ``y_score``, ``qid``, ``retrieved`` (arrays), ``docno``, and
+        ``judged``: whether the qrels judge the document (``False`` for a retrieved
+        document that they do not list), the ``judged=`` mask of
+        :func:`~sklearn_rank.metrics.evaluate_per_query`.
 
     Raises
     ------
@@ -406,8 +409,8 @@ def read_trec(qrels, run):
     ...     with open(run, "w") as f:
     ...         _ = f.write("1 Q0 a 1 0.9 sys\\n1 Q0 b 2 0.5 sys\\n")
     ...     d = read_trec(qrels, run)
-    >>> d["docno"].tolist(), d["retrieved"].tolist()
-    (['a', 'b', 'c'], [True, True, False])
+    >>> d["docno"].tolist(), d["retrieved"].tolist(), d["judged"].tolist()
+    (['a', 'b', 'c'], [True, True, False], [True, True, True])
     >>> map_score(d["y_true"], d["y_score"], qid=d["qid"], retrieved=d["retrieved"],
     ...           convention="trec_eval")
     0.5
@@ -436,6 +439,7 @@ def read_trec(qrels, run):
     qid = np.array([q for q, _ in keys], dtype=object)
     docno = np.array([d for _, d in keys], dtype=object)
     retrieved = np.array([key in score_of for key in keys], dtype=bool)
+    judged = np.array([key in grade_of for key in keys], dtype=bool)
     y_score = np.array([score_of.get(key, -np.inf) for key in keys], dtype=np.float64)
     y_true = np.array([grade_of.get(key, 0.0) for key in keys], dtype=np.float64)
     # trec_eval's order: query, score descending, document name descending
@@ -447,4 +451,5 @@ def read_trec(qrels, run):
         "qid": qid[order].astype(str),
         "retrieved": retrieved[order],
         "docno": docno[order].astype(str),
+        "judged": judged[order],
     }

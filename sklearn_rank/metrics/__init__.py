@@ -24,16 +24,20 @@ from ._ranking import (
     spearman_score,
 )
 from ._registry import evaluate, get_metric_names, parse_metric
+from ._result import PerQueryResult, aggregate, evaluate_per_query
 from ._scorer import RankingScorer, get_scorer, get_scorer_names, make_ranking_scorer
 
 __all__ = [
     "CONVENTIONS",
     "CONVENTION_NAMES",
     "DEFAULTS",
+    "PerQueryResult",
     "RankingScorer",
+    "aggregate",
     "dcg_score",
     "err_score",
     "evaluate",
+    "evaluate_per_query",
     "get_metric_names",
     "get_scorer",
     "get_scorer_names",

@@ -1,0 +1,623 @@
+"""Per-query results that carry their query ids, and their aggregation over queries.
+
+:func:`evaluate_per_query` computes per-query values (one sort, as :func:`evaluate`) and
+returns them as a :class:`PerQueryResult`: query ids, values, the undefined mask, the query
+weights and the options each metric was computed with. :func:`aggregate` averages it over
+queries exactly as :func:`evaluate` does, and merges results computed on chunks of disjoint
+queries (folds, partitions) into the value of one call on all their rows.
+"""
+
+import math
+from numbers import Real
+from types import MappingProxyType
+
+import numpy as np
+
+from .._conventions import no_relevant_value, resolve
+from ..utils._optional import import_optional
+from ..utils._param_validation import validate_parameter_constraints, validate_params
+from . import _per_query as pq
+from ._engine import _well_scaled, check_ranking_input, mean_over_queries, segment_sum
+from ._ranking import CONSTRAINTS, UNDEFINED_REASONS
+from ._registry import check_overridden, metric_options, parse_metric
+
+_NO_RELEVANT_REASON = "that have no relevant document"
+
+
+class PerQueryResult:
+    """Per-query values of ranking metrics, with the query ids they belong to.
+
+    Returned by :func:`evaluate_per_query`; :func:`aggregate` turns one or several of them
+    (computed on disjoint queries) into means. Its arrays are read-only.
+
+    Parameters
+    ----------
+    query_ids : array-like of shape (n_queries,)
+        The distinct query ids, in increasing order (the order of ``np.unique(qid)``).
+    values : dict of str to array-like of shape (n_queries,)
+        Metric name -> value of each query, NaN for a query skipped by
+        ``no_relevant=np.nan``.
+    undefined : dict of str to array-like of bool of shape (n_queries,), default=None
+        Metric name -> mask of the queries where the metric is undefined (no relevant
+        document, all grades equal...), whose value is the ``no_relevant`` option's. None
+        means that it is defined on every query.
+    query_weight : array-like of shape (n_queries,), default=None
+        Weight of each query (the mean weight of its rows, in units of ``weight_unit``), or
+        None for unweighted queries.
+    options : dict of str to dict, default=None
+        Metric name -> the options it was computed with, resolved (see :attr:`options`).
+    weight_unit : float, default=1.0
+        ``query_weight * weight_unit`` is the mean row weight of each query: weights so
+        large or small that their sums overflow or lose precision are kept scaled.
+
+    Attributes
+    ----------
+    query_ids : ndarray of shape (n_queries,)
+    query_weight : ndarray of shape (n_queries,) or None
+    weight_unit : float
+    metrics : tuple of str
+        The metric names, in the order given.
+    values, undefined : mapping of str to ndarray of shape (n_queries,)
+        Per metric, read-only. ``result[name]`` is ``result.values[name]``.
+    options : mapping of str to mapping
+        Per metric: ``"metric"`` (its registry name), ``"convention"``, and every option of
+        the metric as the computation used it, presets and defaults resolved
+        (``no_relevant`` included). ``max_grade=None`` of a graded ERR or RBP is recorded as
+        the largest grade of ``y_true``, the scale that was used, so that results computed
+        with different scales cannot be merged.
+
+    See Also
+    --------
+    evaluate_per_query : Compute a :class:`PerQueryResult`.
+    aggregate : Mean over queries of one or several results.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import evaluate_per_query
+    >>> result = evaluate_per_query([1, 0, 0, 2], [0.3, 0.9, 0.5, 0.1], qid=["b", "a", "a", "b"],
+    ...                             metrics=["ndcg@2", "mrr"])
+    >>> result
+    PerQueryResult(n_queries=2, metrics=['ndcg@2', 'mrr'])
+    >>> result.query_ids.tolist(), result["mrr"].tolist()
+    (['a', 'b'], [0.0, 1.0])
+    >>> result.undefined["mrr"].tolist()
+    [True, False]
+    """
+
+    __slots__ = ("_ids", "_values", "_undefined", "_weight", "_unit", "_options")
+    __hash__ = None
+    __iter__ = None  # ``for x in result`` would be ambiguous: queries or metrics?
+
+    def __init__(self, query_ids, values, undefined=None, query_weight=None, options=None,
+                 weight_unit=1.0):
+        query_ids = _column(query_ids, "query_ids")
+        _check_increasing(query_ids)
+        n = len(query_ids)
+        if not isinstance(values, dict) or not values:
+            raise TypeError(
+                "values must be a non-empty dict of metric name -> per-query values; got "
+                f"{type(values).__name__}."
+            )
+        names = tuple(values)
+        for name in names:
+            if not isinstance(name, str):
+                raise TypeError(f"Metric names must be strings; got {name!r}.")
+        undefined = {} if undefined is None else undefined
+        options = {} if options is None else options
+        for what, mapping in (("undefined", undefined), ("options", options)):
+            extra = sorted(set(mapping) - set(names), key=str)
+            if extra:
+                raise ValueError(
+                    f"{what} names metric(s) {extra} that values lacks; values has "
+                    f"{list(names)}."
+                )
+        arrays = {name: _column(values[name], f"values[{name!r}]", n, np.float64)
+                  for name in names}
+        masks = {}
+        for name in names:
+            if name in undefined:
+                masks[name] = _column(undefined[name], f"undefined[{name!r}]", n, bool)
+            else:
+                masks[name] = np.zeros(n, dtype=bool)
+        if query_weight is not None:
+            query_weight = _column(query_weight, "query_weight", n, np.float64)
+            if not np.isfinite(query_weight).all() or (query_weight < 0).any():
+                raise ValueError(
+                    "query_weight must hold finite non-negative numbers; got "
+                    f"min={np.nanmin(query_weight)}."
+                )
+        if not (isinstance(weight_unit, Real) and 0 < weight_unit < math.inf):
+            raise ValueError(
+                f"weight_unit must be a finite positive number; got {weight_unit!r}."
+            )
+        self._set(query_ids, arrays, masks, query_weight, float(weight_unit),
+                  {name: dict(options.get(name, {})) for name in names})
+
+    @classmethod
+    def _trusted(cls, query_ids, values, undefined, query_weight, options, weight_unit):
+        """A result from arrays that the engine built (fresh, validated): no copies."""
+        self = cls.__new__(cls)
+        self._set(query_ids, values, undefined, query_weight, weight_unit, options)
+        return self
+
+    def _set(self, query_ids, values, undefined, query_weight, weight_unit, options):
+        for array in (query_ids, query_weight, *values.values(), *undefined.values()):
+            if array is not None:
+                array.flags.writeable = False
+        self._ids = query_ids
+        self._values = MappingProxyType(values)
+        self._undefined = MappingProxyType(undefined)
+        self._weight = query_weight
+        self._unit = weight_unit
+        self._options = MappingProxyType(
+            {name: MappingProxyType(o) for name, o in options.items()}
+        )
+
+    query_ids = property(lambda self: self._ids, doc="The query ids, in increasing order.")
+    values = property(lambda self: self._values, doc="Metric name -> per-query values.")
+    undefined = property(lambda self: self._undefined,
+                         doc="Metric name -> mask of the queries where it is undefined.")
+    query_weight = property(lambda self: self._weight, doc="Weight of each query, or None.")
+    weight_unit = property(lambda self: self._unit,
+                           doc="query_weight * weight_unit is the mean row weight.")
+    options = property(lambda self: self._options,
+                       doc="Metric name -> the resolved options it was computed with.")
+
+    @property
+    def metrics(self):
+        """The metric names, in the order given."""
+        return tuple(self._values)
+
+    def __len__(self):
+        return len(self._ids)
+
+    def __getitem__(self, name):
+        try:
+            return self._values[name]
+        except (KeyError, TypeError):
+            raise KeyError(
+                f"{name!r} is not a metric of this result; it has {list(self._values)}."
+            ) from None
+
+    def __contains__(self, name):
+        return name in self._values
+
+    def __repr__(self):
+        weighted = ", weighted" if self._weight is not None else ""
+        return f"PerQueryResult(n_queries={len(self)}, metrics={list(self.metrics)}{weighted})"
+
+    def __eq__(self, other):
+        """Whether ``other`` holds the same ids, values (NaN equal to NaN), masks, weights
+        and options, bit for bit."""
+        if not isinstance(other, PerQueryResult):
+            return NotImplemented
+        return (
+            self.metrics == other.metrics
+            and _same_ids(self._ids, other._ids)
+            and _same_options(self._options, other._options)
+            and self._unit == other._unit
+            and (self._weight is None) == (other._weight is None)
+            and (self._weight is None or np.array_equal(self._weight, other._weight))
+            and all(np.array_equal(self._values[m], other._values[m], equal_nan=True)
+                    and np.array_equal(self._undefined[m], other._undefined[m])
+                    for m in self.metrics)
+        )
+
+    def __reduce__(self):  # mapping proxies do not pickle: rebuild from the arguments
+        return type(self), tuple(self.to_dict().values())
+
+    def to_dict(self):
+        """The result as a dict of its constructor's arguments (arrays are copies).
+
+        ``PerQueryResult(**result.to_dict()) == result``: what a store of results saves.
+
+        Returns
+        -------
+        result : dict
+            ``query_ids``, ``values``, ``undefined``, ``query_weight``, ``options`` and
+            ``weight_unit``.
+        """
+        return {  # in the order of the constructor's parameters
+            "query_ids": self._ids.copy(),
+            "values": {m: v.copy() for m, v in self._values.items()},
+            "undefined": {m: v.copy() for m, v in self._undefined.items()},
+            "query_weight": None if self._weight is None else self._weight.copy(),
+            "options": {m: dict(o) for m, o in self._options.items()},
+            "weight_unit": self._unit,
+        }
+
+    def to_frame(self):
+        """The per-query values as a pandas DataFrame: one row per query (indexed by
+        ``qid``), one column per metric.
+
+        Returns
+        -------
+        frame : pandas.DataFrame
+
+        Raises
+        ------
+        ImportError
+            When pandas is not installed (the ``pandas`` extra).
+        """
+        pandas = import_optional("pandas", extra="pandas", purpose="PerQueryResult.to_frame")
+        return pandas.DataFrame(
+            {m: np.array(v) for m, v in self._values.items()},
+            index=pandas.Index(np.array(self._ids), name="qid"),
+        )
+
+    @classmethod
+    def concat(cls, results):
+        """One result from results computed on disjoint sets of queries.
+
+        Parameters
+        ----------
+        results : sequence of PerQueryResult
+            With the same metrics and options, weighted or not alike.
+
+        Returns
+        -------
+        result : PerQueryResult
+            Queries in increasing order of id, as one :func:`evaluate_per_query` call on all
+            the rows would list them.
+
+        Raises
+        ------
+        ValueError
+            When a query id appears in two results (a query split across chunks: its value
+            would be wrong), or when the results' metrics or options differ.
+        TypeError
+            When an item is not a :class:`PerQueryResult`, or when the query ids of two
+            results cannot be compared (numbers and strings).
+        """
+        results = list(results)
+        if not results:
+            raise ValueError("No result to concatenate: pass at least one PerQueryResult.")
+        for i, r in enumerate(results):
+            if not isinstance(r, PerQueryResult):
+                raise TypeError(
+                    f"Result {i} is a {type(r).__name__}, not a PerQueryResult; compute it "
+                    "with sklearn_rank.metrics.evaluate_per_query."
+                )
+        if len(results) == 1:
+            return results[0]
+        first = results[0]
+        for i, r in enumerate(results[1:], 1):
+            _check_compatible(first, r, i)
+        ids = np.concatenate([r._ids for r in results])
+        if ids.dtype.kind == "f" and all(r._ids.dtype.kind in "iu" for r in results):
+            # int64 with uint64 ids: numpy would compare them as float64, rounding ids beyond
+            # 2**53; Python integers compare exactly
+            ids = np.concatenate([r._ids.astype(object) for r in results])
+        numeric = {r._ids.dtype.kind in "biuf" for r in results}
+        if len(numeric) > 1:
+            raise TypeError(
+                "Cannot merge results whose query ids are numbers in some and not in "
+                f"others (dtypes {sorted({str(r._ids.dtype) for r in results})}); a query "
+                "id must have one type in every chunk."
+            )
+        try:
+            order = np.argsort(ids, kind="stable")
+        except TypeError as exc:
+            raise TypeError(f"The results' query ids cannot be compared: {exc}.") from None
+        ids = ids[order]
+        repeated = np.flatnonzero(ids[1:] == ids[:-1])
+        if len(repeated):
+            shown = ", ".join(map(str, ids[repeated[:5]]))
+            raise ValueError(
+                f"{len(repeated)} query id(s) appear in more than one result (e.g. {shown}): "
+                "the rows of a query were split across chunks, so its per-query value in "
+                "each chunk is not its value. Group the rows by query before chunking."
+            )
+        values = {m: np.concatenate([r._values[m] for r in results])[order]
+                  for m in first.metrics}
+        undefined = {m: np.concatenate([r._undefined[m] for r in results])[order]
+                     for m in first.metrics}
+        weight, unit = None, first._unit
+        if first._weight is not None:
+            unit = max(r._unit for r in results)
+            # the same unit everywhere (1.0 unless weights are extreme): the weights as they are
+            weight = np.concatenate([r._weight if r._unit == unit else r._weight * (r._unit / unit)
+                                     for r in results])[order]
+        return cls._trusted(ids, values, undefined, weight,
+                            {m: dict(o) for m, o in first._options.items()}, unit)
+
+
+def aggregate(result, *more_results):
+    """Mean over queries of each metric of one or several :class:`PerQueryResult`.
+
+    With one result, the means are those that :func:`evaluate` returns for the same call,
+    bit for bit: weighted by the query weights, queries skipped by ``no_relevant=np.nan``
+    left out. With several, computed on chunks of disjoint queries (cross-validation folds,
+    data partitions, stored runs), the means are those of one call on all their rows.
+
+    Parameters
+    ----------
+    result : PerQueryResult
+    *more_results : PerQueryResult
+        Results of the same metrics and options on other queries.
+
+    Returns
+    -------
+    means : dict
+        Metric name -> mean over queries; NaN, with an ``UndefinedMetricWarning``, when
+        every query was skipped.
+
+    Raises
+    ------
+    ValueError
+        When a query appears in two results, or when their metrics or options differ (see
+        :meth:`PerQueryResult.concat`); when every kept query has zero weight.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rank.metrics import aggregate, evaluate, evaluate_per_query
+    >>> y_true = np.array([3, 0, 2, 1, 0, 1])
+    >>> y_score = np.array([0.9, 0.8, 0.1, 0.4, 0.3, 0.6])
+    >>> qid = np.array([1, 2, 1, 2, 1, 2])
+    >>> first, second = qid == 1, qid == 2
+    >>> a = evaluate_per_query(y_true[first], y_score[first], qid=qid[first], metrics=["mrr"])
+    >>> b = evaluate_per_query(y_true[second], y_score[second], qid=qid[second],
+    ...                        metrics=["mrr"])
+    >>> aggregate(a, b) == evaluate(y_true, y_score, qid=qid, metrics=["mrr"])
+    True
+    """
+    merged = PerQueryResult.concat((result, *more_results))
+    means = {}
+    for name in merged.metrics:  # a loop, not a comprehension: one frame less for stacklevel
+        means[name] = _aggregate_metric(merged, name)
+    return means
+
+
+def _aggregate_metric(result, name):
+    """The mean of one metric of ``result``: the one place that knows the rule.
+
+    Today every metric is a weighted arithmetic mean; when the registry holds each metric's
+    aggregation, this becomes ``METRICS[options["metric"]].aggregate(...)``.
+    """
+    options = result.options[name]
+    return mean_over_queries(
+        np.asarray(result.values[name]), result.query_weight, metric=name,
+        undefined_reason=UNDEFINED_REASONS.get(options.get("metric"), _NO_RELEVANT_REASON),
+        stacklevel=3,
+    )
+
+
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "y_score": ["array-like"],
+        "qid": ["array-like", None],
+        "metrics": [list, tuple, str],
+        "sample_weight": ["array-like", None],
+        "retrieved": ["array-like", None],
+        "judged": ["array-like", None],
+        "convention": CONSTRAINTS["convention"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def evaluate_per_query(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"),
+                       sample_weight=None, retrieved=None, judged=None, convention=None,
+                       **options):
+    """Compute several ranking metrics per query, with the query ids they belong to.
+
+    The same computation as :func:`evaluate` (one grouping, one sort), returned before the
+    mean over queries: :func:`aggregate` of the result gives :func:`evaluate`'s means.
+
+    Parameters
+    ----------
+    y_true, y_score, qid, sample_weight, retrieved, convention
+        As in :func:`ndcg_score`.
+
+    metrics : list of str or str, default: ``("ndcg@10", "map", "mrr")``
+        Metric names, as in :func:`evaluate`.
+
+    judged : array-like of bool of shape (n_samples,), default=None
+        ``False`` marks documents without a judgement (in a TREC run, those absent from the
+        qrels; see :func:`sklearn_rank.datasets.read_trec`); they must have grade 0 in
+        ``y_true``. ``None`` means that every row is judged. No metric of this version
+        reads it: it is validated and kept for those that will (bpref, infAP, Judged@k).
+
+    **options
+        Options applied to every metric that takes them, as in :func:`evaluate`.
+
+    Returns
+    -------
+    result : PerQueryResult
+        Query ids (in the order of ``np.unique(qid)``), per metric the values (after the
+        ``no_relevant`` policy) and the mask of queries where it is undefined, the query
+        weights (None without ``sample_weight``) and the resolved options.
+
+    See Also
+    --------
+    evaluate : The means over queries (``return_per_query=True`` gives bare arrays).
+    aggregate : The means of one or several results.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import aggregate, evaluate_per_query
+    >>> y_true = [3, 0, 2, 1, 0, 1]
+    >>> y_score = [0.9, 0.8, 0.1, 0.4, 0.3, 0.6]
+    >>> qid = [1, 2, 1, 2, 1, 2]
+    >>> result = evaluate_per_query(y_true, y_score, qid=qid, metrics=["ndcg@2", "P@1"])
+    >>> result.to_frame().round(4)  # doctest: +NORMALIZE_WHITESPACE
+         ndcg@2  P@1
+    qid
+    1    0.7872  1.0
+    2    0.3869  0.0
+    >>> {name: round(value, 4) for name, value in aggregate(result).items()}
+    {'ndcg@2': 0.587, 'P@1': 0.5}
+    """
+    return evaluate_result(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
+                           convention, options, caller="evaluate_per_query")
+
+
+def evaluate_result(y_true, y_score, qid, metrics, sample_weight, retrieved, judged, convention,
+                    options, *, caller):
+    """:func:`evaluate_per_query` with ``caller`` (``"evaluate"``...) in its messages: the
+    body that :func:`evaluate` and :func:`evaluate_per_query` share."""
+    plan = plan_metrics(metrics, options, f"{caller}()")
+    data = check_ranking_input(y_true, y_score, qid, sample_weight, retrieved, judged=judged,
+                               caller=caller)
+    for name, metric, kernel_options in plan:
+        validate_parameter_constraints(metric.constraints, kernel_options,
+                                       caller_name=f"{caller} (metric {name!r})")
+    return result_of(data, plan, convention)
+
+
+def result_of(data, plan, convention):
+    """The :class:`PerQueryResult` of the metrics of ``plan`` (validated ``(name, metric,
+    kernel_options)`` items, see :func:`plan_metrics`) on ``data``, a :class:`RankingInput`."""
+    values, undefined, resolved = {}, {}, {}
+    for name, metric, kernel_options in plan:
+        values[name], undefined[name], resolved[name] = per_query_values(
+            data, metric, convention, kernel_options, name)
+    weight, unit = _query_weight(data)
+    return PerQueryResult._trusted(data.query_ids, values, undefined, weight, resolved, unit)
+
+
+def plan_metrics(metrics, options, caller):
+    """Parse metric names and check the shared options, as :func:`evaluate` does.
+
+    Returns ``[(name, metric, kernel_options)]``: the name as given, its registry entry and
+    its kernel options (name-fixed, then the caller's, then plain defaults; not yet
+    validated against the metric's constraints).
+    """
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        raise ValueError("metrics is empty: name at least one metric, e.g. ['ndcg@10'].")
+    parsed = [(name, *parse_metric(name)) for name in names]
+    accepted = {o for _, m, _ in parsed for o in (*m.options, "no_relevant")}
+    unused = sorted(set(options) - accepted)
+    if unused:
+        raise TypeError(f"{caller} got option(s) {unused} that none of the metrics {names} takes.")
+    check_overridden([(m, fixed) for _, m, fixed in parsed], options, names, caller)
+    return [(name, metric, metric_options(metric, fixed, options))
+            for name, metric, fixed in parsed]
+
+
+def per_query_values(data, metric, convention, kernel_options, label):
+    """One metric's per-query values on ``data`` (a :class:`RankingInput`).
+
+    Returns ``(values, undefined, options)``: the values after the ``no_relevant`` policy,
+    the mask of the queries where the metric is undefined, and the resolved options (see
+    :attr:`PerQueryResult.options`). The same steps as
+    :func:`sklearn_rank.metrics._ranking.score_data` before its mean.
+    """
+    options = resolve(metric.name, convention, kernel_options)
+    no_relevant = no_relevant_value(options.pop("no_relevant"))
+    recorded = {"metric": metric.name, "convention": convention, **options,
+                "no_relevant": no_relevant}
+    if options.get("max_grade", 0) is None and options.get("graded", True):
+        # graded ERR and RBP scale grades by the largest one: a property of all the rows
+        recorded["max_grade"] = data.top_label.item()
+    k = options.get("k")
+    if k is not None and k > len(data.y_true) and metric.kernel is not pq.precision:
+        # a cut-off beyond every list is the whole list; P@k alone still reads k (it may
+        # divide by k), and takes care of huge values itself
+        options["k"] = len(data.y_true)
+    with np.errstate(over="ignore", invalid="ignore"):
+        values, undefined = metric.kernel(data, **options)
+    values = data.apply_no_relevant(
+        values, undefined, no_relevant, metric=label,
+        undefined_reason=UNDEFINED_REASONS.get(metric.name, _NO_RELEVANT_REASON))
+    if values is not None and not values.flags.owndata:
+        values = values.copy()  # not a view of an array that the caller keeps
+    undefined = (np.zeros(data.n_queries, dtype=bool) if undefined is None
+                 else np.array(undefined, dtype=bool))
+    return values, undefined, recorded
+
+
+def _query_weight(data):
+    """``data.query_weight`` and its unit: the factor that makes it the mean row weight.
+
+    The engine sums the weights scaled by their maximum when plain sums would overflow or
+    lose precision; the unit is then that maximum, else 1.0. The weights of results with
+    different units are brought to one unit before they are merged.
+    """
+    weight = data.query_weight
+    if weight is None:
+        return None, 1.0
+    top = float(data.sample_weight.max())
+    if top > 2.0**-900 and top * len(data.y_true) < 2.0**1000:
+        return weight, 1.0  # every query's sum lies in [top, top * n]: not scaled
+    # the engine's test, on the sums it took (a pass over the rows, for extreme weights only)
+    scaled = not _well_scaled(segment_sum(data.codes, data.sample_weight, data.n_queries).max())
+    return weight, top if scaled else 1.0
+
+
+# --------------------------------------------------------------------------------------
+# Checks
+# --------------------------------------------------------------------------------------
+
+
+def _column(x, name, n=None, dtype=None):
+    """``x`` as a fresh 1-D array (of ``dtype``, of length ``n`` if given)."""
+    try:
+        array = np.array(x, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        kind = "ids" if dtype is None else np.dtype(dtype).name
+        raise TypeError(f"{name} must be a 1-D array of {kind}: {exc}") from None
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got an array of shape {array.shape}.")
+    if n is not None and len(array) != n:
+        raise ValueError(f"{name} must have one entry per query ({n}); got {len(array)}.")
+    return array
+
+
+def _check_increasing(ids):
+    try:
+        increasing = bool(np.all(ids[1:] > ids[:-1]))
+    except TypeError as exc:
+        raise TypeError(f"query_ids cannot be compared with each other: {exc}.") from None
+    if not increasing:
+        raise ValueError(
+            "query_ids must be distinct and in increasing order, as np.unique(qid) lists "
+            "them; sort the ids and the values together (and drop repeated ids)."
+        )
+
+
+def _same_ids(a, b):
+    return len(a) == len(b) and bool(np.all(a == b))
+
+
+def _same_value(a, b):
+    """Equality of two option values, NaN equal to NaN (``no_relevant=np.nan``)."""
+    nan_a, nan_b = (isinstance(x, float) and math.isnan(x) for x in (a, b))
+    return nan_a and nan_b if nan_a or nan_b else bool(a == b)
+
+
+def _same_options(a, b):
+    return set(a) == set(b) and all(
+        set(a[m]) == set(b[m]) and all(_same_value(a[m][k], b[m][k]) for k in a[m])
+        for m in a
+    )
+
+
+def _check_compatible(first, other, i):
+    """Raise unless ``other`` (result ``i``) can be merged with ``first``."""
+    if set(other.metrics) != set(first.metrics):
+        raise ValueError(
+            f"Cannot merge results of different metrics: result 0 has "
+            f"{list(first.metrics)}, result {i} has {list(other.metrics)}."
+        )
+    for m in first.metrics:
+        a, b = first.options[m], other.options[m]
+        differ = sorted(k for k in set(a) | set(b)
+                        if k not in a or k not in b or not _same_value(a[k], b[k]))
+        if differ:
+            shown = "; ".join(f"{k}: {a.get(k, '(absent)')!r} vs {b.get(k, '(absent)')!r}"
+                              for k in differ)
+            hint = (" max_grade=None scales grades by the largest grade of the rows given: "
+                    "pass max_grade explicitly." if "max_grade" in differ else "")
+            raise ValueError(
+                f"Cannot merge results computed with different options: metric {m!r} of "
+                f"result 0 and result {i} differ in {shown}.{hint}"
+            )
+    if (first.query_weight is None) != (other.query_weight is None):
+        raise ValueError(
+            f"Cannot merge weighted and unweighted results: result 0 "
+            f"{'has' if first.query_weight is not None else 'has no'} query weights, "
+            f"result {i} {'has' if other.query_weight is not None else 'has no'}. Pass "
+            "sample_weight to every chunk or to none."
+        )
