@@ -18,6 +18,7 @@ lightgbm, xgboost, catboost
     Adapters of the boosters' rankers taking per-row query ids (imported on demand).
 """
 
+# The one place the version is written: pyproject.toml reads it ([tool.setuptools.dynamic]).
 __version__ = "0.1.0.dev0"
 
 import importlib

@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._adapters import OWN_PARAMETERS, OWN_PARAMETERS_DOC, RankerAdapter, adapter_signature
 from ..utils._optional import import_optional
+from ._internals import set_booster_params
 
 catboost = import_optional("catboost", extra="catboost", purpose="sklearn_rank.catboost")
 
@@ -132,7 +133,7 @@ class CatBoostRanker(RankerAdapter, catboost.CatBoostRanker, BaseEstimator):
         self.scoring = scoring
         self.validation_fraction = validation_fraction
         # The parameters as given, scikit-learn's contract; CatBoost keeps its own copy of
-        # the set ones (_init_params), which it may normalise.
+        # the set ones, which it may normalise.
         self._sklearn_params = {**_BOOSTER_DEFAULTS, **params}
         super().__init__(**params)
 
@@ -177,16 +178,8 @@ class CatBoostRanker(RankerAdapter, catboost.CatBoostRanker, BaseEstimator):
                 f"parameters are: {sorted(self.get_params())!r}."
             )
         booster = {k: v for k, v in params.items() if k not in OWN_PARAMETERS}
-        # CatBoost's set_params refuses a fitted model and keeps None as a value; this does
-        # what CatBoost's __init__ does with the values instead, and, as in scikit-learn, the
-        # new values apply to the next fit.
-        for name, value in booster.items():
-            if value is None or (name == "thread_count" and isinstance(value, int)
-                                 and value == -1):
-                self._init_params.pop(name, None)
-            else:
-                self._init_params[name] = value
-        self._canonized_params = None
+        # as in scikit-learn, the new values apply to the next fit, fitted or not
+        set_booster_params(self, booster)
         self._sklearn_params.update(booster)
         for name in OWN_PARAMETERS:
             if name in params:
@@ -208,7 +201,9 @@ class CatBoostRanker(RankerAdapter, catboost.CatBoostRanker, BaseEstimator):
         ours = state.pop("_sklearn_rank", None)
         super().__setstate__(state)
         if ours is None:
-            self._sklearn_params = {**_BOOSTER_DEFAULTS, **self._init_params}
+            # a pickle of CatBoost's own: its parameters, as CatBoost keeps them
+            self._sklearn_params = {**_BOOSTER_DEFAULTS,
+                                    **catboost.CatBoostRanker.get_params(self)}
             ours = {"own": OWN_PARAMETERS, "attributes": {}}
         else:
             self._sklearn_params = dict(ours["params"])
@@ -351,7 +346,7 @@ class CatBoostRanker(RankerAdapter, catboost.CatBoostRanker, BaseEstimator):
                     "contiguous) or split (validation queries held out for early stopping). "
                     "Give the rows grouped by query, and an eval_set, to use it."
                 )
-        features = {key: fit_params.get(key, self._init_params.get(key))
+        features = {key: fit_params.get(key, self.get_param(key))
                     for key in ("cat_features", "text_features", "embedding_features")}
         kwargs = {"group_id": train.codes, **_group_weight(train)}
         for key in ("baseline", "subgroup_id"):
@@ -369,6 +364,12 @@ class CatBoostRanker(RankerAdapter, catboost.CatBoostRanker, BaseEstimator):
         return self
 
     # ------------------------------------------------------------------ hooks
+
+    def _check_labels(self, y, caller):
+        """Left to CatBoost, whose errors on labels name the loss function."""
+
+    def _check_sizes(self, sizes, caller, has_qid):
+        """Left to CatBoost, which reports its own limits."""
 
     def _early_stopping_requested(self, fit_params):
         if self._sklearn_params.get("eval_fraction"):

@@ -11,8 +11,10 @@ from .._adapters import (
     RankerAdapter,
     adapter_signature,
     check_grades,
+    split_eval_metrics,
 )
 from ._eval_metric import LightGBMEvalMetric
+from ._internals import edit_booster_params
 
 # LightGBM's names (and aliases) of the parameters the adapter reads.
 _OBJECTIVE = ("objective", "objective_type", "app", "application", "loss")
@@ -27,9 +29,25 @@ _DEFAULT_LABEL_GAIN_SIZE = 31  # 2**i - 1 for i = 0..30
 _MAX_QUERY_ROWS = 10000  # LightGBM's limit on the rows of one query of a ranking objective
 # LightGBM 4.7 deprecates fit(eval_set=) for fit(eval_X=, eval_y=).
 _HAS_EVAL_XY = "eval_X" in inspect.signature(lightgbm.LGBMRanker.fit).parameters
-_EARLY_STOPPING_CALLBACK = getattr(lightgbm.callback, "_EarlyStoppingCallback", None)
+# The class of lightgbm.early_stopping's callbacks, from the public function (the class itself
+# is private).
+_EARLY_STOPPING_CALLBACK = type(lightgbm.early_stopping(stopping_rounds=1))
+# LightGBM's own ranking metrics, which keep LightGBM's meaning as eval_metric names.
+_BOOSTER_METRIC_NAMES = re.compile(r"^(ndcg|map|average_precision)$")
 
 
+def _booster_params(ranker, params):
+    """LightGBM's parameters for the booster, without the adapter's own."""
+    for name in OWN_PARAMETERS:
+        params.pop(name, None)
+    if params.get("early_stopping_rounds", 0) is None:
+        params.pop("early_stopping_rounds")
+    if getattr(ranker, "_monitor_scoring_only", False):
+        params["metric"] = "None"
+    return params
+
+
+@edit_booster_params(_booster_params)
 class LGBMRanker(RankerAdapter, lightgbm.LGBMRanker):
     """LightGBM's ranker that takes one query id per row, in any order.
 
@@ -120,9 +138,6 @@ class LGBMRanker(RankerAdapter, lightgbm.LGBMRanker):
                  "cross-validation fold or a pipeline reorders them.",
         "eval_group": "eval sets take one query id per row, like the training data.",
     }
-    _booster_metric_names = re.compile(r"^(ndcg|map|average_precision)$")
-    _eval_metric_class = LightGBMEvalMetric
-
     def __init__(self, *, qid_column="qid", scoring="ndcg@10", validation_fraction=0.1,
                  early_stopping_rounds=None, **kwargs):
         self.qid_column = qid_column
@@ -175,7 +190,8 @@ class LGBMRanker(RankerAdapter, lightgbm.LGBMRanker):
             X, y, qid, sample_weight, eval_set, eval_qid, eval_sample_weight, fit_params,
             extras=("init_score",), eval_extras=("eval_init_score",),
         )
-        booster_metrics, ours = self._split_eval_metrics(fit_params.pop("eval_metric", None))
+        booster_metrics, ours = split_eval_metrics(
+            fit_params.pop("eval_metric", None), _BOOSTER_METRIC_NAMES, LightGBMEvalMetric)
         monitor_scoring = bool(
             evals and not booster_metrics and not ours
             and self._early_stopping_requested(fit_params)
@@ -201,7 +217,7 @@ class LGBMRanker(RankerAdapter, lightgbm.LGBMRanker):
                 kwargs["eval_y"] = tuple(e.y for e in evals)
             else:
                 kwargs["eval_set"] = [(e.X, e.y) for e in evals]
-        # Read by _process_params during this fit only: LightGBM's own metric would otherwise
+        # Read by _booster_params during this fit only: LightGBM's own metric would otherwise
         # be monitored too, and early stopping stops on whichever metric stalls first.
         self._monitor_scoring_only = monitor_scoring
         try:
@@ -209,16 +225,6 @@ class LGBMRanker(RankerAdapter, lightgbm.LGBMRanker):
         finally:
             self._monitor_scoring_only = False
         return self
-
-    def _process_params(self, stage):
-        params = super()._process_params(stage)
-        for name in OWN_PARAMETERS:
-            params.pop(name, None)
-        if params.get("early_stopping_rounds", 0) is None:
-            params.pop("early_stopping_rounds")
-        if getattr(self, "_monitor_scoring_only", False):
-            params["metric"] = "None"
-        return params
 
     # ------------------------------------------------------------------ hooks
 
@@ -261,9 +267,7 @@ class LGBMRanker(RankerAdapter, lightgbm.LGBMRanker):
         if any((params.get(name) or 0) > 0 for name in _EARLY_STOPPING):
             return True
         callbacks = fit_params.get("callbacks") or ()
-        if _EARLY_STOPPING_CALLBACK is not None:
-            return any(isinstance(cb, _EARLY_STOPPING_CALLBACK) for cb in callbacks)
-        return any("early_stopping" in type(cb).__name__.lower() for cb in callbacks)
+        return any(isinstance(cb, _EARLY_STOPPING_CALLBACK) for cb in callbacks)
 
     def _holdout_random_state(self):
         return self.random_state

@@ -1,7 +1,6 @@
 """XGBoost's ranker with per-row query ids in any order, routing and sklearn-rank metrics."""
 
 import re
-from contextlib import contextmanager
 
 from .._adapters import (
     OWN_PARAMETERS,
@@ -9,14 +8,18 @@ from .._adapters import (
     RankerAdapter,
     adapter_signature,
     check_grades,
+    split_eval_metrics,
 )
 from ..utils._optional import import_optional
 from ..utils._qid import _is_dataframe, drop_qid_column
 from ._eval_metric import MetricList, XGBoostEvalMetric
+from ._internals import fit_with_custom_metric
 
 xgboost = import_optional("xgboost", extra="xgboost", purpose="sklearn_rank.xgboost")
 
 _MAX_EXP_GAIN_GRADE = 31  # XGBoost's limit with ndcg_exp_gain=True (its default)
+# XGBoost's own ranking metrics: ndcg, map and pre, with an optional @k and "-".
+_BOOSTER_METRIC_NAMES = re.compile(r"^(ndcg|map|pre)(@\d+)?-?$")
 
 
 class XGBRanker(RankerAdapter, xgboost.XGBRanker):
@@ -105,10 +108,6 @@ class XGBRanker(RankerAdapter, xgboost.XGBRanker):
                  "cross-validation fold or a pipeline reorders them.",
         "eval_group": "eval sets take one query id per row, like the training data.",
     }
-    # XGBoost's own ranking metrics: ndcg, map and pre, with an optional @k and "-".
-    _booster_metric_names = re.compile(r"^(ndcg|map|pre)(@\d+)?-?$")
-    _eval_metric_class = XGBoostEvalMetric
-
     def __init__(self, *, qid_column="qid", scoring="ndcg@10", validation_fraction=0.1,
                  objective="rank:ndcg", **kwargs):
         self.qid_column = qid_column
@@ -166,22 +165,23 @@ class XGBRanker(RankerAdapter, xgboost.XGBRanker):
             X, y, qid, sample_weight, eval_set, eval_qid, eval_sample_weight, fit_params,
             extras=("base_margin",), eval_extras=("base_margin_eval_set",),
         )
-        booster_metrics, ours = self._split_eval_metrics(self.eval_metric)
+        booster_metrics, ours = split_eval_metrics(self.eval_metric, _BOOSTER_METRIC_NAMES,
+                                                   XGBoostEvalMetric)
         early_stopping = self._early_stopping_requested(fit_params)
         if evals and early_stopping and not booster_metrics and not ours:
             ours = [XGBoostEvalMetric(self.scoring)]
-        swap = {}
+        attributes = {}  # of this fit: see fit_with_custom_metric
         if ours:
             if any(callable(entry) for entry in booster_metrics):
                 raise ValueError(
                     "XGBoost takes one custom eval metric: sklearn-rank metrics "
                     f"{[m.name for m in ours]} cannot be combined with another callable."
                 )
-            swap["eval_metric"] = booster_metrics or None
+            attributes["eval_metric"] = booster_metrics or None
             if self.early_stopping_rounds and not self._has_early_stopping_callback():
                 # XGBoost's early stopping minimises metrics it does not know.
-                swap["early_stopping_rounds"] = None
-                swap["callbacks"] = [*(self.callbacks or ()), xgboost.callback.EarlyStopping(
+                attributes["early_stopping_rounds"] = None
+                attributes["callbacks"] = [*(self.callbacks or ()), xgboost.callback.EarlyStopping(
                     rounds=self.early_stopping_rounds, metric_name=ours[-1].__name__,
                     maximize=ours[-1].maximize,
                 )]
@@ -198,27 +198,14 @@ class XGBRanker(RankerAdapter, xgboost.XGBRanker):
                            for e in evals]
             if any(margin is not None for margin in eval_margin):
                 kwargs["base_margin_eval_set"] = eval_margin
-        # Read by _configure_fit during this fit only.
-        self._custom_metric = (None if not ours else ours[0] if len(ours) == 1
-                               else MetricList(ours))
-        try:
-            with _swapped(self, swap):
-                super().fit(train.X, train.y, **kwargs, **fit_params)
-        finally:
-            self._custom_metric = None
+        booster_fit = super().fit
+        if ours:
+            fit_with_custom_metric(self, ours[0] if len(ours) == 1 else MetricList(ours),
+                                   attributes,
+                                   lambda: booster_fit(train.X, train.y, **kwargs, **fit_params))
+        else:
+            booster_fit(train.X, train.y, **kwargs, **fit_params)
         return self
-
-    def _configure_fit(self, *args, **kwargs):
-        # XGBRanker wraps a callable eval_metric into a per-query Python loop; sklearn-rank's
-        # metrics take the whole DMatrix at once, as xgboost.train's custom_metric.
-        configured = super()._configure_fit(*args, **kwargs)
-        custom_metric = getattr(self, "_custom_metric", None)
-        if custom_metric is None:
-            return configured
-        model, _, params, *rest = configured
-        if self.eval_metric is None:
-            params["disable_default_eval_metric"] = True
-        return (model, custom_metric, params, *rest)
 
     def apply(self, X, iteration_range=None):
         """Leaf index of each row in each tree (the query-id column dropped first).
@@ -284,6 +271,9 @@ class XGBRanker(RankerAdapter, xgboost.XGBRanker):
                     if exp_gain else ".")),
             )
 
+    def _check_sizes(self, sizes, caller, has_qid):
+        """Left to XGBoost, which reports its own limits."""
+
     def _has_early_stopping_callback(self):
         return any(isinstance(cb, xgboost.callback.EarlyStopping)
                    for cb in (self.callbacks or ()))
@@ -297,15 +287,3 @@ class XGBRanker(RankerAdapter, xgboost.XGBRanker):
 
 XGBRanker.__doc__ = XGBRanker.__doc__ % {"own": OWN_PARAMETERS_DOC}
 
-
-@contextmanager
-def _swapped(estimator, values):
-    """Set attributes of ``estimator`` for the duration of a block, then restore them."""
-    saved = {name: getattr(estimator, name) for name in values}
-    try:
-        for name, value in values.items():
-            setattr(estimator, name, value)
-        yield
-    finally:
-        for name, value in saved.items():
-            setattr(estimator, name, value)
