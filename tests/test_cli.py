@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from sklearn.datasets import dump_svmlight_file
+from sklearn.linear_model import Ridge
 
 from sklearn_rank import _cli
 from sklearn_rank._cli import _models, _params, main
@@ -687,3 +688,125 @@ def test_error_parameters_the_booster_refuses(capsys, model, param, message):
     assert err.startswith(f"sklearn-rank tune: error: --param {param!r}: ")
     assert message in err
     assert len(err.strip().splitlines()) == 1  # XGBoost's message spans two lines
+
+
+# ----------------------------------------------------------------------------------------
+# What cv stands on: cross_validate predicts once per fold, and reports each fold
+
+
+class CountingRidge(Ridge):
+    """A Ridge regression that counts the calls of its predict, across clones."""
+
+    calls = []
+
+    def predict(self, X):
+        CountingRidge.calls.append(len(X))
+        return super().predict(X)
+
+
+def test_cross_validate_predicts_once_per_fold():
+    from sklearn.base import clone
+
+    from sklearn_rank.model_selection import QueryKFold, cross_validate
+
+    X, y, qid = make_ranking(n_queries=30, random_state=0)
+    cv = QueryKFold(3, shuffle=True, random_state=0)
+    estimator = CountingRidge()
+    CountingRidge.calls.clear()
+    ticks = []
+    result = cross_validate(estimator, X, y, qid=qid, scoring=["ndcg@10", "err@10", "map"],
+                            cv=cv, return_per_query=True, return_predictions=True,
+                            callback=lambda: ticks.append(len(CountingRidge.calls)))
+    splits = list(cv.split(X, y, qid=qid))
+    assert CountingRidge.calls == [len(test) for _, test in splits]  # one predict per fold
+    assert ticks == [1, 2, 3]  # called as each fold is scored
+    assert "estimator" not in result and "indices" not in result
+    predictions = result["predictions"]
+    assert predictions.shape == y.shape and not np.isnan(predictions).any()
+    for fold, (train, test) in enumerate(splits):
+        model = clone(estimator).fit(X[train], y[train])
+        np.testing.assert_array_equal(predictions[test], model.predict(X[test]))
+        # the per-query values are the metrics of those predictions
+        in_fold = result["per_query"]["fold"] == fold
+        expected = evaluate(y[test], predictions[test], qid=qid[test], metrics=["map"],
+                            return_per_query=True)["map"]
+        np.testing.assert_array_equal(result["per_query"]["map"][in_fold], expected)
+    # and the same numbers as without the predictions
+    plain = cross_validate(estimator, X, y, qid=qid, scoring=["ndcg@10", "err@10", "map"],
+                           cv=cv, return_per_query=True)
+    for key in ("test_ndcg@10", "test_err@10", "test_map"):
+        np.testing.assert_array_equal(plain[key], result[key])
+    for key, values in plain["per_query"].items():
+        np.testing.assert_array_equal(values, result["per_query"][key])
+
+
+def test_cross_validate_predictions_with_train_scores_and_estimators():
+    from sklearn.linear_model import Ridge
+
+    from sklearn_rank.model_selection import cross_validate
+
+    X, y, qid = make_ranking(n_queries=20, random_state=1)
+    result = cross_validate(Ridge(), X, y, qid=qid, cv=4, return_train_score=True,
+                            return_estimator=True, return_indices=True,
+                            return_predictions=True)
+    for model, test in zip(result["estimator"], result["indices"]["test"]):
+        # the test rows' predictions, not the training rows' scored after them
+        np.testing.assert_array_equal(result["predictions"][test], model.predict(X[test]))
+        assert not any(name.startswith("_sklearn_rank") for name in vars(model))
+
+
+def test_cross_validate_predictions_of_rows_in_no_test_fold_are_nan():
+    from sklearn.linear_model import Ridge
+
+    from sklearn_rank.model_selection import cross_validate
+
+    X, y, qid = make_ranking(n_queries=6, random_state=2)
+    queries = np.unique(qid)
+    first, second, rest = (np.flatnonzero(np.isin(qid, q)) for q in (
+        queries[:2], queries[2:4], queries[4:]))
+    cv = [(np.concatenate([second, rest]), first), (np.concatenate([first, rest]), second)]
+    predictions = cross_validate(Ridge(), X, y, qid=qid, cv=cv,
+                                 return_predictions=True)["predictions"]
+    assert np.isnan(predictions[rest]).all()
+    assert not np.isnan(predictions[np.concatenate([first, second])]).any()
+
+
+def test_cross_validate_predictions_refuse_overlapping_tests_and_other_scorers():
+    from sklearn.linear_model import Ridge
+    from sklearn.metrics import get_scorer
+    from sklearn.model_selection import GroupShuffleSplit
+
+    from sklearn_rank.model_selection import cross_validate
+
+    X, y, qid = make_ranking(n_queries=20, random_state=3)
+    overlapping = GroupShuffleSplit(n_splits=4, test_size=0.5, random_state=0)
+    with pytest.raises(ValueError, match="return_predictions=True needs test sets that do "
+                                         "not overlap, one prediction per row; row"):
+        cross_validate(Ridge(), X, y, qid=qid, cv=overlapping, return_predictions=True)
+    with pytest.raises(TypeError, match="return_predictions=True needs ranking scorers; 'r2'"):
+        cross_validate(Ridge(), X, y, qid=qid, scoring={"r2": get_scorer("r2")},
+                       return_predictions=True)
+
+
+@pytest.mark.slow  # starts worker processes
+def test_cross_validate_callback_with_several_jobs():
+    from sklearn.linear_model import Ridge
+
+    from sklearn_rank.model_selection import cross_validate
+
+    X, y, qid = make_ranking(n_queries=20, random_state=4)
+    ticks = []
+    one = cross_validate(Ridge(), X, y, qid=qid, cv=3, return_predictions=True)
+    two = cross_validate(Ridge(), X, y, qid=qid, cv=3, n_jobs=2, return_predictions=True,
+                         callback=lambda: ticks.append(1))
+    assert len(ticks) == 3  # one per fold, in this process, when all are done
+    np.testing.assert_array_equal(one["predictions"], two["predictions"])
+    np.testing.assert_array_equal(one["test_ndcg@10"], two["test_ndcg@10"])
+
+
+def test_tune_progress_is_passed_to_the_scorer(capsys):
+    code, _, err = run_cli(capsys, "tune", *FAST[:-1], "--param", "num_leaves=7,15")
+    assert code == 0
+    lines = err.splitlines()
+    assert lines[-1].startswith("grid search: 6/6 ")  # 2 candidates x 3 folds, one by one
+    assert len(lines) == 6

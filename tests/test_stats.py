@@ -754,3 +754,75 @@ def test_results_are_frozen():
     assert isinstance(result, PairedTestResult)
     with pytest.raises(AttributeError):
         result.pvalue = 0.0
+
+
+# --------------------------------------------------------------------------------------
+# CSV export
+# --------------------------------------------------------------------------------------
+
+
+def read_csv_rows(text):
+    import csv
+    import io
+
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_csv_against_a_baseline():
+    systems = table_systems()
+    result = compare(systems, baseline="bm25", ci_method="t")
+    rows = read_csv_rows(result.to_csv())
+    assert [row["system"] for row in rows] == ["bm25", "lambda_mart", "ridge"]
+    assert list(rows[0]) == ["system"] + [
+        f"{m} {field}" for m in ("m1", "m2")
+        for field in ("mean", "ci_low", "ci_high", "pvalue_corrected", "vs baseline")]
+    by_name = {row["system"]: row for row in rows}
+    # every digit: the numbers read back are the estimates themselves
+    for system, row in by_name.items():
+        estimate = result.estimates["m1"][system]
+        assert float(row["m1 mean"]) == estimate.mean
+        assert (float(row["m1 ci_low"]), float(row["m1 ci_high"])) == tuple(
+            estimate.confidence_interval)
+    assert by_name["bm25"]["m1 vs baseline"] == "baseline"
+    assert by_name["bm25"]["m1 pvalue_corrected"] == ""
+    assert by_name["lambda_mart"]["m1 vs baseline"] == "higher"  # far above on m1
+    assert by_name["ridge"]["m2 vs baseline"] == "lower"  # far below on m2
+    test = next(c for c in result.comparisons if c.metric == "m2" and c.system_a == "ridge")
+    assert float(by_name["ridge"]["m2 pvalue_corrected"]) == test.pvalue_corrected
+    assert by_name["ridge"]["m1 vs baseline"] == "same"  # a tie on m1
+
+
+def test_csv_of_all_pairs():
+    result = compare(table_systems(), ci_method="t")
+    rows = {row["system"]: row for row in read_csv_rows(result.to_csv())}
+    assert "m1 vs baseline" not in rows["bm25"]
+    assert rows["lambda_mart"]["m1 higher_than"] == "bm25, ridge"
+    assert rows["bm25"]["m1 lower_than"] == "lambda_mart"
+    assert rows["ridge"]["m2 lower_than"] == "bm25, lambda_mart"
+
+
+def test_csv_to_a_path_or_a_buffer(tmp_path):
+    import io
+
+    result = compare(table_systems(), baseline="bm25", ci_method="t")
+    text = result.to_csv(index_label="model")
+    assert text.startswith("model,m1 mean,") and text.endswith("\n")
+    path = tmp_path / "results.csv"
+    assert result.to_csv(path, index_label="model") is None
+    assert path.read_text(encoding="utf-8") == text
+    buffer = io.StringIO()
+    assert result.to_csv(buffer, index_label="model") is None
+    assert buffer.getvalue() == text
+
+
+def test_one_table_renderer_for_text_and_markdown():
+    from sklearn_rank.stats._table import format_table, wrap
+
+    header, rows = ["qid", "ndcg@10"], [["q1", "0.5000"], ["q10", "1.0000"]]
+    assert format_table(header, rows) == "qid  ndcg@10\n---  -------\nq1    0.5000\nq10   1.0000"
+    assert format_table(header, rows, "markdown").splitlines()[:2] == [
+        "| qid | ndcg@10 |", "|:---|---:|"]
+    assert format_table(header, [["a,b", "1"]], "csv") == 'qid,ndcg@10\n"a,b",1'
+    assert wrap("pip install sklearn-rank[xgboost] now", 20, "  ") == [
+        "pip install", "  sklearn-rank[xgboost]", "  now"]
+    assert wrap("") == [""]

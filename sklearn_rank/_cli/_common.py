@@ -12,7 +12,6 @@ import os
 import stat
 import sys
 import tempfile
-import textwrap
 import time
 from pathlib import Path
 
@@ -139,24 +138,13 @@ def add_data_option(parser):
 def grade_scale_options(metric, convention, y):
     """``{"max_grade": ...}`` for a metric that needs a grade scale the name does not fix.
 
-    ERR (and RBP with ``graded=True``) divide the grades by ``max_grade``, which by default
-    is the largest grade of each call: each fold of a cross-validation would be scored on its
-    own scale. The command line fixes it to the largest grade of the whole data set (1 when
-    every grade is 0), unless the metric name or the convention sets it: the rule of
-    :func:`sklearn_rank.metrics._scorer.needs_grade_scale`.
-
-    Returns
-    -------
-    options : dict
-        Empty, or ``{"max_grade": largest grade of y}``.
+    The largest grade of the whole data set, so that every fold of a cross-validation is
+    scored on the same scale: :func:`sklearn_rank.model_selection._validation.grade_scale`,
+    the rule ``cross_validate`` applies to metric names.
     """
-    from ..metrics._scorer import needs_grade_scale
+    from ..model_selection._validation import grade_scale
 
-    if not needs_grade_scale(metric, convention=convention):
-        return {}
-    largest = float(np.max(y)) if len(y) else 0.0
-    largest = largest if largest > 0 else 1.0
-    return {"max_grade": int(largest) if largest.is_integer() else largest}
+    return grade_scale(metric, y, convention=convention)
 
 
 def describe_grade_scales(scales):
@@ -420,9 +408,9 @@ def wrap(lines, width=88):
 
     Names such as ``sklearn-rank[xgboost]`` are never split at their hyphens.
     """
-    return "\n".join(textwrap.fill(line, width=width, subsequent_indent="  ",
-                                    break_on_hyphens=False, break_long_words=False)
-                     for line in lines)
+    from ..stats._table import wrap as wrap_paragraph  # imported late: keeps --help fast
+
+    return "\n".join(line for text in lines for line in wrap_paragraph(text, width, "  "))
 
 
 def format_number(value, digits=4):
@@ -434,41 +422,6 @@ def format_number(value, digits=4):
     if isinstance(value, (float, np.floating)):
         return "nan" if math.isnan(value) else f"{value:.{digits}f}"
     return str(value)
-
-
-def format_table(header, rows, fmt="text", align=None):
-    """A table as aligned text, a Markdown pipe table or CSV.
-
-    Parameters
-    ----------
-    header : list of str
-    rows : list of list of str
-        Cells already formatted.
-    fmt : {"text", "markdown", "csv"}
-    align : str, default=None
-        One of ``"l"``/``"r"`` per column; the first column left, the others right when None.
-    """
-    align = align or "l" + "r" * (len(header) - 1)
-    if fmt == "csv":
-        import csv
-        import io
-
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerows([header, *rows])
-        return buffer.getvalue().rstrip("\n")
-    if fmt == "markdown":
-        rule = "|" + "|".join(":---" if a == "l" else "---:" for a in align) + "|"
-        return "\n".join(["| " + " | ".join(header) + " |", rule,
-                          *("| " + " | ".join(row) + " |" for row in rows)])
-    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
-
-    def line(cells):
-        return "  ".join(cell.ljust(w) if a == "l" else cell.rjust(w)
-                         for cell, w, a in zip(cells, widths, align)).rstrip()
-
-    return "\n".join([line(header), line(["-" * w for w in widths]),
-                      *(line(row) for row in rows)])
 
 
 def to_json(data):
@@ -503,12 +456,19 @@ class Progress:
 
     width = 24
 
+    @property
+    def stream(self):
+        """``sys.stderr`` when written to: the fits hide the native standard error meanwhile
+        (:func:`~sklearn_rank._cli._models.native_stderr_hidden`), and move Python's to a
+        copy of it, which this follows."""
+        return sys.stderr
+
     def __init__(self, total, what, *, enabled=True):
         self.total = total
         self.what = what
         self.enabled = enabled
-        self.stream = sys.stderr  # read now: tests and callers may have replaced it
-        self.tty = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
+        stream = sys.stderr
+        self.tty = enabled and hasattr(stream, "isatty") and stream.isatty()
         self.done = 0
         self.start = time.perf_counter()
         self._shown = 0

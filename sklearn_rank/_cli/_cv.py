@@ -1,13 +1,11 @@
 """``sklearn-rank cv``: cross-validated comparison of rankers, with intervals and tests.
 
-Every (model, fold) pair is one task: :func:`sklearn_rank.model_selection.cross_validate` on
-that fold's split, returning the per-query test values. Tasks run one after the other, or in
-``--n-jobs`` processes, and the progress line moves as each one ends. The per-query values of
-all folds go to :func:`sklearn_rank.stats.compare`, which prints the results table.
+Each model goes through :func:`sklearn_rank.model_selection.cross_validate` on the same
+folds, which returns the per-query test values and, for ``--plot``, the out-of-fold scores,
+predicting once per fold; its callback moves the progress line. The per-query values of all
+folds go to :func:`sklearn_rank.stats.compare`, whose results table is printed and, with
+``--output``, written (:meth:`~sklearn_rank.stats.ComparisonResult.to_csv` for CSV).
 """
-
-import csv
-import io
 
 import numpy as np
 
@@ -183,81 +181,42 @@ def _header(data, names, baseline, left_out, args, scales):
 # Cross-validation
 
 
-def _fit_fold(estimator, X, y, qid, train, test, scoring, predict):
-    """One (model, fold) task: per-query test values, fit time and, on request, the scores."""
-    from ..model_selection import cross_validate
-
-    with boosters_quiet():  # in the worker processes of --n-jobs too
-        result = cross_validate(estimator, X, y, qid=qid, scoring=scoring, cv=[(train, test)],
-                                return_per_query=True, return_estimator=predict)
-    scores = result["estimator"][0].predict(X[test]) if predict else None
-    return result["per_query"], float(result["fit_time"][0]), scores
-
-
-def _tasks(models, data, splits, scoring, predict):
-    for name, estimator in models.items():
-        for fold, (train, test) in enumerate(splits):
-            yield (name, fold), (estimator, data.X, data.y, data.qid, train, test, scoring,
-                                 predict)
-
-
-def _run_tasks(tasks, n_jobs):
-    """Results of the tasks in order, each as soon as it is done."""
-    keys, arguments = zip(*tasks)
-    if n_jobs == 1:
-        return zip(keys, (_fit_fold(*a) for a in arguments))
-    from joblib import Parallel, delayed
-
-    try:
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator")
-    except TypeError:  # joblib < 1.3: the results come all at the end
-        parallel = Parallel(n_jobs=n_jobs)
-    return zip(keys, parallel(delayed(_fit_fold)(*a) for a in arguments))
-
-
 def _cross_validate(models, data, metrics, args, scales):
     """Per model: the per-query values of all folds, fit times, out-of-fold scores."""
-    from ..metrics import make_ranking_scorer
-    from ..model_selection import QueryKFold
+    from ..model_selection import QueryKFold, cross_validate
+    from ._scoring import QuietScorer
 
-    splitter = QueryKFold(args.n_splits, shuffle=True, random_state=args.seed)
-    splits = list(splitter.split(data.X, data.y, qid=data.qid))
+    cv = QueryKFold(args.n_splits, shuffle=True, random_state=args.seed)
     try:
-        scoring = {m: make_ranking_scorer(m, convention=args.convention, **scales.get(m, {}))
+        scoring = {m: QuietScorer(m, scales.get(m, {}), "auto", "qid", args.convention)
                    for m in metrics}
     except (ValueError, OverflowError) as exc:
         raise CLIError(f"--metrics: {exc}", USAGE) from None
     predict = args.plot is not None
-    tasks = list(_tasks(models, data, splits, scoring, predict))
-    progress = Progress(len(tasks), "cross-validation", enabled=not args.quiet)
-    parts = {name: [None] * len(splits) for name in models}
+    progress = Progress(len(models) * args.n_splits, "cross-validation",
+                        enabled=not args.quiet)
+    folds = {}
     try:
-        for (name, fold), part in _run_tasks(tasks, args.n_jobs):
-            parts[name][fold] = part
-            progress.advance(f"{name}, fold {fold + 1}/{len(splits)}")
+        for name, estimator in models.items():
+            done = iter(range(1, args.n_splits + 1))
+
+            def advance(name=name, done=done):
+                progress.advance(f"{name}, fold {next(done)}/{args.n_splits}")
+
+            with boosters_quiet():
+                result = cross_validate(
+                    estimator, data.X, data.y, qid=data.qid, scoring=scoring, cv=cv,
+                    n_jobs=args.n_jobs, return_per_query=True, return_predictions=predict,
+                    callback=advance)
+            folds[name] = {"per_query": result["per_query"],
+                           "fit_time": [float(t) for t in result["fit_time"]],
+                           "scores": result.get("predictions")}
     except fit_errors(models) as exc:  # e.g. grades LightGBM refuses
         raise CLIError(f"cross-validation failed: {exc}") from None
     except OverflowError as exc:  # e.g. a cut-off too large for the metrics
         raise CLIError(f"--metrics: cannot compute the metrics: {exc}", USAGE) from None
     finally:
         progress.close()
-
-    folds = {}
-    for name, per_fold in parts.items():
-        columns = {"qid": [], "fold": [], **{m: [] for m in metrics}}
-        scores = np.empty(len(data.y)) if predict else None
-        for fold, (per_query, _, fold_scores) in enumerate(per_fold):
-            columns["qid"].append(per_query["qid"])
-            columns["fold"].append(np.full(len(per_query["qid"]), fold))
-            for m in metrics:
-                columns[m].append(per_query[m])
-            if predict:
-                scores[splits[fold][1]] = fold_scores
-        folds[name] = {
-            "per_query": {key: np.concatenate(value) for key, value in columns.items()},
-            "fit_time": [fit_time for _, fit_time, _ in per_fold],
-            "scores": scores,
-        }
     return folds
 
 
@@ -271,43 +230,12 @@ def _compare(folds, metrics, baseline, seed):
         raise CLIError(f"cannot compare the models: {exc}") from None
 
 
-# ----------------------------------------------------------------------------------------
-# Files
-
-
-def _csv_table(result):
-    """One row per model: mean, interval, corrected p-value against the baseline, verdict."""
-    tests = {(c.metric, c.system_a): c for c in result.comparisons}
-    header = ["model"]
-    for m in result.metrics:
-        header += [f"{m} mean", f"{m} ci_low", f"{m} ci_high", f"{m} pvalue_corrected",
-                   f"{m} vs baseline"]
-    rows = []
-    for system in result.systems:
-        row = [system]
-        for m in result.metrics:
-            estimate = result.estimates[m][system]
-            low, high = estimate.confidence_interval
-            test = tests.get((m, system))
-            if test is None:
-                pvalue, verdict = "", "baseline"
-            else:
-                pvalue = repr(test.pvalue_corrected)
-                higher = test.result.mean_difference > 0
-                verdict = ("higher" if higher else "lower") if test.significant else "same"
-            row += [repr(estimate.mean), repr(low), repr(high), pvalue, verdict]
-        rows.append(row)
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows([header, *rows])
-    return buffer.getvalue()
-
-
 # format -> the results table in that format
 _RENDERERS = {
     "text": lambda result: result.to_string(),
     "markdown": lambda result: result.to_markdown(),
     "latex": lambda result: result.to_latex(),
-    "csv": _csv_table,
+    "csv": lambda result: result.to_csv(index_label="model"),
 }
 
 

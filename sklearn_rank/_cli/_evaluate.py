@@ -1,8 +1,6 @@
 """``sklearn-rank evaluate``: the metrics of scores against judgements, from files."""
 
-import csv
 import re
-import sys
 
 import numpy as np
 
@@ -16,9 +14,7 @@ from ._common import (
     check_input_file,
     check_output_path,
     format_number,
-    format_table,
     generated_data,
-    import_extra,
     metric_name,
     to_json,
     usage_error,
@@ -113,6 +109,8 @@ def run(args):
         query_ids = query_ids[order]
         per_query = {m: values[order] for m, values in per_query.items()}
     if args.output is not None:
+        from ..stats._table import format_table
+
         rows = [[_qid_text(q), *(repr(float(per_query[m][i])) for m in metrics)]
                 for i, q in enumerate(query_ids)]
         write_text(args.output, format_table(["qid", *metrics], rows, "csv"), "--output")
@@ -155,223 +153,29 @@ def _generated(n_queries, seed):
                            "see --run/--qrels and --table)"}
 
 
+# How the messages of the table reader name the options of --table.
+_TABLE_OPTIONS = {
+    "qid_column": "--qid-column", "label_column": "--label-column",
+    "score_column": "--score-column", "qid_type=int": "--qid-type int",
+    "qid_type=str": "--qid-type str",
+}
+
+
 def _read_table(path, qid_column, label_column, score_column, qid_type=None):
+    from ..datasets._tables import _read_table
+
     path = check_input_file(path, "--table")
-    reader = _TABLE_READERS.get(path.suffix.lower())
-    if reader is None:
-        raise CLIError(f"--table {str(path)!r}: unknown table type {path.suffix or '(none)'!r}; "
-                       f"expected one of {', '.join(_TABLE_READERS)}.")
-    wanted = {"--qid-column": qid_column, "--label-column": label_column,
-              "--score-column": score_column}
-    columns = reader(path, list(wanted.values()), qid_type)
-    qid, y_true, y_score = columns
+    try:
+        qid, y_true, y_score = _read_table(path, [qid_column, label_column, score_column],
+                                           qid_type, _TABLE_OPTIONS)
+    except (ValueError, ImportError) as exc:  # the message starts with the file's name
+        raise CLIError(f"--table {exc}") from None
+    except OSError as exc:
+        raise CLIError(f"--table {str(path)!r}: cannot read it: {exc.strerror}.") from None
     if len(qid) == 0:
         raise CLIError(f"--table {str(path)!r} has no rows.")
     return {"y_true": y_true, "y_score": y_score, "qid": qid, "retrieved": None,
             "description": f"{path}: {len(unique_ids(qid)):,} queries, {len(qid):,} rows"}
-
-
-def _missing_columns(path, header, names):
-    options = ("--qid-column", "--label-column", "--score-column")
-    for option, name in zip(options, names):
-        count = list(header).count(name)
-        if count == 0:
-            raise CLIError(
-                f"--table {str(path)!r} has no column {name!r} (its columns: "
-                f"{', '.join(repr(str(c)) for c in header)}); name the column with {option}."
-            )
-        if count > 1:
-            raise CLIError(f"--table {str(path)!r} has {count} columns named {name!r}; "
-                           f"rename them so that {option} names one column.")
-
-
-def _numbers(path, name, values, where, finite=False):
-    """A column as floats; a missing, non-numeric or NaN cell is an error naming its row.
-
-    With ``finite``, infinite values are errors too (grades; a score may be infinite).
-    """
-    try:
-        out = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        out = None
-    if out is not None and out.ndim == 1:
-        bad = ~np.isfinite(out) if finite else np.isnan(out)
-        if not bad.any():
-            return out
-    for i, value in enumerate(values):
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            number = np.nan
-        if np.isnan(number) or (finite and np.isinf(number)):
-            expected = "a finite number" if finite else "a number"
-            raise CLIError(f"--table {str(path)!r}, {where(i)}: column {name!r} holds "
-                           f"{_shown(value)}; expected {expected}.")
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
-def _shown(value):
-    """A cell for a message: its repr, cut short."""
-    text = repr(value.item() if isinstance(value, np.generic) else value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _missing_ids(path, name, values, where):
-    for i, value in enumerate(values):
-        if (value is None or (isinstance(value, str) and not value.strip())
-                or (isinstance(value, (float, np.floating)) and np.isnan(value))):
-            raise CLIError(f"--table {str(path)!r}, {where(i)}: column {name!r} is empty; "
-                           "every row needs a query id.")
-
-
-def _query_ids(path, name, values, where, qid_type):
-    """The query-id column: strings, integers, or (``qid_type=None``) the column's type.
-
-    Strings are kept as written, so that ``"007"`` and ``"7"`` stay two queries; ``int``
-    reads each id as an integer, which makes them one, as the user asked.
-    """
-    values = np.asarray(values)
-    if values.dtype.kind in "OUSf":
-        _missing_ids(path, name, values.tolist() if values.dtype.kind == "O" else values,
-                     where)
-    if qid_type == "str":
-        return values.astype(str)
-    if qid_type == "int":
-        if values.dtype.kind in "iu":
-            return values
-        for i, value in enumerate(values.tolist()):
-            text = str(value).strip()
-            if isinstance(value, float):
-                ok = value.is_integer()
-            else:
-                ok = re.fullmatch(r"[+-]?\d+", text) is not None
-            if not ok:
-                raise CLIError(f"--table {str(path)!r}, {where(i)}: the query id {_shown(value)} "
-                               "is not an integer; --qid-type int reads integers (use --qid-type "
-                               "str to keep the ids as written).")
-        try:
-            return np.array([int(float(v)) if isinstance(v, float) else int(str(v))
-                             for v in values.tolist()], dtype=np.int64)
-        except OverflowError:
-            raise CLIError(f"--table {str(path)!r}: column {name!r} holds an integer beyond "
-                           "64 bits; use --qid-type str.") from None
-    return values
-
-
-def _read_rows(path, delimiter, names):
-    """The non-empty rows of a delimited UTF-8 file (a byte-order mark is skipped)."""
-    limit = csv.field_size_limit()
-    # a field of any length (a document's text, say): the csv module caps them at 128 KiB
-    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
-    reader = None
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as handle:
-            reader = csv.reader(handle, delimiter=delimiter)
-            return [row for row in reader if row]
-    except UnicodeDecodeError as exc:
-        raise CLIError(f"--table {str(path)!r} is not UTF-8 text (byte {exc.start} cannot be "
-                       f"decoded); expected a {'CSV' if delimiter == ',' else 'TSV'} table "
-                       f"with the columns {', '.join(map(repr, names))}. Save it as UTF-8.") \
-            from None
-    except csv.Error as exc:
-        line = f", line {reader.line_num}" if reader is not None else ""
-        raise CLIError(f"--table {str(path)!r}{line}: cannot read it as "
-                       f"{'CSV' if delimiter == ',' else 'TSV'}: {exc}.") from None
-    except OSError as exc:
-        raise CLIError(f"--table {str(path)!r}: cannot read it: {exc.strerror}.") from None
-    finally:
-        csv.field_size_limit(limit)
-
-
-def _delimited(delimiter):
-    def read(path, names, qid_type):
-        rows = _read_rows(path, delimiter, names)
-        if not rows:
-            raise CLIError(f"--table {str(path)!r} is empty; expected a header line naming "
-                           f"the columns {', '.join(names)}.")
-        header = [cell.strip() for cell in rows[0]]
-        _missing_columns(path, header, names)
-        index = [header.index(name) for name in names]
-        body = rows[1:]
-        for number, row in enumerate(body, start=2):
-            if len(row) != len(header):
-                raise CLIError(f"--table {str(path)!r}, line {number}: {len(row)} fields, but "
-                               f"the header has {len(header)}.")
-
-        def where(i):
-            return f"line {i + 2}"
-
-        qid, label, score = ([row[j].strip() for row in body] for j in index)
-        return (_query_ids(path, names[0], qid, where, qid_type or "str"),
-                _numbers(path, names[1], label, where, finite=True),
-                _numbers(path, names[2], score, where))
-
-    return read
-
-
-def _read_parquet(path, names, qid_type):
-    frame_columns = _parquet_columns(path)
-    _missing_columns(path, list(frame_columns), names)
-
-    def where(i):
-        return f"row {i + 1}"
-
-    qid, label, score = (frame_columns[name] for name in names)
-    qid = _query_ids(path, names[0], qid, where, qid_type)
-    return (qid, _numbers(path, names[1], label, where, finite=True),
-            _numbers(path, names[2], score, where))
-
-
-def _pandas_parquet():
-    pd = import_extra("pandas", "pandas", "--table FILE.parquet")
-
-    def columns(frame):
-        return {str(c): frame[c].to_numpy() for c in frame.columns}
-
-    # pyarrow's errors on a bad file are OSError and ValueError subclasses
-    return pd.read_parquet, columns, (OSError, ValueError)
-
-
-def _polars_parquet():
-    pl = import_extra("polars", "polars", "--table FILE.parquet")
-
-    def columns(frame):
-        return {c: frame[c].to_numpy() for c in frame.columns}
-
-    return pl.read_parquet, columns, (OSError, pl.exceptions.PolarsError)
-
-
-def _parquet_columns(path):
-    """Column name -> numpy array, read with pandas (and pyarrow) or else polars."""
-    import importlib.util
-
-    def have(*modules):
-        return all(importlib.util.find_spec(m) is not None for m in modules)
-
-    if have("pandas") and (have("pyarrow") or have("fastparquet")):
-        read, columns, errors = _pandas_parquet()
-    elif have("polars"):
-        read, columns, errors = _polars_parquet()
-    else:
-        raise CLIError(
-            f"--table {str(path)!r}: reading Parquet needs pandas with pyarrow, or polars, "
-            'which are not installed. Install one: pip install "sklearn-rank[pandas]" pyarrow, '
-            'or pip install "sklearn-rank[polars]"'
-        )
-    try:
-        frame = read(path)
-    except errors as exc:
-        raise CLIError(f"--table {str(path)!r}: cannot read it as Parquet: {exc}") from None
-    return columns(frame)
-
-
-# Table type (file suffix) -> reader(path, [qid, label, score column names]).
-_TABLE_READERS = {
-    ".csv": _delimited(","),
-    ".tsv": _delimited("\t"),
-    ".parquet": _read_parquet,
-    ".pq": _read_parquet,
-}
 
 
 # ----------------------------------------------------------------------------------------
@@ -408,6 +212,8 @@ def _display_order(query_ids):
 
 
 def _render(fmt, data, metrics, convention, means, query_ids, per_query):
+    from ..stats._table import format_table
+
     shown = range(len(query_ids)) if per_query is not None else []
     if fmt == "json":
         result = {"input": data["description"], "convention": convention,

@@ -1,23 +1,16 @@
-"""The scorer of ``sklearn-rank tune`` that reports the search's progress.
+"""The scorers of ``sklearn-rank cv`` and ``tune``: quiet in worker processes, and progress.
 
-In a module of its own, imported when the search runs, so that the command line's other
+In a module of its own, imported when the work starts, so that the command line's other
 modules (and ``sklearn-rank --help``) do not load scikit-learn.
 """
 
 from ..metrics._scorer import RankingScorer
 
-# Called by the scorer after each fit's test score, when set: the progress of the search.
-# A module attribute, not a scorer attribute, so that the scorer stays picklable for the
-# worker processes of --n-jobs (where it is unset: progress is shown with one process only).
-on_score = None
 
-
-class ProgressScorer(RankingScorer):
-    """A ranking scorer that reports each score it computes to :data:`on_score`.
-
-    Unpickled in a worker process of ``--n-jobs``, it also keeps LightGBM's native log lines
-    off that process's output, as the command line does in its own process.
-    """
+class QuietScorer(RankingScorer):
+    """A ranking scorer that, unpickled in a worker process of ``--n-jobs``, keeps
+    LightGBM's native log lines off that process's output, as the command line does in its
+    own process. It scores as :func:`~sklearn_rank.metrics.make_ranking_scorer` does."""
 
     def __setstate__(self, state):
         from ._models import silence_lightgbm
@@ -25,8 +18,24 @@ class ProgressScorer(RankingScorer):
         self.__dict__.update(state)
         silence_lightgbm()
 
-    def _score(self, method_caller, estimator, X, y_true, **kwargs):
-        score = super()._score(method_caller, estimator, X, y_true, **kwargs)
-        if on_score is not None:
-            on_score()
+
+class ProgressScorer:
+    """A scorer that calls ``callback()`` after each score of ``scorer``.
+
+    A plain scorer callable, ``scorer(estimator, X, y, **metadata)``, that routes the
+    metadata ``scorer`` asks for: scikit-learn's searches call it once per fit. The
+    callback is passed explicitly: for one process only (``--n-jobs 1``), since a worker
+    process would advance its own copy.
+    """
+
+    def __init__(self, scorer, callback):
+        self.scorer = scorer
+        self.callback = callback
+
+    def __call__(self, estimator, X, y_true, **kwargs):
+        score = self.scorer(estimator, X, y_true, **kwargs)
+        self.callback()
         return score
+
+    def get_metadata_routing(self):
+        return self.scorer.get_metadata_routing()

@@ -147,18 +147,23 @@ def run(args):
     scale = grade_scale_options(args.metric, args.convention, data.y)
 
     from ..model_selection import QueryKFold
-    from ._scoring import ProgressScorer
+    from ._scoring import ProgressScorer, QuietScorer
 
     space = {name: param.search_space for name, param in params.items()}
     try:
-        scorer = ProgressScorer(name=args.metric, options=scale, response_method="predict",
-                                qid_column="qid", convention=args.convention)
+        scorer = QuietScorer(args.metric, scale, "predict", "qid", args.convention)
     except (ValueError, OverflowError) as exc:
         raise CLIError(f"--metric: {exc}", USAGE) from None
+    # the progress of fits in other processes (--n-jobs) is not seen here
+    in_process = args.n_jobs == 1
+    progress = Progress(0, f"{args.search} search", enabled=in_process and not args.quiet)
+    if in_process:
+        scorer = ProgressScorer(scorer, progress.advance)
     cv = QueryKFold(args.n_splits, shuffle=True, random_state=args.seed)
     search, n_candidates = _SEARCHES[args.search](
         estimator, space, args, scoring={args.metric: scorer}, refit=False, cv=cv,
         n_jobs=args.n_jobs, error_score="raise")
+    progress.total = n_candidates * args.n_splits
 
     print(f"Data: {data.description}.")
     space_name = {"grid": "grid", "random": "distributions"}[args.search]
@@ -178,7 +183,7 @@ def run(args):
     print(wrap(lines))
     print(flush=True)
 
-    _fit(search, data, n_candidates * args.n_splits, args)
+    _fit(search, data, progress, args)
     results = search.cv_results_
     print(_summary(results, args.metric, list(params), args.n_splits, args.top))
     if args.plot is not None:
@@ -199,32 +204,22 @@ def _note_unknown(estimator, params):
                   f"{close_matches(name, known)}", file=sys.stderr)
 
 
-def _fit(search, data, n_fits, args):
-    with boosters_quiet():  # a booster's own log lines would only repeat its error
-        _fit_quietly(search, data, n_fits, args)
-
-
-def _fit_quietly(search, data, n_fits, args):
+def _fit(search, data, progress, args):
     import sklearn
 
-    from . import _scoring
-
-    progress = Progress(n_fits, f"{args.search} search", enabled=not args.quiet)
-    if args.n_jobs == 1:
-        _scoring.on_score = progress.advance
-    elif not args.quiet:
-        print(f"{args.search} search: {n_fits} fits in {args.n_jobs} processes...",
+    if args.n_jobs > 1 and not args.quiet:
+        print(f"{args.search} search: {progress.total} fits in {args.n_jobs} processes...",
               file=sys.stderr, flush=True)
     try:
-        # the query ids reach the splitter, the model and the scorer as routed metadata
-        with sklearn.config_context(enable_metadata_routing=True):
+        # a booster's own log lines would only repeat its error; the query ids reach the
+        # splitter, the model and the scorer as routed metadata
+        with boosters_quiet(), sklearn.config_context(enable_metadata_routing=True):
             search.fit(data.X, data.y, qid=data.qid)
     except fit_errors([args.model]) as exc:  # e.g. num_leaves=1, or grades LightGBM refuses
         raise CLIError(f"the search failed: {exc}") from None
     except OverflowError as exc:  # e.g. a cut-off too large for the metric
         raise CLIError(f"--metric: cannot compute the metric: {exc}", USAGE) from None
     finally:
-        _scoring.on_score = None
         progress.close()
 
 
@@ -236,7 +231,7 @@ def _show(value):
 
 def _summary(results, metric, names, n_splits, top):
     """Best score and parameters, then the top candidates with mean ± std over the folds."""
-    from ._common import format_table
+    from ..stats._table import format_table
 
     ranks = np.asarray(results[f"rank_test_{metric}"])
     order = np.argsort(ranks, kind="stable")

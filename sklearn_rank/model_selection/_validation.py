@@ -4,16 +4,54 @@ from functools import partial
 from numbers import Integral
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn import config_context
-from sklearn.metrics._scorer import _cached_call
+from sklearn.metrics._scorer import _BaseScorer, _cached_call
 from sklearn.model_selection import cross_validate as _sklearn_cross_validate
 from sklearn.utils import _safe_indexing
-from sklearn.utils.metadata_routing import get_routing_for_object
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    get_routing_for_object,
+    process_routing,
+)
 
-from ..metrics._scorer import RankingScorer, get_scorer, make_ranking_scorer, needs_grade_scale
+from ..metrics._scorer import (
+    RankingScorer,
+    _one_score_per_row,
+    _response_method_for,
+    get_scorer,
+    make_ranking_scorer,
+    needs_grade_scale,
+)
 from ..utils._param_validation import validate_params
 from ..utils._qid import resolve_qid
 from ._split import QueryKFold, _QuerySplitter
+
+
+def grade_scale(metric, y, *, convention=None):
+    """``{"max_grade": ...}`` for a metric that needs a grade scale its name does not fix.
+
+    ERR (and RBP with ``graded=True``) divide the grades by ``max_grade``, which by default
+    is the largest grade of each call: each fold of a cross-validation would be scored on
+    its own scale. This fixes it to the largest grade of the whole ``y`` (1 when every grade
+    is 0, where any scale gives 0), unless the metric name or the convention sets it.
+
+    Returns
+    -------
+    options : dict
+        Empty, or ``{"max_grade": largest grade of y}``, an int when it is a whole number.
+    """
+    if not needs_grade_scale(metric, convention=convention):
+        return {}
+    grades = np.asarray(y)
+    if grades.dtype.kind not in "biuf":
+        raise ValueError(
+            f"y must hold numeric relevance grades; got an array of dtype {grades.dtype}."
+        )
+    top = float(np.max(grades)) if len(grades) else 0.0
+    top = top if top > 0 else 1.0  # all grades 0: any scale gives 0
+    return {"max_grade": int(top) if top.is_integer() else top}
 
 
 def _scorers(scoring, y):
@@ -25,14 +63,7 @@ def _scorers(scoring, y):
 
     def scorer(metric):
         if isinstance(metric, str) and needs_grade_scale(metric):
-            grades = np.asarray(y)
-            if grades.dtype.kind not in "biuf":
-                raise ValueError(
-                    f"y must hold numeric relevance grades; got an array of dtype {grades.dtype}."
-                )
-            top = float(np.max(grades)) if len(grades) else 0.0
-            top = top if top > 0 else 1.0  # all grades 0: any scale gives 0
-            return make_ranking_scorer(metric, max_grade=int(top) if top.is_integer() else top)
+            return make_ranking_scorer(metric, **grade_scale(metric, y))
         return get_scorer(metric)
 
     if isinstance(scoring, str):
@@ -49,8 +80,11 @@ def _scorers(scoring, y):
     return {name: scorer(name) for name in names}
 
 
-def _splits(cv, X, y, qid):
-    """The (train, test) pairs of ``cv``, checked to keep every query whole."""
+def _splits(cv, X, y, qid, disjoint_tests=False):
+    """The (train, test) pairs of ``cv``, checked to keep every query whole.
+
+    With ``disjoint_tests``, a row in the test sets of two splits is an error too.
+    """
     if cv is None or isinstance(cv, Integral):
         cv = QueryKFold(5 if cv is None else cv)
     if isinstance(cv, _QuerySplitter):
@@ -70,7 +104,78 @@ def _splits(cv, X, y, qid):
                 "or the test scores leak. Use sklearn_rank.model_selection.QueryKFold, or a "
                 "group splitter such as GroupKFold, which receives the query ids as groups."
             )
+    if disjoint_tests and splits:
+        counts = np.bincount(np.concatenate([np.asarray(test, dtype=np.intp)
+                                             for _, test in splits]), minlength=1)
+        if (counts > 1).any():
+            row = int(np.argmax(counts > 1))
+            raise ValueError(
+                f"return_predictions=True needs test sets that do not overlap, one prediction "
+                f"per row; row {row} is in the test sets of {counts[row]} splits of cv={cv!r}. "
+                "Use a splitter whose test sets partition the data, such as QueryKFold."
+            )
     return splits
+
+
+# The attribute under which _FoldScorer leaves its predictions on each fold's fitted clone.
+_KEPT = "_sklearn_rank_fold_predictions"
+
+
+class _FoldScorer:
+    """Every scorer of a fold on one prediction, kept on the fitted clone for the caller.
+
+    scikit-learn's ``cross_validate`` brings back only numbers from its scorer, and the
+    fitted clones (``return_estimator=True``). This scorer, a scikit-learn multi-metric
+    scorer in all else (same routing, one call of each response method for all the
+    scorers), leaves the responses it computed on the clone it scored, with the query ids
+    of the call, so that :func:`cross_validate` can return the predictions and per-query
+    values without predicting again; it then takes them off. ``callback()`` is called
+    after the first scoring of each clone (its test set), in this process only: the
+    caller passes none to worker processes.
+    """
+
+    def __init__(self, scorers, callback=None):
+        self.scorers = scorers
+        self.callback = callback
+
+    def __call__(self, estimator, X, y_true, **kwargs):
+        routed = process_routing(self, "score", **kwargs)
+        cache = {}
+        method_caller = partial(_cached_call, cache)
+        scores = {}
+        for name, scorer in self.scorers.items():
+            params = routed[name].score
+            scores[name] = (scorer._score(method_caller, estimator, X, y_true, **params)
+                            if isinstance(scorer, _BaseScorer)
+                            else scorer(estimator, X, y_true, **params))
+        calls = vars(estimator).setdefault(_KEPT, [])
+        calls.append((kwargs.get("qid"), cache))
+        if self.callback is not None and len(calls) == 1:
+            self.callback()
+        return scores
+
+    def get_metadata_routing(self):
+        return MetadataRouter(owner=type(self).__name__).add(
+            **self.scorers, method_mapping=MethodMapping().add(caller="score", callee="score"))
+
+
+def _take_responses(result, qid):
+    """Per fold, the responses computed on its test set; taken off the fitted clones."""
+    responses = []
+    for fold, (estimator, test) in enumerate(zip(result["estimator"],
+                                                 result["indices"]["test"])):
+        calls = vars(estimator).pop(_KEPT, [])
+        test_ids = qid[test]
+        computed = next((cache for ids, cache in calls
+                         if ids is not None and np.array_equal(ids, test_ids)), None)
+        if computed is None:  # error_score other than "raise", and a failed fit
+            raise ValueError(
+                f"Fold {fold} has no test predictions: its fit or its scoring failed. "
+                "Per-query values and predictions need every fold; use "
+                "error_score='raise' to see the error."
+            )
+        responses.append(computed)
+    return responses
 
 
 @validate_params(
@@ -89,6 +194,8 @@ def _splits(cv, X, y, qid):
         "return_estimator": ["boolean"],
         "return_indices": ["boolean"],
         "return_per_query": ["boolean"],
+        "return_predictions": ["boolean"],
+        "callback": [callable, None],
         "error_score": [str, float, int],
         "qid_column": [str, None],
     },
@@ -97,7 +204,8 @@ def _splits(cv, X, y, qid):
 def cross_validate(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5, n_jobs=None,
                    verbose=0, params=None, pre_dispatch="2*n_jobs", return_train_score=False,
                    return_estimator=False, return_indices=False, return_per_query=False,
-                   error_score="raise", qid_column="qid"):
+                   return_predictions=False, callback=None, error_score="raise",
+                   qid_column="qid"):
     """Cross-validate a ranker on whole queries, routing the query ids for you.
 
     scikit-learn's :func:`~sklearn.model_selection.cross_validate`, with three differences:
@@ -151,7 +259,21 @@ def cross_validate(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5, n_jobs
     return_per_query : bool, default=False
         Also return ``result["per_query"]``: a dict with ``"qid"`` (the test queries of every
         fold, concatenated), ``"fold"`` (the fold of each) and, per metric name, the
-        per-query test values, ready for :mod:`sklearn_rank.stats`.
+        per-query test values, ready for :mod:`sklearn_rank.stats`. They come from the
+        predictions the scores were computed on: no second prediction.
+
+    return_predictions : bool, default=False
+        Also return ``result["predictions"]``: the out-of-fold ranking scores, one array of
+        shape (n_samples,) in the rows' order, each row's score predicted by the model of
+        the fold that tests it (the response of the first scorer: ``predict`` for rankers
+        and regressors); NaN for a row that no fold tests. The scores are those the
+        metrics were computed on: each fold predicts once. The test sets must not overlap.
+
+    callback : callable, default=None
+        Called as ``callback()`` once per fold, when its test set is scored: progress
+        reporting, say. With one job, it runs as each fold ends; when the folds run in
+        several processes (``n_jobs``), it is not sent to them, and the calls come, one per
+        fold, when all are done.
 
     error_score : "raise" or float, default="raise"
         What to do when a fit or a scorer fails: raise (the default, unlike
@@ -164,7 +286,8 @@ def cross_validate(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5, n_jobs
     -------
     result : dict
         ``fit_time``, ``score_time``, ``test_<name>`` (and ``train_<name>``) arrays of
-        shape (n_splits,), plus ``estimator``, ``indices`` and ``per_query`` on request.
+        shape (n_splits,), plus ``estimator``, ``indices``, ``per_query`` and
+        ``predictions`` on request.
 
     Examples
     --------
@@ -175,26 +298,47 @@ def cross_validate(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5, n_jobs
     >>> result = cross_validate(Ridge(), X, y, qid=qid, scoring=["ndcg@10", "map"], cv=3)
     >>> result["test_ndcg@10"].shape
     (3,)
+
+    The out-of-fold scores, predicted once per fold, and the per-query test values:
+
+    >>> result = cross_validate(Ridge(), X, y, qid=qid, scoring="ndcg@10", cv=3,
+    ...                         return_per_query=True, return_predictions=True)
+    >>> result["predictions"].shape == y.shape
+    True
+    >>> sorted(result["per_query"])
+    ['fold', 'ndcg@10', 'qid']
     """
     _, qid = resolve_qid(X, qid, qid_column=qid_column, caller="cross_validate")
     scorers = _scorers(scoring, y)
-    if return_per_query:  # before any fit, not after all of them
-        for name, scorer in scorers.items():
+    for option, requested in (("return_per_query", return_per_query),
+                              ("return_predictions", return_predictions)):
+        if not requested:
+            continue
+        for name, scorer in scorers.items():  # before any fit, not after all of them
             if not isinstance(scorer, RankingScorer):
-                raise TypeError(
-                    f"return_per_query=True needs ranking scorers; {name!r} is {scorer!r}."
-                )
-    splits = _splits(cv, X, y, qid)
+                raise TypeError(f"{option}=True needs ranking scorers; {name!r} is {scorer!r}.")
+    splits = _splits(cv, X, y, qid, disjoint_tests=return_predictions)
     routed = {"qid": qid, **(params or {})}
+    keep = return_per_query or return_predictions or callback is not None
+    in_process = effective_n_jobs(n_jobs) == 1
+    scoring = (_FoldScorer(scorers, callback if in_process else None) if keep else scorers)
     with config_context(enable_metadata_routing=True):
         result = _sklearn_cross_validate(
-            estimator, X, y, scoring=scorers, cv=splits, n_jobs=n_jobs, verbose=verbose,
+            estimator, X, y, scoring=scoring, cv=splits, n_jobs=n_jobs, verbose=verbose,
             params=routed, pre_dispatch=pre_dispatch, return_train_score=return_train_score,
-            return_estimator=return_estimator or return_per_query,
-            return_indices=return_indices or return_per_query, error_score=error_score,
+            return_estimator=return_estimator or keep,
+            return_indices=return_indices or keep, error_score=error_score,
         )
-    if return_per_query:
-        result["per_query"] = _per_query(result, scorers, X, y, qid, params or {})
+    if callback is not None and not in_process:
+        for _ in splits:
+            callback()
+    if keep:
+        responses = _take_responses(result, qid)
+        if return_per_query:
+            result["per_query"] = _per_query(result, scorers, X, y, qid, params or {},
+                                             responses)
+        if return_predictions:
+            result["predictions"] = _predictions(result, scorers, len(qid), responses)
         if not return_estimator:
             del result["estimator"]
         if not return_indices:
@@ -202,14 +346,15 @@ def cross_validate(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5, n_jobs
     return result
 
 
-def _per_query(result, scorers, X, y, qid, params):
-    """Per-query test values of every ranking scorer, predicting once per fold."""
+def _per_query(result, scorers, X, y, qid, params, responses):
+    """Per-query test values of every ranking scorer, on the responses of each fold."""
     columns = {"qid": [], "fold": []}
     columns.update({name: [] for name in scorers})
     y = np.asarray(y)
     weight = params.get("sample_weight")
-    for fold, (estimator, test) in enumerate(zip(result["estimator"], result["indices"]["test"])):
-        method_caller = partial(_cached_call, {})  # one predict per fold for all metrics
+    for fold, (estimator, test, computed) in enumerate(
+            zip(result["estimator"], result["indices"]["test"], responses)):
+        method_caller = partial(_cached_call, dict(computed))  # the fold's predictions
         X_test = _safe_indexing(X, test)
         fold_ids = None
         for name, scorer in scorers.items():
@@ -223,3 +368,14 @@ def _per_query(result, scorers, X, y, qid, params):
         columns["qid"].append(fold_ids)
         columns["fold"].append(np.full(len(fold_ids), fold))
     return {key: np.concatenate(parts) for key, parts in columns.items()}
+
+
+def _predictions(result, scorers, n_samples, responses):
+    """The out-of-fold scores in the rows' order: the first scorer's, NaN where untested."""
+    first = next(iter(scorers.values()))
+    predictions = np.full(n_samples, np.nan)
+    for estimator, test, computed in zip(result["estimator"], result["indices"]["test"],
+                                         responses):
+        method = _response_method_for(estimator, first.response_method)
+        predictions[test] = _one_score_per_row(computed[method], estimator, method)
+    return predictions

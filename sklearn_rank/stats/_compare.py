@@ -108,7 +108,7 @@ class ComparisonResult:
     """Means, confidence intervals and corrected tests of several systems, from :func:`compare`.
 
     Renders as a results table: ``str(result)`` or :meth:`to_string`, :meth:`to_markdown`,
-    :meth:`to_latex`, :meth:`to_frame`.
+    :meth:`to_latex`, :meth:`to_csv`, :meth:`to_frame`.
 
     Attributes
     ----------
@@ -213,6 +213,56 @@ class ComparisonResult:
             Needs ``\\usepackage{booktabs}``.
         """
         return _table.render(self, "latex", digits)
+
+    def to_csv(self, path_or_buf=None, *, index_label="system"):
+        """The results as CSV: one row per system, every number with all its digits.
+
+        Needs neither pandas nor a file: without ``path_or_buf``, the text is returned.
+
+        Parameters
+        ----------
+        path_or_buf : str, path-like, file-like or None, default=None
+            Where to write: a path (written as UTF-8) or an object with a ``write`` method
+            (a text file open with ``newline=""``, an :class:`io.StringIO`). None returns
+            the text.
+
+        index_label : str, default="system"
+            The header of the first column, which holds the system names.
+
+        Returns
+        -------
+        text : str or None
+            The CSV text when ``path_or_buf`` is None, else None.
+
+        Notes
+        -----
+        Columns, for each metric ``m``: ``m mean``, ``m ci_low``, ``m ci_high``, then,
+        against a baseline, ``m pvalue_corrected`` (empty for the baseline) and
+        ``m vs baseline`` (``higher``, ``lower`` or ``same`` for a significant difference
+        or none, ``baseline`` for the baseline); without a baseline, ``m higher_than`` and
+        ``m lower_than``: the systems it is significantly above or below,
+        comma-separated.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_rank.stats import compare
+        >>> rng = np.random.default_rng(0)
+        >>> a = rng.uniform(size=50)
+        >>> b = np.clip(a + rng.normal(0.1, 0.1, size=50), 0, 1)
+        >>> result = compare({"bm25": a, "reranked": b}, baseline="bm25", random_state=0)
+        >>> print(result.to_csv().splitlines()[0])
+        system,score mean,score ci_low,score ci_high,score pvalue_corrected,score vs baseline
+        """
+        text = _table.csv_table(self, index_label)
+        if path_or_buf is None:
+            return text
+        if hasattr(path_or_buf, "write"):
+            path_or_buf.write(text)
+        else:
+            with open(path_or_buf, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+        return None
 
     def to_frame(self, kind="summary"):
         """The results as a pandas DataFrame.

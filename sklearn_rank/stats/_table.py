@@ -1,6 +1,14 @@
-"""Rendering of a :class:`ComparisonResult` as a paper's results table."""
+"""Tables as text: a :class:`ComparisonResult` as a paper's results table, and the one
+aligned-text / Markdown / CSV table renderer and word-wrapper of the package (the command
+line prints through them too).
 
+Only the standard library and numpy are imported here.
+"""
+
+import csv
+import io
 import string
+import textwrap
 from dataclasses import dataclass
 
 import numpy as np
@@ -133,16 +141,58 @@ def legend(result, fmt):
     return [first, second]
 
 
-def _wrap(text, width=88):
-    lines, line = [], ""
-    for word in text.split(" "):
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    lines.append(line)
-    return lines
+def wrap(text, width=88, indent=""):
+    """The lines of a paragraph, at most ``width`` characters each where words allow.
+
+    Lines break at spaces only: never inside a word, nor at the hyphens of names such as
+    ``sklearn-rank[xgboost]``. Every line but the first starts with ``indent``.
+
+    Returns
+    -------
+    lines : list of str
+        At least one line (an empty one for an empty text).
+    """
+    return textwrap.wrap(text, width=width, subsequent_indent=indent, break_on_hyphens=False,
+                         break_long_words=False) or [""]
+
+
+def format_table(header, rows, fmt="text", align=None):
+    """A table as aligned text, a Markdown pipe table or CSV.
+
+    Parameters
+    ----------
+    header : list of str
+    rows : list of list of str
+        Cells already formatted.
+    fmt : {"text", "markdown", "csv"}
+        ``"text"``: columns two spaces apart under a rule of dashes, trailing spaces
+        removed.
+    align : str, default=None
+        One of ``"l"``/``"r"`` per column; the first column left, the others right when
+        None.
+
+    Returns
+    -------
+    table : str
+        Without a final newline.
+    """
+    align = align or "l" + "r" * (len(header) - 1)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows([header, *rows])
+        return buffer.getvalue().rstrip("\n")
+    if fmt == "markdown":
+        rule = "|" + "|".join(":---" if a == "l" else "---:" for a in align) + "|"
+        return "\n".join(["| " + " | ".join(header) + " |", rule,
+                          *("| " + " | ".join(row) + " |" for row in rows)])
+    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
+
+    def line(cells):
+        return "  ".join(cell.ljust(w) if a == "l" else cell.rjust(w)
+                         for cell, w, a in zip(cells, widths, align)).rstrip()
+
+    return "\n".join([line(header), line(["-" * w for w in widths]),
+                      *(line(row) for row in rows)])
 
 
 def render(result, fmt, digits):
@@ -163,18 +213,12 @@ def render(result, fmt, digits):
             for i, label in enumerate(labels)]
     notes = legend(result, fmt)
     if fmt == "text":
-        widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
-        lines = ["  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip()
-                 for r in [header, ["-" * w for w in widths], *rows]]
-        lines.append("")
+        lines = [format_table(header, rows, "text", align="l" * len(header)), ""]
         for note in notes:
-            lines += _wrap(note)
+            lines += wrap(note)
         return "\n".join(lines)
     if fmt == "markdown":
-        lines = ["| " + " | ".join(header) + " |",
-                 "|:---|" + "---:|" * len(result.metrics)]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
-        return "\n".join([*lines, "", *notes])
+        return "\n".join([format_table(header, rows, "markdown"), "", *notes])
     ncols = len(header)
     lines = [r"\begin{tabular}{l" + "r" * len(result.metrics) + "}", r"\toprule",
              " & ".join(_latex_escape(h) for h in header) + r" \\", r"\midrule"]
@@ -183,6 +227,40 @@ def render(result, fmt, digits):
     lines += [rf"\multicolumn{{{ncols}}}{{l}}{{\footnotesize {note}}} \\" for note in notes]
     lines.append(r"\end{tabular}")
     return "\n".join(lines)
+
+
+def csv_table(result, index_label):
+    """One row per system: mean and interval of each metric, then the tests.
+
+    Against a baseline: the corrected p-value and the verdict (``higher``, ``lower``,
+    ``same``, or ``baseline`` for the baseline itself). Without one: the systems it is
+    significantly above and below. Numbers are written with all their digits.
+    """
+    table = cells(result)
+    tests = {(c.metric, c.system_a): c for c in result.comparisons}
+    header = [index_label]
+    for m in result.metrics:
+        header += [f"{m} mean", f"{m} ci_low", f"{m} ci_high"]
+        header += ([f"{m} pvalue_corrected", f"{m} vs baseline"]
+                   if result.baseline is not None else [f"{m} higher_than", f"{m} lower_than"])
+    rows = []
+    for i, system in enumerate(result.systems):
+        row = [str(system)]
+        for m in result.metrics:
+            cell = table[m][i]
+            row += [repr(float(cell.mean)), repr(float(cell.low)), repr(float(cell.high))]
+            if result.baseline is None:
+                row += [_names(result, cell.higher_than), _names(result, cell.lower_than)]
+                continue
+            test = tests.get((m, system))
+            if test is None:
+                row += ["", "baseline"]
+                continue
+            higher = test.result.mean_difference > 0
+            verdict = ("higher" if higher else "lower") if test.significant else "same"
+            row += [repr(float(test.pvalue_corrected)), verdict]
+        rows.append(row)
+    return format_table(header, rows, "csv") + "\n"
 
 
 def _names(result, indices):
