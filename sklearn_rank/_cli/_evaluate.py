@@ -4,7 +4,6 @@ import re
 
 import numpy as np
 
-from ..utils._qid import unique_ids
 from ._common import (
     USAGE,
     CLIError,
@@ -102,12 +101,12 @@ def run(args):
     else:
         data = _generated(args.n_queries, args.seed)
 
-    means, query_ids, per_query = _compute(data, metrics, args.convention,
-                                           args.per_query or args.output is not None)
-    if per_query is not None:
+    result, means = _compute(data, metrics, args.convention)
+    query_ids, per_query = result.query_ids, None
+    if args.per_query or args.output is not None:
         order = _display_order(query_ids)
         query_ids = query_ids[order]
-        per_query = {m: values[order] for m, values in per_query.items()}
+        per_query = {m: result[m][order] for m in metrics}
     if args.output is not None:
         from ..stats._table import format_table
 
@@ -116,12 +115,15 @@ def run(args):
         write_text(args.output, format_table(["qid", *metrics], rows, "csv"), "--output")
 
     shown = per_query if args.per_query else None
-    print(_render(args.format, data, metrics, args.convention, means, query_ids, shown))
+    description = data["describe"](len(result))
+    print(_render(args.format, description, metrics, args.convention, means, query_ids, shown))
     return 0
 
 
 # ----------------------------------------------------------------------------------------
-# Inputs: each returns a dict of y_true, y_score, qid, retrieved (or None) and a description.
+# Inputs: each returns a dict of y_true, y_score, qid, retrieved and judged (or None), and
+# describe(n_queries), the input's description; its number of queries comes from the
+# metrics' result, which works the query ids out once.
 
 
 def _read_trec(run, qrels):
@@ -137,20 +139,20 @@ def _read_trec(run, qrels):
     if len(data["qid"]) == 0:
         raise CLIError(f"no query of --run {str(run)!r} is judged in --qrels {str(qrels)!r}: "
                        "expected the same query ids (first column) in both files.")
-    unretrieved = int((~data["retrieved"]).sum())
-    data["description"] = (
-        f"{run} judged by {qrels}: {len(unique_ids(data['qid'])):,} queries in both, "
-        f"{len(data['qid']):,} documents ({unretrieved:,} judged but not retrieved)"
+    unretrieved, n_rows = int((~data["retrieved"]).sum()), len(data["qid"])
+    data["describe"] = lambda n_queries: (
+        f"{run} judged by {qrels}: {n_queries:,} queries in both, "
+        f"{n_rows:,} documents ({unretrieved:,} judged but not retrieved)"
     )
     return data
 
 
 def _generated(n_queries, seed):
     dataset = generated_data(n_queries, seed)
+    description = (f"{dataset.description}, scored by feature 0 (no input given: see "
+                   "--run/--qrels and --table)")
     return {"y_true": dataset.y, "y_score": dataset.X[:, 0], "qid": dataset.qid,
-            "retrieved": None,
-            "description": f"{dataset.description}, scored by feature 0 (no input given: "
-                           "see --run/--qrels and --table)"}
+            "retrieved": None, "judged": None, "describe": lambda n_queries: description}
 
 
 # How the messages of the table reader name the options of --table.
@@ -174,29 +176,28 @@ def _read_table(path, qid_column, label_column, score_column, qid_type=None):
         raise CLIError(f"--table {str(path)!r}: cannot read it: {exc.strerror}.") from None
     if len(qid) == 0:
         raise CLIError(f"--table {str(path)!r} has no rows.")
-    return {"y_true": y_true, "y_score": y_score, "qid": qid, "retrieved": None,
-            "description": f"{path}: {len(unique_ids(qid)):,} queries, {len(qid):,} rows"}
+    return {"y_true": y_true, "y_score": y_score, "qid": qid, "retrieved": None, "judged": None,
+            "describe": lambda n_queries: f"{path}: {n_queries:,} queries, {len(qid):,} rows"}
 
 
 # ----------------------------------------------------------------------------------------
 # Computation and output
 
 
-def _compute(data, metrics, convention, per_query):
-    from ..metrics import evaluate
+def _compute(data, metrics, convention):
+    """The per-query result of ``metrics`` on ``data`` (one computation), and its means."""
+    from ..metrics import aggregate, evaluate_per_query
 
-    options = {"qid": data["qid"], "metrics": metrics, "retrieved": data["retrieved"],
-               "convention": convention}
     try:
-        means = evaluate(data["y_true"], data["y_score"], **options)
-        values = (evaluate(data["y_true"], data["y_score"], return_per_query=True, **options)
-                  if per_query else None)
+        result = evaluate_per_query(
+            data["y_true"], data["y_score"], qid=data["qid"], metrics=metrics,
+            retrieved=data["retrieved"], judged=data["judged"], convention=convention)
+        means = aggregate(result)
     except (TypeError, ValueError) as exc:
         raise CLIError(f"cannot compute the metrics: {exc}") from None
     except OverflowError as exc:  # e.g. a cut-off too large
         raise CLIError(f"--metrics: cannot compute the metrics: {exc}", USAGE) from None
-    # evaluate returns the queries in the order of np.unique
-    return means, unique_ids(data["qid"]), values
+    return result, means
 
 
 def _qid_text(value):
@@ -211,12 +212,12 @@ def _display_order(query_ids):
     return np.arange(len(texts))
 
 
-def _render(fmt, data, metrics, convention, means, query_ids, per_query):
+def _render(fmt, description, metrics, convention, means, query_ids, per_query):
     from ..stats._table import format_table
 
     shown = range(len(query_ids)) if per_query is not None else []
     if fmt == "json":
-        result = {"input": data["description"], "convention": convention,
+        result = {"input": description, "convention": convention,
                   "n_queries": len(query_ids), "metrics": dict(means)}
         if per_query is not None:
             result["per_query"] = [
@@ -237,6 +238,6 @@ def _render(fmt, data, metrics, convention, means, query_ids, per_query):
         return table
     conventions = (f"convention {convention!r}" if convention else
                    "sklearn-rank's default conventions (see --convention)")
-    lines = [f"{data['description']}.",
+    lines = [f"{description}.",
              f"Means over the {len(query_ids):,} queries, {conventions}."]
     return "\n".join([wrap(lines), "", table])

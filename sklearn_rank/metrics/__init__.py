@@ -23,8 +23,8 @@ from ._ranking import (
     recall_score,
     spearman_score,
 )
-from ._registry import evaluate, get_metric_names, parse_metric
-from ._result import PerQueryResult, aggregate, evaluate_per_query
+from ._registry import get_metric_names, parse_metric
+from ._result import PerQueryResult, aggregate, evaluate, evaluate_per_query
 from ._scorer import RankingScorer, get_scorer, get_scorer_names, make_ranking_scorer
 
 __all__ = [

@@ -11,10 +11,8 @@ import numpy as np
 from ..utils._param_validation import validate_params
 from . import _per_query as pq
 from ._engine import check_ranking_input
-from ._registry import CONSTRAINTS, METRICS, score_data
-
-# Why a metric is undefined on a query, completing "queries ..." in the no_relevant messages.
-UNDEFINED_REASONS = {m.name: m.undefined_reason for m in METRICS.values()}
+from ._registry import CONSTRAINTS, METRICS
+from ._result import means_of, result_of
 
 
 def _constraints(metric, **extra):
@@ -40,16 +38,37 @@ def _options(metric, arguments):
     return {option.name: arguments[option.name] for option in METRICS[metric].all_options}
 
 
+def _result(metric, arguments, data=None):
+    """The :class:`PerQueryResult` of the public function of ``metric`` called with
+    ``arguments``: one metric, named as the function is (``"ndcg_score"``, in messages)."""
+    spec = METRICS[metric]
+    data = _data(metric, arguments) if data is None else data
+    return result_of(data, [(spec.function_name, spec, _options(metric, arguments))],
+                     arguments["convention"])
+
+
 def _score(metric, arguments):
     """The value of the public function of ``metric`` called with ``arguments``.
 
     ``arguments`` is the function's ``locals()`` on entry: its parameters by name, so that
     no function copies its option list by hand.
     """
-    return score_data(_data(metric, arguments), metric, METRICS[metric].kernel,
-                      arguments["convention"], _options(metric, arguments),
-                      arguments["return_per_query"], METRICS[metric].function_name)
+    result = _result(metric, arguments)
+    name = METRICS[metric].function_name
+    if arguments["return_per_query"]:
+        return np.array(result[name])  # bare and writable, as always
+    # the warning of a metric whose every query was skipped: at the caller of the public
+    # function, past this frame, the function's and that of validate_params
+    return means_of(result, stacklevel=5)[name]
 
+
+# The judged mask, described in both tails of the parameters.
+_JUDGED_DOC = """judged : array-like of bool of shape (n_samples,), default=None
+        ``False`` marks documents without a judgement (in a TREC run, those that the qrels
+        do not list; :func:`sklearn_rank.datasets.read_trec` fills the mask). They must
+        have grade 0 in ``y_true`` and count as such, as trec_eval counts them by default.
+        ``None`` means that every row is judged. No metric of this version reads the
+        mask; measures for incomplete judgements (bpref, infAP, Judged@k) will."""
 
 _DOCS = {
     "data": """y_true : array-like of shape (n_samples,)
@@ -94,6 +113,8 @@ _DOCS = {
         of recall, AP and R-precision and in the ideal DCG), as in trec_eval. ``None``
         means that every row was retrieved.
 
+    """ + _JUDGED_DOC + """
+
     sample_weight : array-like of shape (n_samples,), default=None
         Weight of each row. A query weighs the mean of its rows' weights (LightGBM's
         rule) and the result is the weighted mean over queries.
@@ -112,6 +133,8 @@ _DOCS = {
     "pairs_tail": """retrieved : array-like of bool of shape (n_samples,), default=None
         ``False`` marks judged documents that the system did not return: they have no
         meaningful score and form no pair. ``None`` means that every row was retrieved.
+
+    """ + _JUDGED_DOC + """
 
     sample_weight : array-like of shape (n_samples,), default=None
         Weight of each row; a query weighs the mean of its rows' weights.
@@ -143,7 +166,7 @@ def _fill_doc(func):
 @validate_params(_constraints("dcg"), prefer_skip_nested_validation=True)
 @_fill_doc
 def dcg_score(y_true, y_score, *, qid=None, k=None, gain=None, log_base=2, ties=None,
-              no_relevant=None, retrieved=None, sample_weight=None, convention=None,
+              no_relevant=None, retrieved=None, judged=None, sample_weight=None, convention=None,
               return_per_query=False):
     """Discounted cumulative gain, per query, averaged over queries.
 
@@ -196,7 +219,7 @@ def dcg_score(y_true, y_score, *, qid=None, k=None, gain=None, log_base=2, ties=
 @validate_params(_constraints("ndcg"), prefer_skip_nested_validation=True)
 @_fill_doc
 def ndcg_score(y_true, y_score, *, qid=None, k=None, gain=None, log_base=2, ties=None,
-               no_relevant=None, retrieved=None, sample_weight=None, convention=None,
+               no_relevant=None, retrieved=None, judged=None, sample_weight=None, convention=None,
                return_per_query=False):
     """Normalised discounted cumulative gain, per query, averaged over queries.
 
@@ -260,7 +283,7 @@ def ndcg_score(y_true, y_score, *, qid=None, k=None, gain=None, log_base=2, ties
 @validate_params(_constraints("err"), prefer_skip_nested_validation=True)
 @_fill_doc
 def err_score(y_true, y_score, *, qid=None, k=None, gain=None, max_grade=None,
-              persistence=1.0, ties=None, no_relevant=None, retrieved=None,
+              persistence=1.0, ties=None, no_relevant=None, retrieved=None, judged=None,
               sample_weight=None, convention=None, return_per_query=False):
     """Expected reciprocal rank (Chapelle et al. 2009), per query, averaged over queries.
 
@@ -325,7 +348,8 @@ def err_score(y_true, y_score, *, qid=None, k=None, gain=None, max_grade=None,
 @_fill_doc
 def rbp_score(y_true, y_score, *, qid=None, k=None, persistence=0.8, graded=False,
               max_grade=None, relevance_threshold=None, ties=None, no_relevant=None,
-              retrieved=None, sample_weight=None, convention=None, return_per_query=False,
+              retrieved=None, judged=None, sample_weight=None, convention=None,
+              return_per_query=False,
               return_residual=False):
     """Rank-biased precision (Moffat & Zobel 2008), per query, averaged over queries.
 
@@ -385,15 +409,15 @@ def rbp_score(y_true, y_score, *, qid=None, k=None, persistence=0.8, graded=Fals
     if not return_residual:
         return _score("rbp", arguments)
     data, spec = _data("rbp", arguments), METRICS["rbp"]
-    per_query = score_data(data, "rbp", spec.kernel, convention, _options("rbp", arguments),
-                           True, "rbp_score")
+    result = _result("rbp", arguments, data)
+    per_query = np.array(result["rbp_score"])
     residual = pq.rbp_residual(data, k=None if k is None else min(k, len(data.y_true)),
                                persistence=persistence)
     skipped = np.isnan(per_query)  # by no_relevant=np.nan: the residual skips them too
     residual[skipped] = np.nan
     if return_per_query:
         return per_query, residual
-    score = spec.aggregate(per_query, data.query_weight, label="rbp_score", stacklevel=3)
+    score = means_of(result, stacklevel=4)["rbp_score"]  # a warning at the caller
     if np.isnan(score):  # every query skipped, and said so once
         return score, float("nan")
     return score, spec.aggregate(residual, data.query_weight, label="rbp residual")
@@ -403,7 +427,8 @@ def rbp_score(y_true, y_score, *, qid=None, k=None, persistence=0.8, graded=Fals
 @_fill_doc
 def half_life_utility_score(y_true, y_score, *, qid=None, k=None, half_life=5.0,
                             default_rating=0.0, ties=None, no_relevant=None, retrieved=None,
-                            sample_weight=None, convention=None, return_per_query=False):
+                            judged=None, sample_weight=None, convention=None,
+                            return_per_query=False):
     """Half-life utility (Breese et al. 1998), normalised per query, averaged over queries.
 
     Parameters
@@ -460,7 +485,7 @@ def half_life_utility_score(y_true, y_score, *, qid=None, k=None, half_life=5.0,
 @validate_params(_constraints("map"), prefer_skip_nested_validation=True)
 @_fill_doc
 def map_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
-              ap_denominator=None, ties=None, no_relevant=None, retrieved=None,
+              ap_denominator=None, ties=None, no_relevant=None, retrieved=None, judged=None,
               sample_weight=None, convention=None, return_per_query=False):
     """Mean average precision (AP per query, averaged over queries).
 
@@ -509,7 +534,7 @@ def map_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
 @validate_params(_constraints("mrr"), prefer_skip_nested_validation=True)
 @_fill_doc
 def mrr_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
-              no_relevant=None, retrieved=None, sample_weight=None, convention=None,
+              no_relevant=None, retrieved=None, judged=None, sample_weight=None, convention=None,
               return_per_query=False):
     """Mean reciprocal rank of the first relevant document.
 
@@ -548,7 +573,7 @@ def mrr_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ti
 @validate_params(_constraints("precision"), prefer_skip_nested_validation=True)
 @_fill_doc
 def precision_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
-                    short_lists=None, ties=None, no_relevant=None, retrieved=None,
+                    short_lists=None, ties=None, no_relevant=None, retrieved=None, judged=None,
                     sample_weight=None, convention=None, return_per_query=False):
     """Precision at k: the fraction of relevant documents among the top k.
 
@@ -587,7 +612,7 @@ def precision_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=No
 @validate_params(_constraints("recall"), prefer_skip_nested_validation=True)
 @_fill_doc
 def recall_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
-                 no_relevant=None, retrieved=None, sample_weight=None, convention=None,
+                 no_relevant=None, retrieved=None, judged=None, sample_weight=None, convention=None,
                  return_per_query=False):
     """Recall at k: the fraction of a query's relevant documents found in the top k.
 
@@ -623,8 +648,8 @@ def recall_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
 @validate_params(_constraints("hit_rate"), prefer_skip_nested_validation=True)
 @_fill_doc
 def hit_rate_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
-                   no_relevant=None, retrieved=None, sample_weight=None, convention=None,
-                   return_per_query=False):
+                   no_relevant=None, retrieved=None, judged=None, sample_weight=None,
+                   convention=None, return_per_query=False):
     """Hit rate (success@k): the fraction of queries with a relevant document in the top k.
 
     Parameters
@@ -657,8 +682,8 @@ def hit_rate_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=Non
 @validate_params(_constraints("r_precision"), prefer_skip_nested_validation=True)
 @_fill_doc
 def r_precision_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None,
-                      no_relevant=None, retrieved=None, sample_weight=None, convention=None,
-                      return_per_query=False):
+                      no_relevant=None, retrieved=None, judged=None, sample_weight=None,
+                      convention=None, return_per_query=False):
     """R-precision: precision at rank R, the number of relevant documents of the query.
 
     Parameters
@@ -693,8 +718,7 @@ def r_precision_score(y_true, y_score, *, qid=None, relevance_threshold=None, ti
 @validate_params(_constraints("kendall_tau"), prefer_skip_nested_validation=True)
 @_fill_doc
 def kendall_tau_score(y_true, y_score, *, qid=None, no_relevant=None, retrieved=None,
-                      sample_weight=None,
-                      convention=None, return_per_query=False):
+                      judged=None, sample_weight=None, convention=None, return_per_query=False):
     """Kendall's tau-b between grades and scores, per query, averaged over queries.
 
     Parameters
@@ -730,8 +754,7 @@ def kendall_tau_score(y_true, y_score, *, qid=None, no_relevant=None, retrieved=
 @validate_params(_constraints("spearman"), prefer_skip_nested_validation=True)
 @_fill_doc
 def spearman_score(y_true, y_score, *, qid=None, no_relevant=None, retrieved=None,
-                   sample_weight=None,
-                   convention=None, return_per_query=False):
+                   judged=None, sample_weight=None, convention=None, return_per_query=False):
     """Spearman's rank correlation between grades and scores, per query, averaged.
 
     Parameters
@@ -763,7 +786,7 @@ def spearman_score(y_true, y_score, *, qid=None, no_relevant=None, retrieved=Non
 @validate_params(_constraints("pairwise_accuracy"), prefer_skip_nested_validation=True)
 @_fill_doc
 def pairwise_accuracy_score(y_true, y_score, *, qid=None, ties_credit=0.5, no_relevant=None,
-                            retrieved=None, sample_weight=None, convention=None,
+                            retrieved=None, judged=None, sample_weight=None, convention=None,
                             return_per_query=False):
     """Fraction of concordant pairs: document pairs of a query ordered as their grades.
 

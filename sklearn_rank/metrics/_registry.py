@@ -1,7 +1,7 @@
 """The metric registry: one entry per metric holds everything about it.
 
 An entry (:class:`Metric`) holds the metric's name and aliases, its per-query kernel, each of
-its options with its default and constraint (:class:`Option`), the inputs it reads, how its
+its options with its default and constraint (:class:`Option`), the inputs it takes, how its
 per-query values are aggregated over queries and why it can be undefined on a query. The rest
 is derived from the entries: the validation of the public ``*_score`` functions, the defaults,
 the names that :func:`parse_metric` reads, :func:`get_scorer_names`, the table of names in the
@@ -28,10 +28,9 @@ from ..utils._param_validation import (
     Options,
     StrOptions,
     validate_parameter_constraints,
-    validate_params,
 )
 from . import _per_query as pq
-from ._engine import TIES, check_ranking_input, mean_over_queries
+from ._engine import TIES, mean_over_queries
 
 # How the per-query values of a metric become one number (Metric.aggregate): the (weighted)
 # mean; the geometric mean, of values floored at GEOMETRIC_MEAN_FLOOR (trec_eval's gm_map,
@@ -39,8 +38,11 @@ from ._engine import TIES, check_ranking_input, mean_over_queries
 AGGREGATIONS = ("mean", "geometric_mean", "sum")
 # trec_eval's MIN_GEO_MEAN: one query at 0 would make the geometric mean 0, whatever the others.
 GEOMETRIC_MEAN_FLOOR = 1e-5
-# Optional per-row inputs that a metric may read, besides y_true, y_score, qid and
-# sample_weight (which every metric reads): the public function takes them as keywords.
+# Optional per-row masks that a metric may read, besides y_true, y_score, qid and
+# sample_weight (which every metric reads): its public function takes them as keywords.
+# retrieved=False: a judged document that the system did not return; judged=False: a
+# document without a judgement (grade 0). A kernel that does not read a mask ignores it: the
+# engine validates it once per call, and drops a mask that excludes nothing.
 INPUTS = ("retrieved", "judged")
 
 
@@ -120,8 +122,11 @@ class Metric:
     higher_is_better : bool, default=True
     aggregation : {"mean", "geometric_mean", "sum"}, default="mean"
         How :meth:`aggregate` turns per-query values into one number.
-    inputs : tuple of str, default=("retrieved",)
-        The optional per-row inputs of :data:`INPUTS` that the metric reads.
+    inputs : tuple of str, default=INPUTS
+        The optional per-row masks of :data:`INPUTS` that the metric's public function takes
+        (after its options, in this order) and hands to the engine. Every metric takes both
+        today; no kernel reads ``judged`` yet (bpref, infAP and Judged@k will), and the
+        others ignore it.
     undefined_reason : str, default="that have no relevant document"
         Completes "queries ..." in the messages about the queries where it is undefined.
     clip_k : bool, default=True
@@ -135,7 +140,7 @@ class Metric:
     aliases: tuple = ()
     higher_is_better: bool = True
     aggregation: str = "mean"
-    inputs: tuple = ("retrieved",)
+    inputs: tuple = INPUTS
     undefined_reason: str = _NO_RELEVANT_REASON
     clip_k: bool = True
 
@@ -528,20 +533,6 @@ def metric_options(metric, fixed, options):
     }
 
 
-def score_data(data, metric, compute, convention, options, return_per_query, label):
-    """Resolve the conventions, compute per-query values and aggregate them.
-
-    ``metric`` is a registry name and ``compute`` its kernel (the registry's is run);
-    ``options`` are the metric's options as :func:`metric_options` gives them; ``label``
-    names the metric in messages.
-    """
-    spec = METRICS[metric]
-    values, _, _ = spec.compute(data, options, convention=convention, label=label)
-    if return_per_query:
-        return values
-    return spec.aggregate(values, data.query_weight, label=label, stacklevel=3)
-
-
 def check_overridden(parsed, options, names, caller):
     """Raise if an option would have no effect: every metric taking it fixes it in its name.
 
@@ -558,79 +549,3 @@ def check_overridden(parsed, options, names, caller):
             "them fixes them in its name, and options fixed in a name win: they would have "
             "no effect. Drop them, or drop them from the names."
         )
-
-
-@validate_params(
-    {
-        "y_true": ["array-like"],
-        "y_score": ["array-like"],
-        "qid": ["array-like", None],
-        "metrics": [list, tuple, str],
-        "sample_weight": ["array-like", None],
-        "retrieved": ["array-like", None],
-        "convention": CONSTRAINTS["convention"],
-        "return_per_query": ["boolean"],
-    },
-    prefer_skip_nested_validation=True,
-)
-def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"), sample_weight=None,
-             retrieved=None, convention=None, return_per_query=False, **options):
-    """Compute several ranking metrics at once, grouping and sorting the data once.
-
-    Parameters
-    ----------
-    y_true, y_score, qid, sample_weight, retrieved, convention, return_per_query
-        As in :func:`ndcg_score`.
-
-    metrics : list of str or str, default: ``("ndcg@10", "map", "mrr")``
-        Metric names, case-insensitive: ``"ndcg@10"``, ``"dcg@5"``, ``"err@20"``,
-        ``"map"``/``"ap@10"``, ``"mrr"``/``"rr@10"``, ``"p@5"``, ``"r@100"``,
-        ``"success@10"``/``"hit_rate@10"``, ``"rprec"``, ``"rbp(p=0.8)"``,
-        ``"kendall_tau"``, ``"spearman"``, ``"pairwise_accuracy"``,
-        ``"half_life_utility"``. See :func:`get_metric_names`.
-
-    **options
-        Options applied to every metric that takes them (``ties="stable"``,
-        ``gain="linear"``, ``no_relevant=1.0``, ``max_grade=4``...). An option that no
-        requested metric takes is an error. Options fixed in a name (``"rbp(p=0.5)"``) win;
-        an option that every metric taking it fixes in its name would have no effect, and
-        is an error too.
-
-    Returns
-    -------
-    results : dict
-        Metric name (as given) -> mean value, or per-query array with
-        ``return_per_query=True``.
-
-    Examples
-    --------
-    >>> from sklearn_rank.metrics import evaluate
-    >>> y_true = [3, 0, 2, 1, 0, 1]
-    >>> y_score = [0.9, 0.8, 0.1, 0.4, 0.3, 0.6]
-    >>> qid = [1, 2, 1, 2, 1, 2]
-    >>> result = evaluate(y_true, y_score, qid=qid, metrics=["ndcg@2", "mrr", "P@1"])
-    >>> {name: round(value, 4) for name, value in result.items()}
-    {'ndcg@2': 0.587, 'mrr': 0.75, 'P@1': 0.5}
-    """
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not names:
-        raise ValueError("metrics is empty: name at least one metric, e.g. ['ndcg@10'].")
-    parsed = [(name, *parse_metric(name)) for name in names]
-    accepted = {o for _, m, _ in parsed for o in (*m.options, "no_relevant")}
-    unused = sorted(set(options) - accepted)
-    if unused:
-        raise TypeError(
-            f"evaluate() got option(s) {unused} that none of the metrics {names} takes."
-        )
-    check_overridden([(m, fixed) for _, m, fixed in parsed], options, names, "evaluate()")
-    data = check_ranking_input(y_true, y_score, qid, sample_weight, retrieved,
-                               caller="evaluate")
-    results = {}
-    for name, metric, fixed in parsed:
-        kernel_options = metric_options(metric, fixed, options)
-        validate_parameter_constraints(
-            metric.constraints, kernel_options, caller_name=f"evaluate (metric {name!r})"
-        )
-        results[name] = score_data(data, metric.name, metric.kernel, convention,
-                                   kernel_options, return_per_query, name)
-    return results

@@ -1,10 +1,16 @@
 """Per-query results that carry their query ids, and their aggregation over queries.
 
-:func:`evaluate_per_query` computes per-query values (one sort, as :func:`evaluate`) and
-returns them as a :class:`PerQueryResult`: query ids, values, the undefined mask, the query
-weights and the options each metric was computed with. :func:`aggregate` averages it over
-queries exactly as :func:`evaluate` does, and merges results computed on chunks of disjoint
+:func:`evaluate_per_query` computes per-query values (one grouping, one sort) and returns them
+as a :class:`PerQueryResult`: query ids, values, the undefined mask, the query weights and the
+options each metric was computed with. :func:`aggregate` averages it over queries by each
+metric's rule (:meth:`Metric.aggregate`), and merges results computed on chunks of disjoint
 queries (folds, partitions) into the value of one call on all their rows.
+
+Every computation of a metric goes through here. :func:`evaluate` is
+:func:`evaluate_per_query` followed by :func:`aggregate`, as are the plots and the command
+line; the public ``*_score`` functions and the scorers (and through them ``cross_validate``)
+build their results with :func:`result_of` from the data they validated, and average them
+with :func:`means_of`. Whoever needs query ids takes them from the result.
 """
 
 import math
@@ -13,15 +19,10 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .._conventions import no_relevant_value, resolve
 from ..utils._optional import import_optional
 from ..utils._param_validation import validate_parameter_constraints, validate_params
-from . import _per_query as pq
 from ._engine import _well_scaled, check_ranking_input, mean_over_queries, segment_sum
-from ._ranking import CONSTRAINTS, UNDEFINED_REASONS
-from ._registry import check_overridden, metric_options, parse_metric
-
-_NO_RELEVANT_REASON = "that have no relevant document"
+from ._registry import CONSTRAINTS, METRICS, check_overridden, metric_options, parse_metric
 
 
 class PerQueryResult:
@@ -181,6 +182,52 @@ class PerQueryResult:
 
     def __contains__(self, name):
         return name in self._values
+
+    def key(self, name):
+        """The canonical key of metric ``name``: what it computed, as a name.
+
+        :meth:`Metric.key <sklearn_rank.metrics._registry.Metric.key>` of the options that
+        the metric was computed with (:attr:`options`, presets and defaults resolved): a
+        name that :func:`evaluate_per_query` reads back into the same numbers without
+        ``convention``, usable as a column name in a store of results. ``max_grade=None``
+        of a graded ERR or RBP is written as the largest grade that it stood for.
+
+        Parameters
+        ----------
+        name : str
+            A metric of the result, as :attr:`metrics` names it.
+
+        Returns
+        -------
+        key : str
+
+        Raises
+        ------
+        KeyError
+            When ``name`` is not a metric of the result.
+        ValueError
+            When the result was built by hand without the metric's registry name in its
+            options (``options[name]["metric"]``).
+
+        Examples
+        --------
+        >>> from sklearn_rank.metrics import evaluate_per_query
+        >>> result = evaluate_per_query([1, 0, 2], [0.3, 0.9, 0.5], metrics=["nDCG@10", "AP"],
+        ...                             convention="trec_eval")
+        >>> result.key("nDCG@10"), result.key("AP")
+        ('ndcg@10(gain=linear,ties=stable)', 'map(ties=stable)')
+        """
+        self[name]  # raises, when name is not a metric of the result, a KeyError naming them
+        options = dict(self._options[name])
+        metric = METRICS.get(options.pop("metric", None))
+        if metric is None:
+            raise ValueError(
+                f"The options of metric {name!r} do not name a metric of the registry "
+                "(options[name]['metric']), so its key is unknown; build the result with "
+                "evaluate_per_query, or pass options={name: {'metric': 'ndcg', ...}}."
+            )
+        options.pop("convention", None)  # the options are resolved: the preset is in them
+        return metric.key(options)
 
     def __repr__(self):
         weighted = ", weighted" if self._weight is not None else ""
@@ -362,25 +409,38 @@ def aggregate(result, *more_results):
     >>> aggregate(a, b) == evaluate(y_true, y_score, qid=qid, metrics=["mrr"])
     True
     """
-    merged = PerQueryResult.concat((result, *more_results))
+    # the warning of a metric whose every query was skipped: at the caller of aggregate
+    return means_of(PerQueryResult.concat((result, *more_results)), stacklevel=3)
+
+
+def means_of(result, *, stacklevel):
+    """Metric name -> aggregated value of each metric of one :class:`PerQueryResult`.
+
+    The body of :func:`aggregate`, which :func:`evaluate`, the public ``*_score`` functions
+    and the scorers call on the result they built. ``stacklevel`` is that of the
+    ``UndefinedMetricWarning`` of a metric whose every query was skipped, as for
+    :func:`warnings.warn` called here: 2 points at the caller of this function.
+    """
     means = {}
-    for name in merged.metrics:  # a loop, not a comprehension: one frame less for stacklevel
-        means[name] = _aggregate_metric(merged, name)
+    for name in result.metrics:  # a loop, not a comprehension: one frame less for stacklevel
+        means[name] = _aggregate_metric(result, name, stacklevel + 1)
     return means
 
 
-def _aggregate_metric(result, name):
-    """The mean of one metric of ``result``: the one place that knows the rule.
-
-    Today every metric is a weighted arithmetic mean; when the registry holds each metric's
-    aggregation, this becomes ``METRICS[options["metric"]].aggregate(...)``.
-    """
-    options = result.options[name]
-    return mean_over_queries(
-        np.asarray(result.values[name]), result.query_weight, metric=name,
-        undefined_reason=UNDEFINED_REASONS.get(options.get("metric"), _NO_RELEVANT_REASON),
-        stacklevel=3,
-    )
+def _aggregate_metric(result, name, stacklevel):
+    """The value over queries of one metric of ``result``: the rule of the registry entry
+    that computed it (:meth:`Metric.aggregate`), the weighted mean for a result built by
+    hand without one. ``stacklevel`` as for :func:`warnings.warn` called here."""
+    values, weight = result.values[name], result.query_weight
+    metric = METRICS.get(result.options[name].get("metric"))
+    if metric is None:
+        return mean_over_queries(np.asarray(values), weight, metric=name,
+                                 stacklevel=stacklevel)
+    if metric.aggregation == "sum" and weight is not None:
+        # the mean depends on ratios of weights only, a weighted sum on the weights: back
+        # to the units of sample_weight (weight_unit is 1.0 unless the weights are extreme)
+        weight = weight * result.weight_unit
+    return metric.aggregate(values, weight, label=name, stacklevel=stacklevel + 1)
 
 
 @validate_params(
@@ -406,17 +466,11 @@ def evaluate_per_query(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", 
 
     Parameters
     ----------
-    y_true, y_score, qid, sample_weight, retrieved, convention
+    y_true, y_score, qid, sample_weight, retrieved, judged, convention
         As in :func:`ndcg_score`.
 
     metrics : list of str or str, default: ``("ndcg@10", "map", "mrr")``
         Metric names, as in :func:`evaluate`.
-
-    judged : array-like of bool of shape (n_samples,), default=None
-        ``False`` marks documents without a judgement (in a TREC run, those absent from the
-        qrels; see :func:`sklearn_rank.datasets.read_trec`); they must have grade 0 in
-        ``y_true``. ``None`` means that every row is judged. No metric of this version
-        reads it: it is validated and kept for those that will (bpref, infAP, Judged@k).
 
     **options
         Options applied to every metric that takes them, as in :func:`evaluate`.
@@ -450,6 +504,76 @@ def evaluate_per_query(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", 
     """
     return evaluate_result(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
                            convention, options, caller="evaluate_per_query")
+
+
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "y_score": ["array-like"],
+        "qid": ["array-like", None],
+        "metrics": [list, tuple, str],
+        "sample_weight": ["array-like", None],
+        "retrieved": ["array-like", None],
+        "judged": ["array-like", None],
+        "convention": CONSTRAINTS["convention"],
+        "return_per_query": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"), sample_weight=None,
+             retrieved=None, judged=None, convention=None, return_per_query=False, **options):
+    """Compute several ranking metrics at once, grouping and sorting the data once.
+
+    :func:`evaluate_per_query` followed by :func:`aggregate`, in one call.
+
+    Parameters
+    ----------
+    y_true, y_score, qid, sample_weight, retrieved, judged, convention, return_per_query
+        As in :func:`ndcg_score`.
+
+    metrics : list of str or str, default: ``("ndcg@10", "map", "mrr")``
+        Metric names, case-insensitive: ``"ndcg@10"``, ``"dcg@5"``, ``"err@20"``,
+        ``"map"``/``"ap@10"``, ``"mrr"``/``"rr@10"``, ``"p@5"``, ``"r@100"``,
+        ``"success@10"``/``"hit_rate@10"``, ``"rprec"``, ``"rbp(p=0.8)"``,
+        ``"kendall_tau"``, ``"spearman"``, ``"pairwise_accuracy"``,
+        ``"half_life_utility"``. See :func:`get_metric_names`.
+
+    **options
+        Options applied to every metric that takes them (``ties="stable"``,
+        ``gain="linear"``, ``no_relevant=1.0``, ``max_grade=4``...). An option that no
+        requested metric takes is an error. Options fixed in a name (``"rbp(p=0.5)"``) win;
+        an option that every metric taking it fixes in its name would have no effect, and
+        is an error too.
+
+    Returns
+    -------
+    results : dict
+        Metric name (as given) -> mean value, or per-query array with
+        ``return_per_query=True`` (in the order of ``np.unique(qid)``; prefer
+        :func:`evaluate_per_query`, whose result carries the query ids).
+
+    See Also
+    --------
+    evaluate_per_query : The per-query values, with their query ids.
+    aggregate : The means of one or several per-query results.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import evaluate
+    >>> y_true = [3, 0, 2, 1, 0, 1]
+    >>> y_score = [0.9, 0.8, 0.1, 0.4, 0.3, 0.6]
+    >>> qid = [1, 2, 1, 2, 1, 2]
+    >>> result = evaluate(y_true, y_score, qid=qid, metrics=["ndcg@2", "mrr", "P@1"])
+    >>> {name: round(value, 4) for name, value in result.items()}
+    {'ndcg@2': 0.587, 'mrr': 0.75, 'P@1': 0.5}
+    """
+    result = evaluate_result(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
+                             convention, options, caller="evaluate")
+    if return_per_query:  # bare arrays, writable, as evaluate has always returned them
+        return {name: np.array(values) for name, values in result.values.items()}
+    # the warning of a metric whose every query was skipped: at the caller of evaluate, past
+    # the frame of validate_params
+    return means_of(result, stacklevel=4)
 
 
 def evaluate_result(y_true, y_score, qid, metrics, sample_weight, retrieved, judged, convention,
@@ -499,29 +623,17 @@ def plan_metrics(metrics, options, caller):
 def per_query_values(data, metric, convention, kernel_options, label):
     """One metric's per-query values on ``data`` (a :class:`RankingInput`).
 
-    Returns ``(values, undefined, options)``: the values after the ``no_relevant`` policy,
-    the mask of the queries where the metric is undefined, and the resolved options (see
-    :attr:`PerQueryResult.options`). The same steps as
-    :func:`sklearn_rank.metrics._ranking.score_data` before its mean.
+    Returns ``(values, undefined, options)``: the values after the ``no_relevant`` policy
+    (:meth:`Metric.compute`), the mask of the queries where the metric is undefined, and the
+    options as :attr:`PerQueryResult.options` records them.
     """
-    options = resolve(metric.name, convention, kernel_options)
-    no_relevant = no_relevant_value(options.pop("no_relevant"))
-    recorded = {"metric": metric.name, "convention": convention, **options,
-                "no_relevant": no_relevant}
-    if options.get("max_grade", 0) is None and options.get("graded", True):
+    values, undefined, resolved = metric.compute(data, kernel_options, convention=convention,
+                                                 label=label)
+    recorded = {"metric": metric.name, "convention": convention, **resolved}
+    if recorded.get("max_grade", 0) is None and recorded.get("graded", True):
         # graded ERR and RBP scale grades by the largest one: a property of all the rows
         recorded["max_grade"] = data.top_label.item()
-    k = options.get("k")
-    if k is not None and k > len(data.y_true) and metric.kernel is not pq.precision:
-        # a cut-off beyond every list is the whole list; P@k alone still reads k (it may
-        # divide by k), and takes care of huge values itself
-        options["k"] = len(data.y_true)
-    with np.errstate(over="ignore", invalid="ignore"):
-        values, undefined = metric.kernel(data, **options)
-    values = data.apply_no_relevant(
-        values, undefined, no_relevant, metric=label,
-        undefined_reason=UNDEFINED_REASONS.get(metric.name, _NO_RELEVANT_REASON))
-    if values is not None and not values.flags.owndata:
+    if not values.flags.owndata:
         values = values.copy()  # not a view of an array that the caller keeps
     undefined = (np.zeros(data.n_queries, dtype=bool) if undefined is None
                  else np.array(undefined, dtype=bool))

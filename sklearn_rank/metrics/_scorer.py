@@ -23,8 +23,8 @@ from .._conventions import resolve
 from ..utils._param_validation import validate_parameter_constraints
 from ..utils._qid import QID_HELP, has_qid_column, resolve_qid
 from ._engine import check_ranking_input
-from ._ranking import CONSTRAINTS, score_data
-from ._registry import METRICS, metric_options, parse_metric
+from ._registry import CONSTRAINTS, METRICS, metric_options, parse_metric
+from ._result import means_of, result_of
 
 # Names offered by get_scorer_names(): the usual cut-offs of each metric taking one.
 _CUTOFFS = (1, 3, 5, 10, 20)
@@ -110,11 +110,13 @@ class RankingScorer(_BaseScorer):
                            sample_weight=sample_weight, **kwargs)
 
     def _score(self, method_caller, estimator, X, y_true, **kwargs):
-        return self._evaluate(method_caller, estimator, X, y_true, False, **kwargs)[1]
+        result = self._evaluate(method_caller, estimator, X, y_true, **kwargs)
+        return means_of(result, stacklevel=3)[self.name]  # a warning at the caller
 
-    def _evaluate(self, method_caller, estimator, X, y_true, return_per_query, qid=None,
-                  sample_weight=None, **kwargs):
-        """The query ids (as in ``np.unique``) and the score, or the per-query values."""
+    def _evaluate(self, method_caller, estimator, X, y_true, qid=None, sample_weight=None,
+                  **kwargs):
+        """The :class:`~sklearn_rank.metrics.PerQueryResult` of the scorer's metric (named
+        ``self.name``) on the estimator's scores: the per-query values with their ids."""
         if kwargs:
             raise TypeError(
                 f"{self!r} got unexpected metadata {sorted(kwargs)}; it takes qid and "
@@ -132,9 +134,8 @@ class RankingScorer(_BaseScorer):
         y_score = method_caller(estimator, response_method, X)
         y_score = _one_score_per_row(y_score, estimator, response_method)
         data = check_ranking_input(y_true, y_score, qid, sample_weight)
-        value = score_data(data, self._metric.name, self._metric.kernel, self.convention,
-                           dict(self._kernel_options), return_per_query, self.name)
-        return data.query_ids, value
+        return result_of(data, [(self.name, self._metric, dict(self._kernel_options))],
+                         self.convention)
 
 
 def _response_method_for(estimator, response_method):

@@ -347,7 +347,11 @@ def cross_validate(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5, n_jobs
 
 
 def _per_query(result, scorers, X, y, qid, params, responses):
-    """Per-query test values of every ranking scorer, on the responses of each fold."""
+    """Per-query test values of every ranking scorer, on the responses of each fold.
+
+    Each fold's query ids are those of its scorers' per-query results: one scorer's, as
+    every scorer of a fold scores the same rows.
+    """
     columns = {"qid": [], "fold": []}
     columns.update({name: [] for name in scorers})
     y = np.asarray(y)
@@ -356,17 +360,14 @@ def _per_query(result, scorers, X, y, qid, params, responses):
             zip(result["estimator"], result["indices"]["test"], responses)):
         method_caller = partial(_cached_call, dict(computed))  # the fold's predictions
         X_test = _safe_indexing(X, test)
-        fold_ids = None
         for name, scorer in scorers.items():
-            ids, values = scorer._evaluate(
-                method_caller, estimator, X_test, y[test],
-                True, qid=qid[test],
+            scored = scorer._evaluate(
+                method_caller, estimator, X_test, y[test], qid=qid[test],
                 sample_weight=None if weight is None else np.asarray(weight)[test],
             )
-            fold_ids = ids
-            columns[name].append(values)
-        columns["qid"].append(fold_ids)
-        columns["fold"].append(np.full(len(fold_ids), fold))
+            columns[name].append(scored[scorer.name])
+        columns["qid"].append(scored.query_ids)
+        columns["fold"].append(np.full(len(scored), fold))
     return {key: np.concatenate(parts) for key, parts in columns.items()}
 
 

@@ -4,7 +4,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ..metrics import evaluate, parse_metric
+from ..metrics import aggregate, evaluate_per_query, parse_metric
 from ..metrics._registry import METRICS
 from ..stats import bootstrap_ci
 from ..stats._paired import BOOTSTRAP_METHODS
@@ -13,7 +13,6 @@ from ..utils._param_validation import (
     StrOptions,
     validate_parameter_constraints,
 )
-from ..utils._qid import unique_ids
 from ._common import (
     check_sample_weight,
     estimator_name,
@@ -72,21 +71,17 @@ def _names_at_k(metric, ks):
 
 
 def _metric_at_k(y_true, y_score, qid, metric, ks, options, caller):
-    """Per-query values of ``metric`` at every cut-off, from one :func:`evaluate` call."""
+    """``metric`` at every cut-off, from one :func:`evaluate_per_query` call: the cut-offs,
+    the axis label, the per-query values (one column per cut-off), their query ids (None
+    for one query given as ``qid=None``) and the means over queries."""
     check_sample_weight(options, caller)
     ks = _check_ks(ks)
     names, label = _names_at_k(metric, ks)
-    result = evaluate(y_true, y_score, qid=qid, metrics=names, return_per_query=True,
-                      **options)
+    result = evaluate_per_query(y_true, y_score, qid=qid, metrics=names, **options)
     per_query = np.column_stack([result[name] for name in names])
-    query_ids = None if qid is None else unique_ids(qid)
-    return ks, label, per_query, query_ids
-
-
-def _mean(values):
-    """The metric's mean over the queries it scores, computed as the metrics compute it."""
-    kept = values[np.isfinite(values)]
-    return kept.mean() if len(kept) else np.nan
+    means = aggregate(result)
+    query_ids = None if qid is None else result.query_ids
+    return ks, label, per_query, query_ids, np.array([means[name] for name in names])
 
 
 class MetricAtKDisplay:
@@ -139,7 +134,8 @@ class MetricAtKDisplay:
 
     See Also
     --------
-    sklearn_rank.metrics.evaluate : Several metrics (here, one per cut-off) from one sort.
+    sklearn_rank.metrics.evaluate_per_query : Several metrics (here, one per cut-off) from
+        one sort, per query.
     sklearn_rank.stats.bootstrap_ci : The confidence intervals of the band.
     PerQueryDifferenceDisplay : Where two models differ, query by query.
 
@@ -297,9 +293,8 @@ class MetricAtKDisplay:
              "n_resamples": n_resamples, "random_state": random_state},
             caller_name=caller,
         )
-        ks, label, per_query, query_ids = _metric_at_k(
+        ks, label, per_query, query_ids, values = _metric_at_k(
             y_true, y_score, qid, metric, ks, metric_options, caller)
-        values = np.array([_mean(column) for column in per_query.T])
         ci_low = ci_high = None
         if confidence_level is not None:
             intervals = [

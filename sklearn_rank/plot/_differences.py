@@ -4,7 +4,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ..metrics import evaluate
+from ..metrics import evaluate_per_query
 from ..stats import paired_test
 from ..stats._data import as_sources, common_metrics
 from ..stats._paired import CI_METHODS, TESTS
@@ -13,7 +13,6 @@ from ..utils._param_validation import (
     StrOptions,
     validate_parameter_constraints,
 )
-from ..utils._qid import unique_ids
 from ._common import (
     check_sample_weight,
     estimator_name,
@@ -296,13 +295,13 @@ class PerQueryDifferenceDisplay:
         check_sample_weight(metric_options, caller)
         if not isinstance(metric, str):
             raise TypeError(f"metric must be one metric name such as 'ndcg@10'; got {metric!r}.")
-        a = evaluate(y_true, y_score_a, qid=qid, metrics=[metric], return_per_query=True,
-                     **metric_options)[metric]
-        b = evaluate(y_true, y_score_b, qid=qid, metrics=[metric], return_per_query=True,
-                     **metric_options)[metric]
+        result_a, result_b = (
+            evaluate_per_query(y_true, y_score, qid=qid, metrics=[metric], **metric_options)
+            for y_score in (y_score_a, y_score_b))
         # The same y_true and qid: the same queries in the same order, NaN on the same ones.
+        a, b = result_a[metric], result_b[metric]
         kept = np.isfinite(a) & np.isfinite(b)
-        ids = None if qid is None else unique_ids(qid)[kept]
+        ids = None if qid is None else result_a.query_ids[kept]
         return cls._from_values(
             a[kept], b[kept], metric=metric, names=names, ax=ax, test=test,
             confidence_level=confidence_level, ci_method=ci_method, n_resamples=n_resamples,
