@@ -26,6 +26,12 @@ DEFAULTS = {
     "log_base": 2.0,
 }
 
+# Defaults of options that only one metric takes and that a preset may set: the same name
+# means another thing elsewhere (ERR's persistence is 1.0 and no convention sets it).
+METRIC_DEFAULTS = {
+    "rbp": {"persistence": 0.8, "graded": False},
+}
+
 # Per system: options common to all its metrics under "*", then per-metric overrides
 # (keys are the registry's metric names: "ndcg", "map", "precision", ...). Each entry was
 # established from the system's source and checked against the system itself by
@@ -50,6 +56,9 @@ CONVENTIONS = {
             "short_lists": "k",
             "relevance_threshold": 1.0,
         },
+        # m_rbp.c: p = 0.9, and each judgement divided by the query's largest judgement
+        # (out.test.aql, graded 0-4, shows it; -l does not apply).
+        "rbp": {"persistence": 0.9, "graded": True, "max_grade": "query"},
     },
     # LightGBM ndcg@k and map@k (rank_metric.hpp, map_metric.hpp): label_gain 2^i - 1,
     # std::stable_sort by score, a query without relevant documents scores 1, AP@k divides
@@ -129,10 +138,11 @@ def resolve(metric, convention, options):
                 f"{', '.join(map(repr, CONVENTION_NAMES))}."
             ) from None
         preset = {**table.get("*", {}), **table.get(metric, {})}
+    defaults = {**DEFAULTS, **METRIC_DEFAULTS.get(metric, {})}
     resolved = {}
     for name, value in options.items():
         if value is None:
-            value = preset.get(name, DEFAULTS.get(name))
+            value = preset.get(name, defaults.get(name))
         resolved[name] = value
     return resolved
 

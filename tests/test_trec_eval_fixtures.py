@@ -196,3 +196,26 @@ def test_fixture_rows_follow_trec_eval_tie_break():
         previous = (query, score)
     assert n_ties > 0
     assert sum(len(docs) for docs in run.values()) == data["retrieved"].sum() == 1500
+
+
+@pytest.mark.parametrize("output", ["out.test.aq", "out.test.aql", "out.test.aqc"])
+def test_rbp_preset_is_trec_eval_rbp(inputs, output):
+    # trec_eval's rbp (m_rbp.c) is graded: each judgement divided by the query's largest
+    # one, with p = 0.9. out.test.aql's graded judgements (0-4) tell it from binary RBP, and
+    # its -l2 does not apply to rbp. convention="trec_eval" sets all three options.
+    data, _, _ = inputs[output]
+    expected = {}
+    for line in (FIXTURES / output).read_text().splitlines():
+        name, qid, value = (field.strip() for field in line.split("\t"))
+        if name == "rbp":
+            expected[qid] = float(value)
+    per_query = metrics.rbp_score(**data, convention="trec_eval", return_per_query=True)
+    queries = list(np.unique(data["qid"]))
+    assert sorted(expected) == sorted(queries + ["all"])
+    for query, value in zip(queries, per_query):
+        assert abs(value - expected[query]) <= TOLERANCE, (query, value)
+    mean = metrics.evaluate(**data, metrics=["rbp"], convention="trec_eval")["rbp"]
+    assert abs(mean - expected["all"]) <= TOLERANCE
+    # without the preset, sklearn-rank's own defaults (binary, p = 0.8) give another number
+    if output == "out.test.aql":
+        assert abs(metrics.rbp_score(**data) - expected["all"]) > 0.01

@@ -346,7 +346,7 @@ def err_score(y_true, y_score, *, qid=None, k=None, gain=None, max_grade=None,
 @validate_params(_constraints("rbp", return_residual=["boolean"]),
                  prefer_skip_nested_validation=True)
 @_fill_doc
-def rbp_score(y_true, y_score, *, qid=None, k=None, persistence=0.8, graded=False,
+def rbp_score(y_true, y_score, *, qid=None, k=None, persistence=None, graded=None,
               max_grade=None, relevance_threshold=None, ties=None, no_relevant=None,
               retrieved=None, judged=None, sample_weight=None, convention=None,
               return_per_query=False,
@@ -361,13 +361,16 @@ def rbp_score(y_true, y_score, *, qid=None, k=None, persistence=0.8, graded=Fals
 
     %(k)s
 
-    persistence : float in (0, 1), default=0.8
-        Probability :math:`p` that the user goes on to the next document. 0.8 is the
-        default of ir-measures and ranx; Moffat & Zobel also report 0.5 and 0.95. There is
-        no universal default: always report the value used.
+    persistence : float in (0, 1), default=None
+        Probability :math:`p` that the user goes on to the next document. ``None`` means
+        0.8, the default of ir-measures and ranx, or the value of ``convention``
+        (trec_eval: 0.9). Moffat & Zobel also report 0.5 and 0.95. There is no universal
+        default: always report the value used.
 
-    graded : bool, default=False
-        Use the graded relevance :math:`y / g_{max}` instead of binary relevance.
+    graded : bool, default=None
+        Use the graded relevance :math:`y / g_{max}` instead of binary relevance. ``None``
+        means False, or the value of ``convention`` (trec_eval: True, with
+        ``max_grade="query"``).
 
     max_grade : float or "query", default=None
         :math:`g_{max}` for ``graded=True``, as in :func:`err_score`.
@@ -411,6 +414,7 @@ def rbp_score(y_true, y_score, *, qid=None, k=None, persistence=0.8, graded=Fals
     data, spec = _data("rbp", arguments), METRICS["rbp"]
     result = _result("rbp", arguments, data)
     per_query = np.array(result["rbp_score"])
+    persistence = result.options["rbp_score"]["persistence"]  # the convention's, if unset
     residual = pq.rbp_residual(data, k=None if k is None else min(k, len(data.y_true)),
                                persistence=persistence)
     skipped = np.isnan(per_query)  # by no_relevant=np.nan: the residual skips them too

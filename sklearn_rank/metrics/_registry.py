@@ -22,7 +22,13 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._conventions import CONVENTION_NAMES, DEFAULTS, no_relevant_value, resolve
+from .._conventions import (
+    CONVENTION_NAMES,
+    DEFAULTS,
+    METRIC_DEFAULTS,
+    no_relevant_value,
+    resolve,
+)
 from ..utils._param_validation import (
     Interval,
     Options,
@@ -78,9 +84,11 @@ class Option:
         return None if self.preset else self.default
 
 
-def _preset(name, *constraint, aliases=()):
-    """An option that conventions may set; its default is sklearn-rank's, in DEFAULTS."""
-    return Option(name, constraint, DEFAULTS[name], preset=True, aliases=aliases)
+def _preset(name, *constraint, aliases=(), metric=None):
+    """An option that conventions may set; its default is sklearn-rank's, in DEFAULTS (or,
+    for an option of one ``metric`` only, in METRIC_DEFAULTS)."""
+    default = DEFAULTS[name] if metric is None else METRIC_DEFAULTS[metric][name]
+    return Option(name, constraint, default, preset=True, aliases=aliases)
 
 
 # Options shared by several metrics. Options of one metric are written in its entry.
@@ -365,9 +373,9 @@ METRICS = {
             TIES_OPTION)),
         Metric("rbp", pq.rbp, (
             K,
-            Option("persistence", (Interval(Real, 0, 1, closed="neither"),), 0.8,
-                   aliases=("p",)),
-            Option("graded", ("boolean",), False),
+            _preset("persistence", Interval(Real, 0, 1, closed="neither"), None,
+                    aliases=("p",), metric="rbp"),
+            _preset("graded", "boolean", None, metric="rbp"),
             MAX_GRADE, RELEVANCE_THRESHOLD, TIES_OPTION)),
         Metric("map", pq.average_precision,
                (K, RELEVANCE_THRESHOLD, AP_DENOMINATOR, TIES_OPTION),
