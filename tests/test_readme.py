@@ -31,3 +31,8 @@ def test_quick_start_values():
         "ndcg@10": 0.4978, "err@10": 0.3418, "map": 0.4722, "mrr@10": 0.4444, "p@5": 0.3333}
     result = evaluate(*args, qid=qid, metrics=["ndcg@10", "map@10"], convention="lightgbm")
     assert {k: round(v, 4) for k, v in result.items()} == {"ndcg@10": 0.8312, "map@10": 0.8056}
+    result = namespace["result"]
+    np.testing.assert_array_equal(result.query_ids, [1, 2, 3])
+    np.testing.assert_allclose(result["ndcg@10"], [1.0, 0.4935, 0.0], atol=5e-5)
+    means = namespace["aggregate"](result)
+    assert {k: round(v, 4) for k, v in means.items()} == {"ndcg@10": 0.4978, "map": 0.4722}
