@@ -443,8 +443,8 @@ def _aggregate_metric(result, name, stacklevel):
     return metric.aggregate(values, weight, label=name, stacklevel=stacklevel + 1)
 
 
-@validate_params(
-    {
+# The arguments of evaluate and evaluate_per_query (besides the metrics' own options).
+_EVALUATE_CONSTRAINTS = {
         "y_true": ["array-like"],
         "y_score": ["array-like"],
         "qid": ["array-like", None],
@@ -453,9 +453,10 @@ def _aggregate_metric(result, name, stacklevel):
         "retrieved": ["array-like", None],
         "judged": ["array-like", None],
         "convention": CONSTRAINTS["convention"],
-    },
-    prefer_skip_nested_validation=True,
-)
+}
+
+
+@validate_params(_EVALUATE_CONSTRAINTS, prefer_skip_nested_validation=True)
 def evaluate_per_query(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"),
                        sample_weight=None, retrieved=None, judged=None, convention=None,
                        **options):
@@ -506,20 +507,8 @@ def evaluate_per_query(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", 
                            convention, options, caller="evaluate_per_query")
 
 
-@validate_params(
-    {
-        "y_true": ["array-like"],
-        "y_score": ["array-like"],
-        "qid": ["array-like", None],
-        "metrics": [list, tuple, str],
-        "sample_weight": ["array-like", None],
-        "retrieved": ["array-like", None],
-        "judged": ["array-like", None],
-        "convention": CONSTRAINTS["convention"],
-        "return_per_query": ["boolean"],
-    },
-    prefer_skip_nested_validation=True,
-)
+@validate_params({**_EVALUATE_CONSTRAINTS, "return_per_query": ["boolean"]},
+                 prefer_skip_nested_validation=True)
 def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"), sample_weight=None,
              retrieved=None, judged=None, convention=None, return_per_query=False, **options):
     """Compute several ranking metrics at once, grouping and sorting the data once.
