@@ -66,6 +66,8 @@ CONVENTIONS = {
     "lightgbm": {
         "*": {"gain": "exponential", "ties": "stable", "no_relevant": 1.0},
         "map": {"ap_denominator": "min_k", "relevance_threshold": _ABOVE_HALF},
+        # no hits metric in LightGBM: a query without relevant documents has 0 of them
+        "hits": {"no_relevant": 0.0},
     },
     # XGBoost ndcg@k, map@k, pre@k (rank_metric.cc): 2^y - 1 (ndcg_exp_gain=True), stable
     # sort, ndcg and map of a query without relevant documents are 1 (the "ndcg-"/"map-"
@@ -76,6 +78,8 @@ CONVENTIONS = {
         "*": {"gain": "exponential", "ties": "stable", "no_relevant": 1.0},
         "map": {"ap_denominator": "min_k"},
         "precision": {"short_lists": "length", "no_relevant": 0.0},
+        # no hits metric in XGBoost: a query without relevant documents has 0 of them
+        "hits": {"no_relevant": 0.0},
     },
     # scikit-learn ndcg_score / dcg_score: linear gain, ties averaged (McSherry & Najork),
     # a query without relevant documents scores 0.

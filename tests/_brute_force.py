@@ -42,6 +42,7 @@ METRIC_FUNCTIONS = {
     "precision": "precision_score",
     "recall": "recall_score",
     "hit_rate": "hit_rate_score",
+    "hits": "hits_score",
     "r_precision": "r_precision_score",
     "kendall_tau": "kendall_tau_score",
     "spearman": "spearman_score",
@@ -248,6 +249,11 @@ def hit_rate(ranked, judged, k=None, relevance_threshold=1):
     return 1.0 if _hits(ranked, _cut(k, len(ranked)), relevance_threshold) else 0.0
 
 
+def hits(ranked, judged, k=None, relevance_threshold=1):
+    """The number of relevant documents in the top k."""
+    return float(_hits(ranked, _cut(k, len(ranked)), relevance_threshold))
+
+
 def r_precision(ranked, judged, relevance_threshold=1):
     """hits@R / R."""
     n_relevant = sum(_is_relevant(label, relevance_threshold) for label in judged)
@@ -282,6 +288,7 @@ _RANKED_METRICS = {
     "precision": precision,
     "recall": recall,
     "hit_rate": hit_rate,
+    "hits": hits,
     "r_precision": r_precision,
     "half_life_utility": half_life_utility,
 }

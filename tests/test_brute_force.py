@@ -165,7 +165,7 @@ RANKED_GRID = [
     ),
     *(
         (metric, {"relevance_threshold": threshold})
-        for metric in ("mrr", "recall", "hit_rate")
+        for metric in ("mrr", "recall", "hit_rate", "hits")
         for threshold in (1, 2)
     ),
     *(
@@ -320,6 +320,7 @@ EVALUATE_NAMES = {
     "r@2": ("recall", {"k": 2}),
     "success@1": ("hit_rate", {"k": 1}),
     "hit_rate@3": ("hit_rate", {"k": 3}),
+    "hits@3": ("hits", {"k": 3}),
     "r_precision": ("r_precision", {}),
     "rprec": ("r_precision", {}),
     "rbp(p=0.8)": ("rbp", {"persistence": 0.8}),

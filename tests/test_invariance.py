@@ -41,6 +41,7 @@ REGISTRY = [
     ("precision@5-length", "precision_score", {"k": 5, "short_lists": "length"}, UNIT),
     ("recall@3", "recall_score", {"k": 3}, UNIT),
     ("hit_rate@2", "hit_rate_score", {"k": 2}, UNIT),
+    ("hits@3", "hits_score", {"k": 3}, (0.0, 3.0)),
     ("r_precision", "r_precision_score", {}, UNIT),
     ("half_life_utility@4", "half_life_utility_score", {"k": 4}, UNIT),
     ("kendall_tau", "kendall_tau_score", {}, (-1.0, 1.0)),

@@ -248,6 +248,35 @@ def test_names_aliases_and_option_aliases_parse(name):
             assert _same_value(options[option.name], value)
 
 
+def test_hits_is_the_count_and_hit_is_refused():
+    # "hits" named the hit rate up to issue 12; it is now ranx's hits@k, a count. "hit",
+    # which reads as either, is refused with both spellings to choose from.
+    from sklearn_rank.metrics._registry import AMBIGUOUS
+
+    metric, options = parse_metric("Hits@10")
+    assert metric is METRICS["hits"] and options == {"k": 10}
+    assert "hits" not in METRICS["hit_rate"].aliases
+    assert parse_metric("success@10")[0] is parse_metric("hit_rate@10")[0] is METRICS["hit_rate"]
+    data = {"y_true": [1, 0, 1, 1, 0, 0], "y_score": [5, 4, 3, 2, 1, 0],
+            "qid": [1, 1, 1, 2, 2, 2]}
+    result = evaluate(**data, metrics=["hits@3", "hit_rate@3", "success@3"],
+                      return_per_query=True)
+    np.testing.assert_array_equal(result["hits@3"], [2.0, 1.0])
+    np.testing.assert_array_equal(result["hit_rate@3"], [1.0, 1.0])
+    assert "hits@10" in get_scorer_names()
+    for name, spelled in [("hit", "'hit_rate' for the fraction"),
+                          ("HIT@5", "'hit_rate@5' for the fraction"),
+                          ("hit@5(rel=2)", "'hits@5(rel=2)' for the number")]:
+        with pytest.raises(ValueError, match=r"'hit' could mean 'hit_rate' or 'hits'"):
+            parse_metric(name)
+        with pytest.raises(ValueError, match=spelled.replace("(", r"\(").replace(")", r"\)")):
+            evaluate(**data, metrics=[name])
+    # an ambiguous name is no metric's name, and each name it suggests is one
+    names = {n for m in METRICS.values() for n in (m.name, *m.aliases)}
+    assert not set(AMBIGUOUS) & names
+    assert all(set(choices) <= names for choices in AMBIGUOUS.values())
+
+
 def test_scorer_names_are_the_registry_names():
     names = set(get_scorer_names())
     for metric in METRICS.values():
@@ -425,3 +454,12 @@ def test_geometric_mean_and_sum():
 def test_an_entry_that_cannot_be_right_is_refused(fields, message):
     with pytest.raises(ValueError, match=message):
         Metric(**{"name": "x", "kernel": pq.ndcg, "option_specs": (), **fields})
+
+
+def test_hits_of_a_query_without_relevant_documents_is_zero_under_every_preset():
+    # A count is 0 there, not the 1 that LightGBM's and XGBoost's presets give nDCG and MAP.
+    y_true, y_score, qid = [0, 0, 1, 0], [0.9, 0.8, 0.7, 0.1], [1, 1, 2, 2]
+    for convention in (None, *CONVENTION_NAMES):
+        per_query = metrics.hits_score(y_true, y_score, qid=qid, k=2, convention=convention,
+                                       return_per_query=True)
+        assert per_query.tolist() == [0.0, 1.0], convention

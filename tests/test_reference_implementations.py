@@ -637,3 +637,60 @@ def test_gdeval_err(seed, k):
             assert got[g] == pytest.approx(results[f"{g + 1}"], rel=0, abs=6e-6)
         else:
             assert not case.y_true[case.bounds[g]:case.bounds[g + 1]].any()
+
+
+def _ranx_hits_at_every_depth(ranx, case, kept, retrieved, threshold):
+    """ranx's per-query hits@j for j = 0 .. MAX_SIZE, queries ``kept`` (rows: j)."""
+    qrels, run = {}, {}
+    for g in kept:
+        rows = range(case.bounds[g], case.bounds[g + 1])
+        qrels[f"{g:03d}"] = {f"d{i}": int(case.y_true[i]) for i in rows if case.y_true[i] > 0}
+        run[f"{g:03d}"] = {f"d{i}": float(case.y_score[i]) for i in rows if retrieved[i]}
+    names = [f"hits@{j}-l{threshold}" for j in range(1, MAX_SIZE + 1)]
+    found = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), names, return_mean=False)
+    # ranx reads hits@0 as "every document": the depth 0 is written here
+    return np.vstack([np.zeros(len(kept)), *(found[name] for name in names)])
+
+
+# ranx's numba kernels warn about an integer cast when they are first compiled.
+@pytest.mark.filterwarnings("ignore:unsafe cast from uint64 to int64")
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("threshold", [1, 2])
+def test_ranx_hits(seed, threshold):
+    """ranx's hits@k (a count), with ties, unretrieved judged documents and -l thresholds.
+
+    ranx leaves tied documents in whatever order its sort gives, so its hits@k depends on
+    that order when a tie block straddles rank k. At a block boundary it does not. Across a
+    block of m tied documents after s ranked ones, the expected count over the orderings of
+    the block is linear in k: hits@s + (k - s) / m (hits@(s + m) - hits@s). So ranx's values
+    at the boundaries give the exact expectation that ties="average" computes, at every k.
+    """
+    ranx = pytest.importorskip("ranx")
+    case = make_case(seed)
+    rng = np.random.default_rng(seed + 3000)
+    retrieved = rng.random(len(case.y_true)) < 0.8
+    retrieved[case.bounds[:-1]] = True  # every query keeps a ranked document
+    # ranx needs a relevant document in every query of its qrels
+    kept = [g for g in range(case.n_queries)
+            if case.y_true[case.bounds[g]:case.bounds[g + 1]].any()]
+    depth = _ranx_hits_at_every_depth(ranx, case, kept, retrieved, threshold)
+    y_true, y_score, kwargs = case.engine_input(retrieved=retrieved)
+    for k in KS:
+        expected, at_boundary = np.empty(len(kept)), np.zeros(len(kept), dtype=bool)
+        for column, g in enumerate(kept):
+            rows = np.arange(case.bounds[g], case.bounds[g + 1])
+            scores = np.sort(case.y_score[rows[retrieved[rows]]])[::-1]
+            cut = len(scores) if k is None else min(k, len(scores))
+            start = np.searchsorted(-scores, -scores[cut - 1], side="left")  # block of rank k
+            end = np.searchsorted(-scores, -scores[cut - 1], side="right")
+            low, high = depth[start, column], depth[end, column]
+            expected[column] = low + (cut - start) / (end - start) * (high - low)
+            at_boundary[column] = end == cut
+        got = metrics.hits_score(y_true, y_score, **kwargs, k=k, relevance_threshold=threshold,
+                                 return_per_query=True)
+        assert_allclose(case.per_query(got)[kept], expected, rtol=0, atol=TOL, err_msg=str(k))
+        # with the ties of the row order: ranx's values where no tie straddles rank k
+        stable = case.per_query(metrics.hits_score(
+            y_true, y_score, **kwargs, k=k, relevance_threshold=threshold, ties="stable",
+            return_per_query=True))[kept]
+        assert_allclose(stable[at_boundary], expected[at_boundary], rtol=0, atol=TOL)

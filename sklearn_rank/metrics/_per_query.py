@@ -7,8 +7,8 @@ queries to which the ``no_relevant`` policy applies. No function loops over quer
 Ties (``ties="average"``) are handled exactly. A tie block of ``m`` documents starting after
 ``s`` ranked documents is a uniformly random ordering of its members, so:
 
-* metrics linear in the documents' gains (DCG, P@k, R@k, R-precision, RBP, half-life utility)
-  replace each gain by its block's mean gain;
+* metrics linear in the documents' gains (DCG, P@k, R@k, hits@k, R-precision, RBP,
+  half-life utility) replace each gain by its block's mean gain;
 * AP uses, for the document at offset ``t`` of a block with ``r`` relevant members and ``b``
   relevant documents before it, ``E[rel_i C_i] = r/m (b + 1 + (t-1)(r-1)/(m-1))`` where
   ``C_i`` counts the relevant documents up to position ``i``;
@@ -338,13 +338,19 @@ def precision(data, *, k, relevance_threshold, short_lists, ties):
     return values, data.n_relevant(relevance_threshold) <= 0
 
 
-def recall(data, *, k, relevance_threshold, ties):
+def hits(data, *, k, relevance_threshold, ties):
+    # a count, defined on every query; a query without relevant documents is still
+    # "undefined" so that no_relevant treats it as every binary metric does (0 by default)
     ranking = data.ranking(ties)
     relevant = _binary(ranking, relevance_threshold)
-    hits = ranking.per_query(relevant) if k is None else _hits(ranking, relevant, k)
+    found = ranking.per_query(relevant) if k is None else _hits(ranking, relevant, k)
+    return found, data.n_relevant(relevance_threshold) <= 0
+
+
+def recall(data, *, k, relevance_threshold, ties):
+    found, undefined = hits(data, k=k, relevance_threshold=relevance_threshold, ties=ties)
     n_relevant = data.n_relevant(relevance_threshold)
-    undefined = n_relevant <= 0
-    return np.divide(hits, n_relevant, out=np.zeros_like(hits), where=~undefined), undefined
+    return np.divide(found, n_relevant, out=np.zeros_like(found), where=~undefined), undefined
 
 
 def r_precision(data, *, relevance_threshold, ties):

@@ -683,6 +683,75 @@ def hit_rate_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=Non
     return _score("hit_rate", locals())
 
 
+@validate_params(_constraints("hits"), prefer_skip_nested_validation=True)
+@_fill_doc
+def hits_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
+               no_relevant=None, retrieved=None, judged=None, sample_weight=None,
+               convention=None, return_per_query=False):
+    """Hits at k: the number of relevant documents among the top k, averaged over queries.
+
+    A count, not a rate: ranx's ``hits@k``. For the fraction of queries with a relevant
+    document in the top k, see :func:`hit_rate_score`.
+
+    Parameters
+    ----------
+    %(data)s
+
+    %(qid)s
+
+    %(k)s
+
+    %(relevance_threshold)s
+
+    %(ties)s
+
+    %(no_relevant)s
+
+    %(tail)s
+
+    %(returns)s
+
+    See Also
+    --------
+    hit_rate_score : 1 when a relevant document is in the top k, else 0 (success@k).
+    precision_score : Hits at k divided by k.
+    recall_score : Hits at k divided by the number of relevant documents.
+
+    Notes
+    -----
+    .. math:: \\mathrm{hits@k} = \\sum_{i=1}^{\\min(k, n)} \\mathrm{rel}_i
+
+    with :math:`n` the number of ranked (retrieved) documents of the query: judged
+    documents with ``retrieved=False`` are never counted. With ``ties="average"``, the
+    value is the exact expected count over the orderings of tied documents, which need not
+    be an integer. A query without relevant documents has 0 hits; it takes the
+    ``no_relevant`` value all the same (0 by default and under every preset; 1 only with an
+    explicit ``no_relevant=1.0``), so that ``no_relevant=np.nan`` leaves out the same
+    queries as the other binary metrics. ``hits@k`` is ``k`` times ``P@k`` (with
+    ``short_lists="k"``). As a metric name, ``"hits"`` named the hit rate in earlier
+    versions of sklearn-rank; ``"hit"`` is refused as ambiguous.
+
+    Examples
+    --------
+    Two relevant documents in the top 3 of the first query, one in the second:
+
+    >>> from sklearn_rank.metrics import hits_score
+    >>> y_true = [1, 0, 1, 1, 0, 1, 0, 0]
+    >>> y_score = [8, 7, 6, 5, 8, 7, 6, 5]
+    >>> qid = [1, 1, 1, 1, 2, 2, 2, 2]
+    >>> hits_score(y_true, y_score, qid=qid, k=3, return_per_query=True)
+    array([2., 1.])
+    >>> hits_score(y_true, y_score, qid=qid, k=3)
+    1.5
+
+    With tied scores, the expected count over the orderings of the tie:
+
+    >>> hits_score([1, 0, 1], [2, 1, 1], k=2)
+    1.5
+    """
+    return _score("hits", locals())
+
+
 @validate_params(_constraints("r_precision"), prefer_skip_nested_validation=True)
 @_fill_doc
 def r_precision_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None,

@@ -386,7 +386,9 @@ METRICS = {
                aliases=("p", "prec", "pre"), clip_k=False),
         Metric("recall", pq.recall, (K, RELEVANCE_THRESHOLD, TIES_OPTION), aliases=("r",)),
         Metric("hit_rate", pq.hit_rate, (K, RELEVANCE_THRESHOLD, TIES_OPTION),
-               aliases=("success", "hits", "hit")),
+               aliases=("success",)),
+        # ranx's hits@k: a count, not a rate ("hits" named the hit rate in earlier versions)
+        Metric("hits", pq.hits, (K, RELEVANCE_THRESHOLD, TIES_OPTION)),
         Metric("r_precision", pq.r_precision, (RELEVANCE_THRESHOLD, TIES_OPTION),
                aliases=("rprec", "r-precision")),
         Metric("kendall_tau", pq.kendall_tau, (), aliases=("tau", "kendall"),
@@ -436,6 +438,18 @@ _LOOKUP = {}
 for _m in METRICS.values():
     for _n in (_m.name, *_m.aliases):
         _LOOKUP[_n] = _m
+
+# Names that no metric answers to because they could mean more than one: base name -> the
+# names to write instead, with what each means. "hit" is one letter from "hits" (a count,
+# as in ranx) and reads as the hit rate (a rate, as "hit@k" in RecBole): either reading
+# would give some users another number without a word.
+AMBIGUOUS = {
+    "hit": {
+        "hit_rate": "the fraction of queries with a relevant document in the top k",
+        "hits": "the number of relevant documents in the top k, as ranx's hits@k",
+    },
+}
+
 _NAME = re.compile(r"^\s*([a-z_\-]+?)\s*(?:@\s*(\d+))?\s*(?:\((.*)\))?\s*$")
 
 
@@ -470,6 +484,8 @@ def parse_metric(name):
     if not isinstance(name, str):
         raise TypeError(f"A metric name must be a string such as 'ndcg@10'; got {name!r}.")
     match = _NAME.match(name.lower())
+    if match and match.group(1) in AMBIGUOUS:
+        raise ValueError(_ambiguous(name, match))
     metric = _LOOKUP.get(match.group(1)) if match else None
     if metric is None:
         raise ValueError(_unknown(name))
@@ -500,6 +516,14 @@ def parse_metric(name):
             except ValueError:
                 options[key] = {"nan": np.nan, "true": True, "false": False}.get(value, value)
     return metric, options
+
+
+def _ambiguous(name, match):
+    base, rest = match.group(1), name.strip()[len(match.group(1)):]
+    meanings = "; ".join(f"{spelled + rest!r} for {meaning}"
+                         for spelled, meaning in AMBIGUOUS[base].items())
+    return (f"The metric name {name!r} is ambiguous: {base!r} could mean "
+            f"{' or '.join(map(repr, AMBIGUOUS[base]))}. Write {meanings}.")
 
 
 def _unknown(name):
