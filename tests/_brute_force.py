@@ -224,11 +224,14 @@ def _hits(ranked, depth, threshold):
 
 
 def precision(ranked, judged, k=None, relevance_threshold=1, short_lists="k"):
-    """hits@k / k (short_lists="k") or hits@k / min(k, n) (short_lists="length")."""
+    """hits@k / k (short_lists="k"), hits@k / min(k, n) (short_lists="length"), or hits@k /
+    min(k, rows) with rows every judged row, retrieved or not (short_lists="rows")."""
     n = len(ranked)
     hits = _hits(ranked, _cut(k, n), relevance_threshold)
     if n == 0:
         return 0.0  # nothing retrieved: no hit, whatever the denominator
+    if short_lists == "rows":
+        return hits / (len(judged) if k is None else min(k, len(judged)))
     if k is None:
         return hits / n
     if short_lists == "k":

@@ -161,7 +161,7 @@ RANKED_GRID = [
     *(
         ("precision", {"relevance_threshold": threshold, "short_lists": short})
         for threshold in (1, 2)
-        for short in ("k", "length")
+        for short in ("k", "length", "rows")
     ),
     *(
         (metric, {"relevance_threshold": threshold})

@@ -144,6 +144,13 @@ def test_precision_on_a_short_list():
     # 2 documents, 1 relevant, k=5: hits/k = 1/5, hits/min(k, n) = 1/2.
     assert metrics.precision_score([1, 0], [2.0, 1.0], k=5, short_lists="k") == exact(0.2)
     assert metrics.precision_score([1, 0], [2.0, 1.0], k=5, short_lists="length") == exact(0.5)
+    # "rows": the query's 3 rows, the unretrieved one included (torchmetrics' length)
+    args = [1, 0, 1], [2.0, 1.0, 0.0]
+    assert metrics.precision_score(*args, retrieved=[True, True, False], k=5,
+                                   short_lists="rows") == exact(1 / 3)
+    assert metrics.precision_score(*args, retrieved=[True, True, False],
+                                   short_lists="rows") == exact(1 / 3)
+    assert metrics.precision_score(*args, retrieved=[True, True, False]) == exact(0.5)
 
 
 def test_relevance_threshold():

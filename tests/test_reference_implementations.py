@@ -543,19 +543,16 @@ def torchmetrics_id(record):
     return f"{record['case']}-{record['metric']}-{kwargs}"
 
 
-def torchmetrics_comparable(record):
-    """Whether an option reproduces the record.
-
-    With scores <= 0, torchmetrics' P@k divides by the length of the whole list when k is
-    None or adaptive_k is set, rows scored <= 0 included, although they never count as
-    relevant: that mixture of "retrieved" and "not retrieved" has no equivalent.
-    """
+def torchmetrics_divides_by_every_row(record, y_score):
+    """Whether the record is a P that divides by the length of the whole list, rows scored
+    <= 0 included although they never count as relevant (no top_k, or adaptive_k, and some
+    scores <= 0): ``short_lists="rows"`` with ``retrieved=y_score > 0``."""
     kwargs = record["kwargs"]
-    return not (record["case"].startswith("signed") and record["metric"] == "precision"
-                and (kwargs.get("top_k") is None or kwargs.get("adaptive_k")))
+    return (record["metric"] == "precision" and (y_score <= 0).any()
+            and (kwargs.get("top_k") is None or bool(kwargs.get("adaptive_k"))))
 
 
-TORCHMETRICS_RECORDS = [r for r in TORCHMETRICS["records"] if torchmetrics_comparable(r)]
+TORCHMETRICS_RECORDS = TORCHMETRICS["records"]
 
 
 @pytest.mark.parametrize("record", TORCHMETRICS_RECORDS,
@@ -571,11 +568,14 @@ def test_torchmetrics_recorded(record):
     metric = record["metric"]
     if metric != "r_precision":
         options["k"] = kwargs.pop("top_k")
+    divides_by_every_row = torchmetrics_divides_by_every_row(record, y_score)
     if kwargs.pop("adaptive_k", False):
         options["short_lists"] = "length"
     assert not kwargs
     if metric in TORCHMETRICS_POSITIVE_ONLY and (y_score <= 0).any():
         options["retrieved"] = y_score > 0
+    if divides_by_every_row:
+        options["short_lists"] = "rows"
     func = {"ndcg": metrics.ndcg_score, "map": metrics.map_score, "mrr": metrics.mrr_score,
             "precision": metrics.precision_score, "recall": metrics.recall_score,
             "hit_rate": metrics.hit_rate_score,

@@ -324,16 +324,19 @@ def _hits(ranking, relevant, cut):
 def precision(data, *, k, relevance_threshold, short_lists, ties):
     ranking = data.ranking(ties)
     relevant = _binary(ranking, relevance_threshold)
-    n_ranked = ranking.sizes.astype(np.float64)
+    # the list's length: its ranked rows, or with "rows" every row of the query, those not
+    # retrieved included (torchmetrics' length when scores <= 0 count as not retrieved)
+    rows = data.all_rows if short_lists == "rows" else ranking
+    n_list = rows.sizes.astype(np.float64)
     if k is None:
-        hits, depth = ranking.per_query(relevant), n_ranked
+        hits, depth = ranking.per_query(relevant), n_list
     else:
         # positions are below the number of rows: a larger k selects them all, and is only
         # read as the divisor (float(k) overflows beyond 1e308, where P@k is 0.0)
         hits = _hits(ranking, relevant, min(k, len(ranking.position)))
         depth = np.full(data.n_queries, float(k) if k < 2**1000 else np.inf)
-        if short_lists == "length":
-            depth = np.minimum(depth, n_ranked)
+        if short_lists in ("length", "rows"):
+            depth = np.minimum(depth, n_list)
     values = np.divide(hits, depth, out=np.zeros_like(hits), where=depth > 0)
     return values, data.n_relevant(relevance_threshold) <= 0
 

@@ -591,10 +591,13 @@ def precision_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=No
 
     %(relevance_threshold)s
 
-    short_lists : {"k", "length"}, default=None
+    short_lists : {"k", "length", "rows"}, default=None
         What P@k divides by when a query has fewer than k ranked documents: ``k``
-        (trec_eval) or the list's length. ``None`` means ``"k"``, or the value of
-        ``convention``.
+        (trec_eval), the list's length (its ranked documents), or ``"rows"``: all the
+        query's rows, those with ``retrieved=False`` included. Without ``k``, ``"k"`` and
+        ``"length"`` divide by the ranked documents, ``"rows"`` by all rows. ``"rows"`` with
+        ``retrieved=y_score > 0`` is torchmetrics' P without ``top_k`` or with
+        ``adaptive_k=True``. ``None`` means ``"k"``, or the value of ``convention``.
 
     %(ties)s
 

@@ -105,7 +105,7 @@ RELEVANCE_THRESHOLD = _preset("relevance_threshold", Interval(Real, 0, None, clo
 MAX_GRADE = _preset("max_grade", Interval(Real, 0, None, closed="neither"),
                     StrOptions({"query"}), None)
 AP_DENOMINATOR = _preset("ap_denominator", StrOptions({"all", "min_k", "found"}), None)
-SHORT_LISTS = _preset("short_lists", StrOptions({"k", "length"}), None)
+SHORT_LISTS = _preset("short_lists", StrOptions({"k", "length", "rows"}), None)
 
 _NO_RELEVANT_REASON = "that have no relevant document"
 
