@@ -109,8 +109,8 @@ CONVENTIONS = {
     # empty_target_action="neg" (0), AP@k divides by the relevant documents found in the
     # top k, P@k by k. AP, RR, P and R count a relevant document with a score <= 0 as not
     # relevant: pass retrieved=y_score > 0 to reproduce that, and for P without top_k (or
-    # with adaptive_k) short_lists="rows": torchmetrics divides by the whole list then. torchmetrics computes in
-    # float32.
+    # with adaptive_k) short_lists="rows": torchmetrics divides by the whole list then.
+    # torchmetrics computes in float32.
     "torchmetrics": {
         "*": {"gain": "linear", "ties": "average", "no_relevant": 0.0},
         "map": {"ap_denominator": "found"},
