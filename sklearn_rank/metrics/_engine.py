@@ -642,17 +642,21 @@ _LEVEL_CELLS_PER_ROW = 2
 _LEVEL_CELLS_FREE = 1024
 
 
-def query_weight(codes, sample_weight, sizes):
+def query_weight(codes, sample_weight, sizes, *, return_unit=False):
     """Weight of each query: the mean of its rows' weights (LightGBM's rule).
 
     ``codes`` is the query code of each row (``0..len(sizes) - 1``), ``sizes`` the rows per
     query. Only ratios of weights matter, so weights whose sums overflow float64 (near 1e308)
-    or lose precision (subnormal) are summed scaled to at most 1.
+    or lose precision (subnormal) are summed scaled to at most 1: divided by their maximum,
+    which is then the unit of the result (``return_unit=True`` returns it too; 1.0 when the
+    sums were not scaled).
     """
-    total = segment_sum(codes, sample_weight, len(sizes))
+    total, unit = segment_sum(codes, sample_weight, len(sizes)), 1.0
     if len(total) and not _well_scaled(total.max()):
-        total = segment_sum(codes, sample_weight / sample_weight.max(), len(sizes))
-    return total / sizes
+        unit = float(sample_weight.max())
+        total = segment_sum(codes, sample_weight / unit, len(sizes))
+    weight = total / sizes
+    return (weight, unit) if return_unit else weight
 
 
 class RankingInput:
@@ -673,11 +677,23 @@ class RankingInput:
         self._cache = {}
 
     @cached_property
-    def query_weight(self):
-        """Mean of the rows' weights of each query (LightGBM's rule), or None."""
+    def _weight_and_unit(self):
         if self.sample_weight is None:
-            return None
-        return query_weight(self.codes, self.sample_weight, self.all_rows.sizes)
+            return None, 1.0
+        return query_weight(self.codes, self.sample_weight, self.all_rows.sizes,
+                            return_unit=True)
+
+    @property
+    def query_weight(self):
+        """Mean of the rows' weights of each query (LightGBM's rule), or None; in units of
+        :attr:`weight_unit`."""
+        return self._weight_and_unit[0]
+
+    @property
+    def weight_unit(self):
+        """``query_weight * weight_unit`` is the mean row weight: 1.0 unless the weights were
+        so large or small that their sums were taken scaled (see :func:`query_weight`)."""
+        return self._weight_and_unit[1]
 
     @cached_property
     def all_rows(self):
@@ -796,17 +812,6 @@ class RankingInput:
     def ranking(self, ties):
         """The ranked lists under one tie convention."""
         return Ranking(self, ties)
-
-    def finish(self, values, undefined, no_relevant, *, return_per_query, metric,
-               undefined_reason="that have no relevant document"):
-        """Apply the no-relevant policy (:meth:`apply_no_relevant`) and, unless
-        ``return_per_query``, average over queries (:func:`mean_over_queries`)."""
-        values = self.apply_no_relevant(values, undefined, no_relevant, metric=metric,
-                                        undefined_reason=undefined_reason)
-        if return_per_query:
-            return values
-        return mean_over_queries(values, self.query_weight, metric=metric,
-                                 undefined_reason=undefined_reason, stacklevel=3)
 
     def apply_no_relevant(self, values, undefined, no_relevant, *, metric,
                           undefined_reason="that have no relevant document"):

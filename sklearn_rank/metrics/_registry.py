@@ -230,12 +230,13 @@ class Metric:
         k = kernel_options.get("k")
         if self.clip_k and k is not None and k > len(data.y_true):
             kernel_options["k"] = len(data.y_true)  # a cut-off beyond every list: the list
-        # an overflow to inf or NaN is reported by finish, with the metric and the queries, in
-        # place of numpy's RuntimeWarning
+        # an overflow to inf or NaN is reported by apply_no_relevant, with the metric and the
+        # queries, in place of numpy's RuntimeWarning
         with np.errstate(over="ignore", invalid="ignore"):
             values, undefined = self.kernel(data, **kernel_options)
-        values = data.finish(values, undefined, no_relevant, return_per_query=True,
-                             metric=label or self.name, undefined_reason=self.undefined_reason)
+        values = data.apply_no_relevant(values, undefined, no_relevant,
+                                        metric=label or self.name,
+                                        undefined_reason=self.undefined_reason)
         return values, undefined, {**resolved, "no_relevant": no_relevant}
 
     def aggregate(self, values, weights=None, *, label=None, stacklevel=2):

@@ -19,9 +19,10 @@ from types import MappingProxyType
 
 import numpy as np
 
+from ..utils._arrays import check_finite_nonnegative
 from ..utils._optional import import_optional
 from ..utils._param_validation import validate_parameter_constraints, validate_params
-from ._engine import _well_scaled, check_ranking_input, mean_over_queries, segment_sum
+from ._engine import check_ranking_input, mean_over_queries
 from ._registry import CONSTRAINTS, METRICS, check_overridden, metric_options, parse_metric
 
 
@@ -121,12 +122,8 @@ class PerQueryResult:
             else:
                 masks[name] = np.zeros(n, dtype=bool)
         if query_weight is not None:
-            query_weight = _column(query_weight, "query_weight", n, np.float64)
-            if not np.isfinite(query_weight).all() or (query_weight < 0).any():
-                raise ValueError(
-                    "query_weight must hold finite non-negative numbers; got "
-                    f"min={np.nanmin(query_weight)}."
-                )
+            query_weight = check_finite_nonnegative(
+                _column(query_weight, "query_weight", n, np.float64), "query_weight")
         if not (isinstance(weight_unit, Real) and 0 < weight_unit < math.inf):
             raise ValueError(
                 f"weight_unit must be a finite positive number; got {weight_unit!r}."
@@ -585,8 +582,8 @@ def result_of(data, plan, convention):
     for name, metric, kernel_options in plan:
         values[name], undefined[name], resolved[name] = per_query_values(
             data, metric, convention, kernel_options, name)
-    weight, unit = _query_weight(data)
-    return PerQueryResult._trusted(data.query_ids, values, undefined, weight, resolved, unit)
+    return PerQueryResult._trusted(data.query_ids, values, undefined, data.query_weight, resolved,
+                                   data.weight_unit)
 
 
 def plan_metrics(metrics, options, caller):
@@ -627,24 +624,6 @@ def per_query_values(data, metric, convention, kernel_options, label):
     undefined = (np.zeros(data.n_queries, dtype=bool) if undefined is None
                  else np.array(undefined, dtype=bool))
     return values, undefined, recorded
-
-
-def _query_weight(data):
-    """``data.query_weight`` and its unit: the factor that makes it the mean row weight.
-
-    The engine sums the weights scaled by their maximum when plain sums would overflow or
-    lose precision; the unit is then that maximum, else 1.0. The weights of results with
-    different units are brought to one unit before they are merged.
-    """
-    weight = data.query_weight
-    if weight is None:
-        return None, 1.0
-    top = float(data.sample_weight.max())
-    if top > 2.0**-900 and top * len(data.y_true) < 2.0**1000:
-        return weight, 1.0  # every query's sum lies in [top, top * n]: not scaled
-    # the engine's test, on the sums it took (a pass over the rows, for extreme weights only)
-    scaled = not _well_scaled(segment_sum(data.codes, data.sample_weight, data.n_queries).max())
-    return weight, top if scaled else 1.0
 
 
 # --------------------------------------------------------------------------------------
