@@ -66,9 +66,10 @@ ranker = LGBMRanker(n_estimators=40, min_child_samples=10, n_jobs=1, random_stat
 # top; ``ERR@10`` models a user who stops at the first satisfying document, so it mostly cares
 # about the first few positions. :func:`~sklearn_rank.metrics.get_scorer` builds a scorer
 # from a metric name. ERR turns a grade into a probability of satisfaction relative to the
-# top grade of the scale, which by default is the largest grade of the call, here of each
-# test fold: :func:`~sklearn_rank.metrics.make_ranking_scorer` with ``max_grade=4`` puts all
-# folds on one scale.
+# top grade of the scale, which a scorer needs declared (it refuses ``"err@10"`` alone: each
+# test fold would otherwise be on the scale of its own largest grade):
+# :func:`~sklearn_rank.metrics.make_ranking_scorer` with ``max_grade=4`` puts all folds on
+# one scale.
 #
 # ``refit="ndcg@10"`` picks the parameters by ``nDCG@10`` and refits them on all 200 queries.
 # :class:`~sklearn_rank.model_selection.QueryKFold` splits by query: every fold's test

@@ -70,7 +70,7 @@ def test_segment_sort_suite_runs_and_its_capped_prefix_sorts_exactly(asv_path):
     import itertools
 
     import numpy as np
-    from benchmarks.engine import SegmentSortSuite
+    from benchmarks.engine import LexsortSuite, SegmentSortSuite
 
     from sklearn_rank.metrics._engine import segment_argsort
 
@@ -85,6 +85,10 @@ def test_segment_sort_suite_runs_and_its_capped_prefix_sorts_exactly(asv_path):
         order, _ = segment_argsort(suite.y_score, suite.codes, suite.n_queries,
                                    prefix_bits=params[1])
         np.testing.assert_array_equal(order, np.lexsort((-suite.y_score, suite.codes)))
+    for scores in LexsortSuite.params[1]:
+        baseline = LexsortSuite()
+        baseline.setup(min(sizes), scores)
+        baseline.time_lexsort(min(sizes), scores)
 
 
 def test_compare_peers_checks_every_peer_value(asv_path, capsys):

@@ -401,16 +401,25 @@ def test_scorer_without_grade_scale_is_refused(make):
         make()
 
 
-@pytest.mark.parametrize("make", [
-    lambda: get_scorer("err@10(max_grade=4)"),
-    lambda: make_ranking_scorer("err@10", max_grade=4),
-    lambda: make_ranking_scorer("err@10", max_grade="query"),
-    lambda: make_ranking_scorer("err@10", convention="catboost"),  # sets max_grade=1
-    lambda: make_ranking_scorer("rbp"),
-    lambda: make_ranking_scorer("rbp(graded=true, max_grade=3)"),
+@pytest.mark.parametrize("make, expected, top", [
+    (lambda: get_scorer("err@10(max_grade=4)"),
+     lambda y, s, q: err_score(y, s, qid=q, k=10, max_grade=4), 4),
+    (lambda: make_ranking_scorer("err@10", max_grade=4),
+     lambda y, s, q: err_score(y, s, qid=q, k=10, max_grade=4), 4),
+    (lambda: make_ranking_scorer("err@10", max_grade="query"),
+     lambda y, s, q: err_score(y, s, qid=q, k=10, max_grade="query"), 4),
+    (lambda: make_ranking_scorer("err@10", convention="catboost"),  # sets max_grade=1
+     lambda y, s, q: err_score(y, s, qid=q, k=10, convention="catboost"), 1),
+    (lambda: make_ranking_scorer("rbp"), lambda y, s, q: rbp_score(y, s, qid=q), 4),
+    (lambda: make_ranking_scorer("rbp(graded=true, max_grade=3)"),
+     lambda y, s, q: rbp_score(y, s, qid=q, graded=True, max_grade=3), 3),
 ])
-def test_scorer_with_grade_scale_is_built(make):
-    make()
+def test_scorer_with_grade_scale_is_built(make, expected, top, data):
+    # built, and scoring on the declared scale (grades 0 to top): the function's value
+    X, y, qid = data
+    y = np.minimum(y, top)
+    model = Ridge().fit(X, y)
+    assert make()(model, X, y, qid=qid) == expected(y, model.predict(X), qid)
 
 
 def test_grade_scale_helpers():

@@ -15,7 +15,7 @@ class SegmentSortSuite:
     ``prefix_bits=17`` emulates that on data that fits in memory; ``None`` is the prefix
     these sizes leave (30 bits at 1M rows in 10k queries). A prefix too short to tell a
     query's scores apart sends the rows to the exact two-key sort, so the capped case must
-    stay near ``time_lexsort`` and never several times above it (the cliff that the
+    stay near :class:`LexsortSuite` and never several times above it (the cliff that the
     fallback guards). ``"tied"`` scores take three values: their prefix is exact at any
     length, and the packed sort keeps them.
     """
@@ -25,18 +25,35 @@ class SegmentSortSuite:
     timeout = 300
 
     def setup(self, n_rows, prefix_bits, scores):
-        y_true, y_score, qid = make_benchmark_data(n_rows, n_rows // 100, seed=0)
-        if scores == "tied":
-            y_score = np.floor(3 * y_score / n_rows)
-        data = check_ranking_input(y_true, y_score, qid)
-        self.y_score, self.codes, self.n_queries = data.y_score, data.codes, data.n_queries
+        self.y_score, self.codes, self.n_queries = _sort_inputs(n_rows, scores)
 
     def time_segment_argsort(self, n_rows, prefix_bits, scores):
         segment_argsort(self.y_score, self.codes, self.n_queries, prefix_bits=prefix_bits)
 
-    def time_lexsort(self, n_rows, prefix_bits, scores):
-        """``np.lexsort`` by query, then decreasing score: the plain exact sort."""
-        np.lexsort((-self.y_score, self.codes))
-
     def peakmem_segment_argsort(self, n_rows, prefix_bits, scores):
         segment_argsort(self.y_score, self.codes, self.n_queries, prefix_bits=prefix_bits)
+
+
+class LexsortSuite:
+    """``np.lexsort`` by query, then decreasing score: the plain exact sort, the baseline of
+    :class:`SegmentSortSuite` on the same data (it does not depend on the prefix)."""
+
+    params = (SegmentSortSuite.params[0], SegmentSortSuite.params[2])
+    param_names = ["n_rows", "scores"]
+    timeout = 300
+
+    def setup(self, n_rows, scores):
+        self.y_score, self.codes, _ = _sort_inputs(n_rows, scores)
+
+    def time_lexsort(self, n_rows, scores):
+        np.lexsort((-self.y_score, self.codes))
+
+
+def _sort_inputs(n_rows, scores):
+    """Scores, query codes and the number of queries of the benchmark data (100 rows per
+    query); ``"tied"`` scores take three values."""
+    y_true, y_score, qid = make_benchmark_data(n_rows, n_rows // 100, seed=0)
+    if scores == "tied":
+        y_score = np.floor(3 * y_score / n_rows)
+    data = check_ranking_input(y_true, y_score, qid)
+    return data.y_score, data.codes, data.n_queries
