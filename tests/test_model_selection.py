@@ -23,6 +23,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn_rank import get_scorer, get_scorer_names, make_ranking_scorer
 from sklearn_rank.datasets import make_ranking
 from sklearn_rank.metrics import evaluate, ndcg_score
+from sklearn_rank.metrics._scorer import RankingScorer
 from sklearn_rank.model_selection import (
     QueryKFold,
     QueryShuffleSplit,
@@ -363,3 +364,72 @@ def test_drop_query_id(data):
     assert list(dropper.get_feature_names_out()) == [c for c in df.columns if c != "qid"]
     np.testing.assert_array_equal(DropQueryId().fit_transform(X), X)
     assert clone(dropper).get_params() == {"qid_column": "qid"}
+
+
+class PredictFails(Ridge):
+    """A Ridge that fails to predict a set holding the row ``row``: a fold's scoring fails."""
+
+    row = None
+
+    def predict(self, X):
+        if np.equal(X, self.row).all(axis=1).any():
+            raise RuntimeError("no prediction")
+        return super().predict(X)
+
+
+def test_cross_validate_failed_scoring_with_a_numeric_error_score(data):
+    X, y, qid = data
+    PredictFails.row = X[0]
+    failed = [0 in test for _, test in QueryKFold(3).split(X, y, qid=qid)]
+    ticks = []
+    with pytest.warns(UserWarning, match="Scoring failed"):
+        result = cross_validate(PredictFails(), X, y, qid=qid, scoring=["ndcg@10", "map"],
+                                cv=3, error_score=np.nan, callback=lambda: ticks.append(1))
+    np.testing.assert_array_equal(np.isnan(result["test_ndcg@10"]), failed)
+    np.testing.assert_array_equal(np.isnan(result["test_map"]), failed)
+    assert ticks == [1, 1, 1]
+    assert "estimator" not in result and "indices" not in result
+    message = f"Fold {failed.index(True)} has no test predictions"
+    for option in ("return_per_query", "return_predictions"):
+        with (pytest.warns(UserWarning, match="Scoring failed"),
+              pytest.raises(ValueError, match=message)):
+            cross_validate(PredictFails(), X, y, qid=qid, cv=3, error_score=np.nan,
+                           **{option: True})
+
+
+def test_cross_validate_per_query_scores_each_fold_once(data, monkeypatch):
+    X, y, qid = data
+    calls = []
+    evaluate_once = RankingScorer._evaluate
+
+    def counted(self, *args, **kwargs):
+        calls.append(self.name)
+        return evaluate_once(self, *args, **kwargs)
+
+    monkeypatch.setattr(RankingScorer, "_evaluate", counted)
+    cross_validate(Ridge(), X, y, qid=qid, scoring=METRICS, cv=3, return_per_query=True)
+    assert sorted(calls) == sorted(METRICS * 3)
+
+
+def test_cross_validate_refuses_a_test_set_with_part_of_a_query(data):
+    X, y, qid = data
+    train, test = next(QueryKFold(3).split(X, y, qid=qid))
+    with pytest.raises(ValueError, match=r"(?s)Split 0 of cv=.* holds only part of query"):
+        cross_validate(Ridge(), X, y, qid=qid, cv=[(train, test[::2])])
+
+
+def test_cross_validate_one_failing_scorer_among_several(data):
+    X, y, qid = data
+    # the failing scorer first: the scorers after it are still scored
+    scoring = {"bad": make_ranking_scorer("ndcg@10", response_method="predict_proba"),
+               "ok": "ndcg@10"}
+    with pytest.warns(UserWarning, match="none of the following attributes: predict_proba"):
+        result = cross_validate(Ridge(), X, y, qid=qid, scoring=scoring, cv=3,
+                                error_score=np.nan, callback=lambda: None,
+                                return_estimator=True)
+    assert np.isnan(result["test_bad"]).all() and not np.isnan(result["test_ok"]).any()
+    assert not any(name.startswith("_sklearn_rank") for name in vars(result["estimator"][0]))
+    with (pytest.warns(UserWarning, match="Scoring failed"),
+          pytest.raises(ValueError, match="Fold 0 has no test predictions")):
+        cross_validate(Ridge(), X, y, qid=qid, scoring=scoring, cv=3, error_score=np.nan,
+                       return_per_query=True)

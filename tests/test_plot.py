@@ -594,3 +594,15 @@ def test_docstring_examples(plt, module):
     result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_from_estimator_refuses_a_model_fitted_on_the_query_ids(plt, data):
+    pd = pytest.importorskip("pandas")
+    X, y, qid, _, _ = data
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])]).assign(qid=qid)
+    model = Ridge().fit(frame, y)  # the query ids as a feature: no DropQueryId
+    with pytest.raises(ValueError, match="MetricAtKDisplay.from_estimator: X has a query-id "
+                                         "column 'qid', and the model was fitted with"):
+        MetricAtKDisplay.from_estimator(model, frame, y, ks=5)
+    with pytest.raises(ValueError, match="the model was fitted with that column"):
+        get_scorer("ndcg@10")(model, frame, y)

@@ -122,20 +122,36 @@ class RankingScorer(_BaseScorer):
                 f"{self!r} got unexpected metadata {sorted(kwargs)}; it takes qid and "
                 "sample_weight."
             )
-        column = has_qid_column(X, self.qid_column)
-        if qid is None and not column:
+        if qid is None and not has_qid_column(X, self.qid_column):
             raise ValueError(_missing_qid_message(self, X))
-        _, qid = resolve_qid(X, qid, qid_column=self.qid_column, caller=repr(self))
-        if column:
-            _check_qid_not_a_feature(estimator, self.qid_column, repr(self))
-        # The estimator gets X as it was fitted on: the adapters and DropQueryId drop the
-        # query-id column themselves.
-        response_method = _response_method_for(estimator, self.response_method)
-        y_score = method_caller(estimator, response_method, X)
-        y_score = _one_score_per_row(y_score, estimator, response_method)
+        y_score, qid = estimator_scores(
+            estimator, X, qid, response_method=self.response_method,
+            qid_column=self.qid_column, caller=repr(self), method_caller=method_caller,
+        )
         data = check_ranking_input(y_true, y_score, qid, sample_weight)
         return result_of(data, [(self.name, self._metric, dict(self._kernel_options))],
                          self.convention)
+
+
+def estimator_scores(estimator, X, qid, *, response_method, qid_column, caller,
+                     method_caller=None):
+    """``(y_score, qid)``: one ranking score per row of a fitted estimator on ``X``, and
+    the query ids, from ``qid`` or from ``X[qid_column]``.
+
+    The sequence of every ranking scorer, and of the displays' ``from_estimator``: an error
+    when there are no query ids, or when ``X`` has the query-id column and the model was
+    fitted with it as a feature. The estimator gets ``X`` as it was fitted on, query-id
+    column included: the adapters and :class:`~sklearn_rank.preprocessing.DropQueryId`
+    drop that column themselves. ``method_caller`` calls the response method (scikit-learn's
+    ``_cached_call``, which a multi-metric scorer shares among its scorers).
+    """
+    column = has_qid_column(X, qid_column)
+    _, qid = resolve_qid(X, qid, qid_column=qid_column, caller=caller)
+    if column:
+        _check_qid_not_a_feature(estimator, qid_column, caller)
+    method = _response_method_for(estimator, response_method)
+    y_score = (method_caller or partial(_cached_call, None))(estimator, method, X)
+    return _one_score_per_row(y_score, estimator, method), qid
 
 
 def _response_method_for(estimator, response_method):

@@ -2,20 +2,16 @@
 
 from functools import partial
 from numbers import Integral
+from traceback import format_exc
 
 import numpy as np
 from joblib import effective_n_jobs
 from sklearn import config_context
-from sklearn.metrics._scorer import _BaseScorer, _cached_call
+from sklearn.metrics._scorer import _BaseScorer, _cached_call, _MultimetricScorer
 from sklearn.model_selection import cross_validate as _sklearn_cross_validate
-from sklearn.utils import _safe_indexing
-from sklearn.utils.metadata_routing import (
-    MetadataRouter,
-    MethodMapping,
-    get_routing_for_object,
-    process_routing,
-)
+from sklearn.utils.metadata_routing import get_routing_for_object, process_routing
 
+from ..metrics._result import means_of
 from ..metrics._scorer import (
     RankingScorer,
     _one_score_per_row,
@@ -25,7 +21,7 @@ from ..metrics._scorer import (
     needs_grade_scale,
 )
 from ..utils._param_validation import validate_params
-from ..utils._qid import resolve_qid
+from ..utils._qid import factorize, resolve_qid
 from ._split import QueryKFold, _QuerySplitter
 
 
@@ -83,7 +79,11 @@ def _scorers(scoring, y):
 def _splits(cv, X, y, qid, disjoint_tests=False):
     """The (train, test) pairs of ``cv``, checked to keep every query whole.
 
-    With ``disjoint_tests``, a row in the test sets of two splits is an error too.
+    A query with rows in both sets, or a test set with only part of a query, is an error:
+    the first leaks, the second scores a shorter query than the data holds. A training set
+    may hold part of a query (documents subsampled on purpose): that changes what is
+    learnt, not what the test scores measure. With ``disjoint_tests``, a row in the test
+    sets of two splits is an error too.
     """
     if cv is None or isinstance(cv, Integral):
         cv = QueryKFold(5 if cv is None else cv)
@@ -95,6 +95,8 @@ def _splits(cv, X, y, qid, disjoint_tests=False):
         splits = list(cv.split(X, y, **({"groups": qid} if wants_groups else {})))
     else:
         splits = [(np.asarray(train), np.asarray(test)) for train, test in cv]
+    codes, queries = factorize(qid, len(qid))
+    sizes = np.bincount(codes, minlength=len(queries))
     for i, (train, test) in enumerate(splits):
         shared = np.intersect1d(qid[train], qid[test])
         if len(shared):
@@ -103,6 +105,16 @@ def _splits(cv, X, y, qid, disjoint_tests=False):
                 f"test (e.g. qid {', '.join(map(str, shared[:3]))}): a query must stay whole, "
                 "or the test scores leak. Use sklearn_rank.model_selection.QueryKFold, or a "
                 "group splitter such as GroupKFold, which receives the query ids as groups."
+            )
+        # a test query cut short would be scored as if its missing rows did not exist
+        in_test = np.bincount(codes[test], minlength=len(sizes))
+        cut = np.flatnonzero((in_test > 0) & (in_test < sizes))
+        if len(cut):
+            raise ValueError(
+                f"Split {i} of cv={cv!r} has a test set that holds only part of query "
+                f"{queries[cut[0]]} ({len(cut)} such queries): a test query must hold all its "
+                "rows, or it is scored as a shorter query than it is. Put every row of a query "
+                "in the same test set, e.g. with sklearn_rank.model_selection.QueryKFold."
             )
     if disjoint_tests and splits:
         counts = np.bincount(np.concatenate([np.asarray(test, dtype=np.intp)
@@ -117,65 +129,77 @@ def _splits(cv, X, y, qid, disjoint_tests=False):
     return splits
 
 
-# The attribute under which _FoldScorer leaves its predictions on each fold's fitted clone.
+# The attribute under which _FoldScorer leaves what it computed on each fold's fitted clone.
 _KEPT = "_sklearn_rank_fold_predictions"
 
 
-class _FoldScorer:
+class _FoldScorer(_MultimetricScorer):
     """Every scorer of a fold on one prediction, kept on the fitted clone for the caller.
 
     scikit-learn's ``cross_validate`` brings back only numbers from its scorer, and the
     fitted clones (``return_estimator=True``). This scorer, a scikit-learn multi-metric
     scorer in all else (same routing, one call of each response method for all the
-    scorers), leaves the responses it computed on the clone it scored, with the query ids
-    of the call, so that :func:`cross_validate` can return the predictions and per-query
-    values without predicting again; it then takes them off. ``callback()`` is called
-    after the first scoring of each clone (its test set), in this process only: the
-    caller passes none to worker processes.
+    scorers, a failing scorer's error kept as text when ``raise_exc`` is False, which
+    scikit-learn turns into ``error_score`` with its warning), leaves on the clone it scored
+    the query ids of the call, the responses it computed and each ranking scorer's
+    per-query result (None for a call where a scorer failed), so that
+    :func:`cross_validate` can return the predictions and per-query values without
+    predicting or scoring again; it then takes them off. ``callback()`` is called after
+    the first scoring of each clone (its test set), in this process only: the caller
+    passes none to worker processes.
     """
 
-    def __init__(self, scorers, callback=None):
-        self.scorers = scorers
+    def __init__(self, scorers, callback=None, raise_exc=True):
+        super().__init__(scorers=scorers, raise_exc=raise_exc)
         self.callback = callback
 
     def __call__(self, estimator, X, y_true, **kwargs):
         routed = process_routing(self, "score", **kwargs)
         cache = {}
         method_caller = partial(_cached_call, cache)
-        scores = {}
-        for name, scorer in self.scorers.items():
+        scores, results, failed = {}, {}, False
+        for name, scorer in self._scorers.items():
             params = routed[name].score
-            scores[name] = (scorer._score(method_caller, estimator, X, y_true, **params)
-                            if isinstance(scorer, _BaseScorer)
-                            else scorer(estimator, X, y_true, **params))
+            try:
+                if isinstance(scorer, RankingScorer):
+                    results[name] = scorer._evaluate(method_caller, estimator, X, y_true,
+                                                     **params)
+                    scores[name] = means_of(results[name], stacklevel=2)[scorer.name]
+                elif isinstance(scorer, _BaseScorer):
+                    scores[name] = scorer._score(method_caller, estimator, X, y_true, **params)
+                else:
+                    scores[name] = scorer(estimator, X, y_true, **params)
+            except Exception:
+                if self._raise_exc:
+                    raise
+                scores[name] = format_exc()
+                failed = True
         calls = vars(estimator).setdefault(_KEPT, [])
-        calls.append((kwargs.get("qid"), cache))
+        calls.append((kwargs.get("qid"), None, None) if failed
+                     else (kwargs.get("qid"), cache, results))
         if self.callback is not None and len(calls) == 1:
             self.callback()
         return scores
 
-    def get_metadata_routing(self):
-        return MetadataRouter(owner=type(self).__name__).add(
-            **self.scorers, method_mapping=MethodMapping().add(caller="score", callee="score"))
 
+def _take_responses(result, qid, kept):
+    """Per fold, ``(responses, per-query results)`` computed on its test set.
 
-def _take_responses(result, qid):
-    """Per fold, the responses computed on its test set; taken off the fitted clones."""
-    responses = []
-    for fold, (estimator, test) in enumerate(zip(result["estimator"],
-                                                 result["indices"]["test"])):
-        calls = vars(estimator).pop(_KEPT, [])
+    ``kept`` holds, per fitted clone, the calls that :class:`_FoldScorer` left on it.
+    """
+    folds = []
+    for fold, (calls, test) in enumerate(zip(kept, result["indices"]["test"])):
         test_ids = qid[test]
-        computed = next((cache for ids, cache in calls
-                         if ids is not None and np.array_equal(ids, test_ids)), None)
-        if computed is None:  # error_score other than "raise", and a failed fit
+        computed = next(((cache, results) for ids, cache, results in calls
+                         if ids is not None and np.array_equal(ids, test_ids)), (None, None))
+        if computed[0] is None:  # error_score other than "raise", and a failed fit or scorer
             raise ValueError(
                 f"Fold {fold} has no test predictions: its fit or its scoring failed. "
                 "Per-query values and predictions need every fold; use "
                 "error_score='raise' to see the error."
             )
-        responses.append(computed)
-    return responses
+        folds.append(computed)
+    return folds
 
 
 @validate_params(
@@ -211,7 +235,8 @@ def cross_validate(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5, n_jobs
     scikit-learn's :func:`~sklearn.model_selection.cross_validate`, with three differences:
     the query ids reach the splitter, the scorers and every estimator that requests them
     (sklearn-rank's adapters do) without any routing set-up; a splitter that cuts a query
-    between training and test is an error; and a failing fit raises instead of scoring NaN.
+    between training and test, or tests part of a query, is an error; and a failing fit
+    raises instead of scoring NaN.
 
     Parameters
     ----------
@@ -319,26 +344,28 @@ def cross_validate(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5, n_jobs
                 raise TypeError(f"{option}=True needs ranking scorers; {name!r} is {scorer!r}.")
     splits = _splits(cv, X, y, qid, disjoint_tests=return_predictions)
     routed = {"qid": qid, **(params or {})}
-    keep = return_per_query or return_predictions or callback is not None
+    respond = return_per_query or return_predictions
     in_process = effective_n_jobs(n_jobs) == 1
-    scoring = (_FoldScorer(scorers, callback if in_process else None) if keep else scorers)
+    scoring = (_FoldScorer(scorers, callback if in_process else None,
+                           raise_exc=error_score == "raise")
+               if respond or (callback is not None and in_process) else scorers)
     with config_context(enable_metadata_routing=True):
         result = _sklearn_cross_validate(
             estimator, X, y, scoring=scoring, cv=splits, n_jobs=n_jobs, verbose=verbose,
             params=routed, pre_dispatch=pre_dispatch, return_train_score=return_train_score,
-            return_estimator=return_estimator or keep,
-            return_indices=return_indices or keep, error_score=error_score,
+            return_estimator=return_estimator or respond,
+            return_indices=return_indices or respond, error_score=error_score,
         )
     if callback is not None and not in_process:
         for _ in splits:
             callback()
-    if keep:
-        responses = _take_responses(result, qid)
+    kept = [vars(model).pop(_KEPT, []) for model in result.get("estimator", ())]
+    if respond:
+        folds = _take_responses(result, qid, kept)
         if return_per_query:
-            result["per_query"] = _per_query(result, scorers, X, y, qid, params or {},
-                                             responses)
+            result["per_query"] = _per_query(scorers, folds)
         if return_predictions:
-            result["predictions"] = _predictions(result, scorers, len(qid), responses)
+            result["predictions"] = _predictions(result, scorers, len(qid), folds)
         if not return_estimator:
             del result["estimator"]
         if not return_indices:
@@ -346,37 +373,29 @@ def cross_validate(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5, n_jobs
     return result
 
 
-def _per_query(result, scorers, X, y, qid, params, responses):
-    """Per-query test values of every ranking scorer, on the responses of each fold.
+def _per_query(scorers, folds):
+    """Per-query test values of every ranking scorer: those its fold scorer computed.
 
     Each fold's query ids are those of its scorers' per-query results: one scorer's, as
     every scorer of a fold scores the same rows.
     """
     columns = {"qid": [], "fold": []}
     columns.update({name: [] for name in scorers})
-    y = np.asarray(y)
-    weight = params.get("sample_weight")
-    for fold, (estimator, test, computed) in enumerate(
-            zip(result["estimator"], result["indices"]["test"], responses)):
-        method_caller = partial(_cached_call, dict(computed))  # the fold's predictions
-        X_test = _safe_indexing(X, test)
+    for fold, (_, results) in enumerate(folds):
         for name, scorer in scorers.items():
-            scored = scorer._evaluate(
-                method_caller, estimator, X_test, y[test], qid=qid[test],
-                sample_weight=None if weight is None else np.asarray(weight)[test],
-            )
+            scored = results[name]
             columns[name].append(scored[scorer.name])
         columns["qid"].append(scored.query_ids)
         columns["fold"].append(np.full(len(scored), fold))
     return {key: np.concatenate(parts) for key, parts in columns.items()}
 
 
-def _predictions(result, scorers, n_samples, responses):
+def _predictions(result, scorers, n_samples, folds):
     """The out-of-fold scores in the rows' order: the first scorer's, NaN where untested."""
     first = next(iter(scorers.values()))
     predictions = np.full(n_samples, np.nan)
-    for estimator, test, computed in zip(result["estimator"], result["indices"]["test"],
-                                         responses):
+    for estimator, test, (computed, _) in zip(result["estimator"], result["indices"]["test"],
+                                              folds):
         method = _response_method_for(estimator, first.response_method)
         predictions[test] = _one_score_per_row(computed[method], estimator, method)
     return predictions

@@ -2,15 +2,8 @@
 
 import importlib
 
-from sklearn.metrics._scorer import _cached_call
-
-from ..metrics._scorer import (
-    _check_response_method_param,
-    _one_score_per_row,
-    _response_method_for,
-)
+from ..metrics import _scorer
 from ..utils._optional import import_optional
-from ..utils._qid import resolve_qid
 
 #: The extra of sklearn-rank that installs matplotlib.
 EXTRA = "plot"
@@ -38,16 +31,14 @@ def new_or_given_axes(ax, caller):
 def estimator_scores(estimator, X, qid, *, response_method, qid_column, caller):
     """``(y_score, qid)`` of a fitted estimator on ``X``, as the ranking scorers get them.
 
-    The query ids come from ``qid`` or from ``X[qid_column]``. The estimator gets ``X`` as
-    it was fitted on, query-id column included: the adapters and
-    :class:`~sklearn_rank.preprocessing.DropQueryId` drop that column themselves.
-    ``response_method="auto"`` ranks a classifier by a continuous score, as the scorers do.
+    The checked sequence of :func:`sklearn_rank.metrics._scorer.estimator_scores`
+    (no query ids, or a model fitted on the query-id column, is an error), after a check of
+    ``response_method``. ``response_method="auto"`` ranks a classifier by a continuous
+    score, as the scorers do.
     """
-    _check_response_method_param(response_method, caller)
-    _, qid = resolve_qid(X, qid, qid_column=qid_column, caller=caller)
-    response_method = _response_method_for(estimator, response_method)
-    y_score = _cached_call(None, estimator, response_method, X)
-    return _one_score_per_row(y_score, estimator, response_method), qid
+    _scorer._check_response_method_param(response_method, caller)
+    return _scorer.estimator_scores(estimator, X, qid, response_method=response_method,
+                                    qid_column=qid_column, caller=caller)
 
 
 def estimator_name(estimator):
