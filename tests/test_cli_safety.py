@@ -418,6 +418,31 @@ def test_huge_cut_off_gives_a_value_or_one_line(capsys, command, option):
         one_line_error(err, command)
 
 
+@pytest.mark.parametrize("command, option", [("evaluate", "--metrics"), ("cv", "--metrics"),
+                                             ("tune", "--metric")])
+def test_an_option_beyond_the_floats_range_gives_one_line(capsys, command, option):
+    # the OverflowError that the commands turn into a usage error: no longer a huge cut-off
+    # (the registry clips k), but an integer option that no float can hold
+    argv = [command, option, f"map(rel=1{'0' * 400})"]
+    if command != "evaluate":
+        argv += [*FAST, *(["--models", "pointwise", "lambdarank"] if command == "cv" else [])]
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2
+    assert "cannot compute the metric" in one_line_error(err, command)
+
+
+def test_metric_options_in_exponent_notation_are_floats(capsys):
+    # "1e20" was read as a 21-digit int, which numpy's log refuses, and "1e1" as the int 10
+    code, out, err = run_cli(capsys, "evaluate", "--metrics", "ndcg", "ndcg(log_base=1e20)")
+    assert code == 0, err
+    row = out.splitlines()[-1].split()
+    assert row[0] == "all" and row[1] == row[2]  # nDCG does not depend on the log's base
+    code, _, err = run_cli(capsys, "evaluate", "--metrics", "ndcg(k=1e1)")
+    assert code == 1
+    assert "The 'k' parameter" in one_line_error(err, "evaluate")
+    assert "must be an int in the range [1, inf) or None. Got 10.0 instead." in err
+
+
 # ----------------------------------------------------------------------------------------
 # tune: parameter values checked before any fit, without a booster's log line
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sklearn_rank.datasets import load_svmlight_ranking, read_trec
+from sklearn_rank.datasets import load_svmlight_ranking, load_svmlight_ranking_files, read_trec
 from sklearn_rank.metrics import evaluate
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -46,6 +46,22 @@ def test_svmlight_errors(tmp_path, content, exc, message):
         write(path, content)
     with pytest.raises(exc, match=message):
         load_svmlight_ranking(path)
+
+
+def test_svmlight_files_refuse_a_query_id_in_two_files(tmp_path):
+    # concatenated, the rows of qid:1 of both files would be one query
+    train = write(tmp_path / "train.txt", "2 qid:1 1:0.5\n0 qid:1 1:0.1\n1 qid:2 1:0.3\n")
+    test = write(tmp_path / "test.txt", "1 qid:3 1:0.2\n0 qid:1 1:0.4\n")
+    with pytest.raises(ValueError) as caught:
+        load_svmlight_ranking_files([train, test])
+    assert str(caught.value) == (
+        f"query 1 is in both {str(train)!r} and {str(test)!r} (1 shared query id); pooling "
+        "the files would merge different queries into one. Give each file its own query ids.")
+    with pytest.raises(ValueError, match=r"query 1 is in both .* \(2 shared query ids\)"):
+        load_svmlight_ranking_files([train, train])
+    write(test, "1 qid:3 1:0.2\n0 qid:4 1:0.4\n")
+    qids = load_svmlight_ranking_files([train, test])[2::3]
+    assert [q.tolist() for q in qids] == [[1, 1, 2], [3, 4]]
 
 
 def test_lambdarank_example():

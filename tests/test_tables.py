@@ -5,6 +5,7 @@ module otherwise (or when pyarrow refuses a file, to name the bad line). Both mu
 same arrays, and the same errors, on every file: the tests run each case both ways.
 """
 
+import re
 import sys
 
 import numpy as np
@@ -173,6 +174,39 @@ def test_parquet(tmp_path):
     pd.DataFrame({"qid": ["a", None], "label": [1, 0], "score": [0.5, 0.1]}).to_parquet(path)
     with pytest.raises(ValueError, match="row 2: column 'qid' is empty"):
         read_table(path)
+
+
+# column -> (its row-2 cell missing: pandas' nullable dtype, the message naming row 2)
+MISSING = {
+    "qid": ("string", "row 2: column 'qid' is empty; every row needs a query id."),
+    "label": ("Int64", "row 2: column 'label' holds "),
+    "score": ("Float64", "row 2: column 'score' holds "),
+}
+
+
+@pytest.mark.parametrize("writer", ["pandas", "polars"])
+@pytest.mark.parametrize("reader", ["pandas", "polars"])
+@pytest.mark.parametrize("column", list(MISSING))
+@pytest.mark.parametrize("qid_type", [None, "str"])
+def test_parquet_missing_cells_name_their_row(tmp_path, monkeypatch, writer, reader, column,
+                                              qid_type):
+    # pandas' NA (of its nullable dtypes) was kept as the query id '<NA>'
+    pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    data = {"qid": ["a", "b"], "label": [1, 0], "score": [0.5, 0.1]}
+    data[column] = [data[column][0], None]
+    path = tmp_path / "t.parquet"
+    if writer == "pandas":
+        dtype = MISSING[column][0]
+        pd.DataFrame({name: pd.array(values, dtype=dtype if name == column else None)
+                      for name, values in data.items()}).to_parquet(path)
+    else:
+        pl.DataFrame(data).write_parquet(path)
+    if reader == "polars":
+        monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ValueError, match=re.escape(MISSING[column][1])):
+        read_table(path, qid_type=qid_type)
 
 
 def test_matches_the_metrics_of_the_same_arrays(tmp_path, parser):

@@ -86,7 +86,7 @@ def metric_name(text):
 
     try:
         parse_metric(text)
-    except (ValueError, OverflowError) as exc:  # argparse would let OverflowError through
+    except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
 
@@ -206,11 +206,13 @@ def check_input_file(path, option):
 
 def letor_inputs(paths, option="--data"):
     """The ``(option, path)`` pairs of LETOR files and of the query-size side files they use."""
+    from ..datasets._files import default_query_file
+
     inputs = []
     for path in paths:
         inputs.append((option, path))
-        side = str(path) + ".query"
-        if os.path.isfile(side):
+        side = default_query_file(path)
+        if side.is_file():
             inputs.append((f"{option} (its query sizes)", side))
     return inputs
 
@@ -218,12 +220,12 @@ def letor_inputs(paths, option="--data"):
 def load_letor(paths, option="--data", min_queries=2):
     """LETOR / SVMlight files as one :class:`Dataset`, with errors that name the option.
 
-    Several files are pooled: queries numbered from side files get distinct ids across the
-    files (:func:`~sklearn_rank.datasets.load_svmlight_ranking_files`), and a query id read
-    from ``qid:`` fields of two files is an error, since pooling would merge two queries.
+    Several files are pooled: :func:`~sklearn_rank.datasets.load_svmlight_ranking_files`
+    gives queries numbered from side files distinct ids across the files, and refuses a
+    query id read from ``qid:`` fields of two files, since pooling would merge two queries.
     """
     from ..datasets import load_svmlight_ranking_files
-    from ..datasets._files import NoQueryIdsError
+    from ..datasets._files import NoQueryIdsError, default_query_file
 
     paths = [check_input_file(path, option) for path in paths]
     check_distinct_files(paths, option)
@@ -239,8 +241,6 @@ def load_letor(paths, option="--data", min_queries=2):
     except (OSError, ValueError) as exc:  # the message names the file
         raise CLIError(f"{option}: {exc}") from None
     Xs, ys, qids = loaded[0::3], loaded[1::3], loaded[2::3]
-    if len(paths) > 1:
-        _check_disjoint_queries(paths, qids, option)
     if len(paths) == 1:
         X, y, qid = Xs[0], ys[0], qids[0]
     else:
@@ -248,7 +248,7 @@ def load_letor(paths, option="--data", min_queries=2):
 
         X, y, qid = scipy.sparse.vstack(Xs, format="csr"), np.concatenate(ys), np.concatenate(qids)
     expected = ("lines like '<grade> qid:<query> <feature>:<value> ...', or the query sizes "
-                f"in a side file {paths[0].name + '.query'!r}")
+                f"in a side file {default_query_file(paths[0]).name!r}")
     n_queries = len(unique_ids(qid))
     if n_queries < min_queries:
         raise CLIError(f"{option} {shown} holds {n_queries} "
@@ -256,22 +256,6 @@ def load_letor(paths, option="--data", min_queries=2):
                        f"{min_queries}, with {expected}.")
     source = str(paths[0]) if len(paths) == 1 else " + ".join(map(str, paths))
     return Dataset(X, y, qid, source)
-
-
-def _check_disjoint_queries(paths, qids, option):
-    seen = {}
-    for path, qid in zip(paths, qids):
-        ids = unique_ids(qid)
-        for other, other_ids in seen.items():
-            shared = np.intersect1d(ids, other_ids)
-            if len(shared):
-                raise CLIError(
-                    f"{option}: query {shared[0].item()!r} is in both {str(other)!r} and "
-                    f"{str(path)!r} ({len(shared)} shared query id"
-                    f"{'s' if len(shared) > 1 else ''}); pooling the files would merge "
-                    "different queries into one. Give each file its own query ids."
-                )
-        seen[path] = ids
 
 
 def check_enough_queries(data, n_splits):

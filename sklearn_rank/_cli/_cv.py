@@ -190,7 +190,7 @@ def _cross_validate(models, data, metrics, args, scales):
     try:
         scoring = {m: QuietScorer(m, scales.get(m, {}), "auto", "qid", args.convention)
                    for m in metrics}
-    except (ValueError, OverflowError) as exc:
+    except ValueError as exc:
         raise CLIError(f"--metrics: {exc}", USAGE) from None
     predict = args.plot is not None
     progress = Progress(len(models) * args.n_splits, "cross-validation",
@@ -213,7 +213,7 @@ def _cross_validate(models, data, metrics, args, scales):
                            "scores": result.get("predictions")}
     except fit_errors(models) as exc:  # e.g. grades LightGBM refuses
         raise CLIError(f"cross-validation failed: {exc}") from None
-    except OverflowError as exc:  # e.g. a cut-off too large for the metrics
+    except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
         raise CLIError(f"--metrics: cannot compute the metrics: {exc}", USAGE) from None
     finally:
         progress.close()

@@ -195,7 +195,7 @@ def _compute(data, metrics, convention):
         means = aggregate(result)
     except (TypeError, ValueError) as exc:
         raise CLIError(f"cannot compute the metrics: {exc}") from None
-    except OverflowError as exc:  # e.g. a cut-off too large
+    except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
         raise CLIError(f"--metrics: cannot compute the metrics: {exc}", USAGE) from None
     return result, means
 

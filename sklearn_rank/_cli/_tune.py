@@ -152,7 +152,7 @@ def run(args):
     space = {name: param.search_space for name, param in params.items()}
     try:
         scorer = QuietScorer(args.metric, scale, "predict", "qid", args.convention)
-    except (ValueError, OverflowError) as exc:
+    except ValueError as exc:
         raise CLIError(f"--metric: {exc}", USAGE) from None
     # the progress of fits in other processes (--n-jobs) is not seen here
     in_process = args.n_jobs == 1
@@ -217,7 +217,7 @@ def _fit(search, data, progress, args):
             search.fit(data.X, data.y, qid=data.qid)
     except fit_errors([args.model]) as exc:  # e.g. num_leaves=1, or grades LightGBM refuses
         raise CLIError(f"the search failed: {exc}") from None
-    except OverflowError as exc:  # e.g. a cut-off too large for the metric
+    except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
         raise CLIError(f"--metric: cannot compute the metric: {exc}", USAGE) from None
     finally:
         progress.close()

@@ -106,7 +106,8 @@ def load_svmlight_ranking_files(paths, *, query_files=None, n_features=None,
     collide, so that concatenating the files keeps every query apart:
 
     - ids read from ``qid:`` fields are kept as they are (data sets such as LETOR, MSLR and
-      Yahoo! give each query one id across their files);
+      Yahoo! give each query one id across their files), and an id in two files is an
+      error;
     - ids of files whose query sizes come from a side file (``<path>.query``, as in
       LightGBM's examples) are numbered across the files, in order, after the largest id
       read from ``qid:`` fields: with two such files of 50 queries each, the first holds
@@ -138,7 +139,8 @@ def load_svmlight_ranking_files(paths, *, query_files=None, n_features=None,
     Raises
     ------
     FileNotFoundError, ValueError
-        As :func:`load_svmlight_ranking`.
+        As :func:`load_svmlight_ranking`; ValueError too when a query id read from
+        ``qid:`` fields is in two files.
 
     Examples
     --------
@@ -196,8 +198,10 @@ def load_svmlight_ranking_files(paths, *, query_files=None, n_features=None,
             _check_query_spellings(path)
         sides.append(side)
     # side-file queries are numbered after every id read from qid: fields, across the files
-    field_ids = [t[2] for t, side in zip(triples, sides) if side is None and len(t[2])]
-    next_id = max((int(q.max()) for q in field_ids), default=-1) + 1
+    field_ids = [(path, t[2]) for path, t, side in zip(paths, triples, sides)
+                 if side is None and len(t[2])]
+    _check_disjoint_queries(field_ids)
+    next_id = max((int(q.max()) for _, q in field_ids), default=-1) + 1
     out = []
     for (X, y, qid), side, path in zip(triples, sides, paths):
         if side is not None:
@@ -208,9 +212,31 @@ def load_svmlight_ranking_files(paths, *, query_files=None, n_features=None,
     return out
 
 
+def _check_disjoint_queries(field_ids):
+    """Refuse a query id in two files (pairs ``(path, ids)``): pooled, two queries would merge."""
+    seen = []
+    for path, qid in field_ids:
+        ids = np.unique(qid)
+        for other, other_ids in seen:
+            shared = np.intersect1d(ids, other_ids, assume_unique=True)
+            if len(shared):
+                raise ValueError(
+                    f"query {shared[0].item()!r} is in both {str(other)!r} and "
+                    f"{str(path)!r} ({len(shared)} shared query id"
+                    f"{'s' if len(shared) > 1 else ''}); pooling the files would merge "
+                    "different queries into one. Give each file its own query ids."
+                )
+        seen.append((path, ids))
+
+
+def default_query_file(path):
+    """The query-size side file of ``path`` when none is given: ``<path>.query``."""
+    return Path(str(path) + ".query")
+
+
 def _side_file(path, query_file, y, qid):
     """The query-size file to read for ``path``, or None when its ``qid:`` fields count."""
-    side = Path(os.fspath(query_file)) if query_file is not None else Path(str(path) + ".query")
+    side = Path(os.fspath(query_file)) if query_file is not None else default_query_file(path)
     if query_file is not None and not side.is_file():
         raise FileNotFoundError(f"No query-size file at {str(side)!r}.")
     # scikit-learn returns no query ids (an empty array) for a file without qid: fields

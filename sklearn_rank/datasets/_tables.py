@@ -180,10 +180,8 @@ def _is_missing(value):
 def _missing_ids(path, name, values, where):
     """Refuse an empty query id: ``""``, blanks, None or NaN."""
     kind = values.dtype.kind
-    if kind == "U":  # stripped already when read from text
+    if kind == "U":  # text columns only, stripped when read; Parquet strings are objects
         empty = values == ""
-        if not empty.any():
-            empty = np.char.str_len(np.char.strip(values)) == 0
     elif kind == "f":
         empty = np.isnan(values)
     elif kind == "O":
@@ -377,7 +375,7 @@ def _parquet_columns(path):
             frame = pd.read_parquet(path)
         except (OSError, ValueError) as exc:  # pyarrow's errors on a bad file
             raise ValueError(f"{str(path)!r}: cannot read it as Parquet: {exc}") from None
-        return {str(c): frame[c].to_numpy() for c in frame.columns}
+        return {str(c): _pandas_values(frame[c]) for c in frame.columns}
     if _have("polars"):
         import polars as pl
 
@@ -391,6 +389,18 @@ def _parquet_columns(path):
         'installed. Install one: pip install "sklearn-rank[pandas]" pyarrow, or pip install '
         '"sklearn-rank[polars]"'
     )
+
+
+def _pandas_values(series):
+    """A pandas column as a numpy array, its missing cells None or NaN as polars gives them.
+
+    pandas' own missing value, ``pd.NA`` (of the nullable dtypes: ``string``, ``boolean``...),
+    is neither: kept, it would be read as the query id ``'<NA>'``.
+    """
+    values = series.to_numpy()
+    if values.dtype == object:
+        return np.where(series.isna().to_numpy(), None, values)
+    return values
 
 
 # Table type (file suffix) -> read(path, names, spelled) -> (columns, where, qid_type).

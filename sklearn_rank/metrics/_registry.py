@@ -455,11 +455,14 @@ _NAME = re.compile(r"^\s*([a-z_\-]+?)\s*(?:@\s*(\d+))?\s*(?:\((.*)\))?\s*$")
 
 
 def _number(text):
+    """An int when written as one (``10``, ``-3``), else a float (``1e1``, ``2.5``).
+
+    Raises ValueError when ``text`` is not a number.
+    """
     try:
         return int(text)  # exact: float() would round integers beyond 2**53
     except ValueError:
-        value = float(text)
-    return int(value) if value.is_integer() and "." not in text else value
+        return float(text)
 
 
 def parse_metric(name):
