@@ -295,6 +295,13 @@ def test_group_queries_keeps_grouped_rows_and_sorts_the_others_stably():
     assert mixed.sample_weight.tolist() == [1, 3, 5, 0, 2, 4] and "unused" not in mixed.extras
 
 
+def test_a_query_set_without_rows_has_no_queries():
+    query_set = group_queries(np.zeros((3, 1)), np.arange(3), np.array([7, 7, 8]))
+    assert query_set.codes.tolist() == [0, 0, 1] and query_set.query_ids.tolist() == [7, 8]
+    empty = query_set.take(np.array([], dtype=np.intp))
+    assert empty.n_queries == 0 and empty.codes.size == 0 and empty.query_ids.size == 0
+
+
 def test_held_out_queries_are_whole_and_leave_one_to_train():
     held = held_out_queries(10, 0.25, 0)
     assert held.sum() == 3  # ceil(2.5)
@@ -326,6 +333,10 @@ def test_row_weights_are_checked_with_the_callers_name(data):
     with pytest.raises(ValueError, match=r"sample_weight for LGBMRanker\.fit must hold finite "
                                          r"non-negative numbers; got min=1\.0, and 1 NaN"):
         LGBMRanker().fit(X, y, qid=qid, sample_weight=weight)
+    # all NaN: no minimum to show, and the same ValueError (not numpy's All-NaN warning)
+    with pytest.raises(ValueError, match=r"sample_weight for LGBMRanker\.fit must hold finite "
+                                         r"non-negative numbers; got no finite value, and "):
+        LGBMRanker().fit(X, y, qid=qid, sample_weight=np.full(len(y), np.nan))
 
 
 # --------------------------------------------------------------------------------------

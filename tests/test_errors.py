@@ -99,6 +99,9 @@ CASES = [
     (evaluate, (Y, S), {"metrics": ["ndcg@10"], "convention": "nope"}, InvalidParameterError,
      r"'convention' parameter of evaluate"),
     (parse_metric, (10,), {}, TypeError, r"A metric name must be a string"),
+    # all-NaN weights: this ValueError, not numpy's All-NaN RuntimeWarning
+    (evaluate, (Y, S), {"metrics": ["ndcg"], "sample_weight": [np.nan] * 4}, ValueError,
+     r"sample_weight must hold finite non-negative numbers; got no finite value, and 4 NaN"),
 ]
 
 

@@ -243,16 +243,12 @@ class RankerAdapter(_MetadataRequester):
         """
         X = as_rows(X)
         caller = f"{type(self).__name__}.score"
-        single = is_single_query(qid, caller)
-        found = single or qid is not None or has_qid_column(X, self.qid_column)
-        # A DataFrame without its query-id column is reported at once; other input without
-        # query ids only after predict, which reports a wrong number of features first.
-        if found or _is_dataframe(X):
-            _, qid = self._resolve_qid(X, qid, caller, action="score")
-        y_score = self.predict(X)
-        if not found:
-            self._resolve_qid(X, None, caller, action="score")  # raises
-        if single:
-            qid = np.zeros(len(y_score), dtype=np.intp)
-        return evaluate(y, y_score, qid=qid, metrics=[self.scoring],
+        if qid is None and not _is_dataframe(X):
+            # No query ids is reported after predict, which reports a wrong number of
+            # features first; a DataFrame without its query-id column is reported at once.
+            self.predict(X)
+            raise ValueError(missing_qid_message(X, self.qid_column, caller, action="score"))
+        # qid is None for "single_query": evaluate then scores all rows as one query
+        _, qid = self._resolve_qid(X, qid, caller, action="score")
+        return evaluate(y, self.predict(X), qid=qid, metrics=[self.scoring],
                         sample_weight=sample_weight)[self.scoring]

@@ -15,6 +15,7 @@ from ..metrics._ranking import CONSTRAINTS
 from ..metrics._registry import metric_options
 from ..metrics._scorer import _check_options, check_grade_scale
 from ..utils._param_validation import validate_parameter_constraints
+from ._queries import query_codes
 
 
 def split_eval_metrics(eval_metric, booster_metric_names, metric_class):
@@ -130,8 +131,7 @@ class BoosterEvalMetric:
                 f"none: {self._how_to_group}. For all rows as one query, on purpose, give "
                 "one group of all rows (group=[n_rows])."
             )
-        sizes = np.asarray(sizes, dtype=np.intp)
-        qid = np.repeat(np.arange(len(sizes)), sizes)
+        qid = query_codes(np.asarray(sizes, dtype=np.intp))
         return evaluate(y_true, y_score, qid=qid, metrics=[self.name],
                         sample_weight=sample_weight, convention=self.convention,
                         **self.options)[self.name]

@@ -8,7 +8,7 @@ rankers (which run them per partition, on the workers) share them:
 - :func:`check_target`, :func:`check_row_weight`, :func:`check_grades`: the labels and row
   weights of one data set;
 - :func:`group_queries`: rows ordered so that each query's are contiguous, and the size of
-  each query (a :class:`QuerySet`);
+  each query (a :class:`QuerySet`); :func:`query_codes`: the query number of each row;
 - :func:`query_weight`: one weight per query, the mean of its rows' weights, computed by the
   metrics engine so that a booster and :mod:`sklearn_rank.metrics` weigh queries alike;
 - :func:`held_out_queries`: whole queries drawn for the early-stopping eval set;
@@ -25,6 +25,7 @@ from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils import validation as sklearn_validation
 
 from ..metrics._engine import query_weight as _engine_query_weight
+from ..metrics._engine import segment_starts
 from ..utils._arrays import check_finite_nonnegative
 from ..utils._qid import QID_HELP, _is_dataframe, group_sizes
 
@@ -73,12 +74,12 @@ class QuerySet:
     @property
     def codes(self):
         """Query number of each row, 0 to ``n_queries - 1``, non-decreasing."""
-        return np.repeat(np.arange(len(self.sizes)), self.sizes)
+        return query_codes(self.sizes)
 
     @property
     def query_ids(self):
         """The query id of each query, in order."""
-        return self.qid[np.r_[0, np.cumsum(self.sizes)[:-1]]]
+        return self.qid[segment_starts(self.sizes)]
 
     def query_weight(self):
         """Weight of each query (see :func:`query_weight`), or None without row weights."""
@@ -129,6 +130,11 @@ def group_queries(X, y, qid, sample_weight=None, extras=None, *, has_qid=True):
                     reordered=order is not None)
 
 
+def query_codes(sizes):
+    """Query number of each row of rows grouped by query, ``sizes`` rows per query."""
+    return np.repeat(np.arange(len(sizes)), sizes)
+
+
 def query_weight(sizes, sample_weight):
     """Weight of each query of rows grouped by query: the mean of its rows' weights.
 
@@ -140,8 +146,8 @@ def query_weight(sizes, sample_weight):
     if sample_weight is None:
         return None
     sizes = np.asarray(sizes)
-    codes = np.repeat(np.arange(len(sizes)), sizes)
-    return _engine_query_weight(codes, np.asarray(sample_weight, dtype=np.float64), sizes)
+    weight = np.asarray(sample_weight, dtype=np.float64)
+    return _engine_query_weight(query_codes(sizes), weight, sizes)
 
 
 def held_out_queries(n_queries, fraction, random_state):

@@ -306,6 +306,7 @@ class CatBoostRanker(RankerAdapter, catboost.CatBoostRanker, BaseEstimator):
         self : CatBoostRanker
             Fitted estimator.
         """
+        pools = eval_set if isinstance(eval_set, (list, tuple)) else [eval_set]
         if isinstance(X, catboost.Pool):
             if qid is not None or y is not None or eval_qid is not None:
                 raise ValueError(
@@ -313,14 +314,12 @@ class CatBoostRanker(RankerAdapter, catboost.CatBoostRanker, BaseEstimator):
                     "eval_qid only with an array or DataFrame X."
                 )
             _check_pool_groups(X, "X")
-            pools = eval_set if isinstance(eval_set, (list, tuple)) else [eval_set]
             for i, pool in enumerate(pools):
                 if isinstance(pool, catboost.Pool):
                     _check_pool_groups(pool, f"eval_set[{i}]")
             super().fit(X, sample_weight=sample_weight, eval_set=eval_set, **fit_params)
             self.validation_queries_ = None
             return self
-        pools = eval_set if isinstance(eval_set, (list, tuple)) else [eval_set]
         if any(isinstance(pool, catboost.Pool) for pool in pools):
             raise ValueError(
                 "A catboost.Pool eval set goes with a catboost.Pool X only. With an array or "
@@ -346,8 +345,8 @@ class CatBoostRanker(RankerAdapter, catboost.CatBoostRanker, BaseEstimator):
                     "contiguous) or split (validation queries held out for early stopping). "
                     "Give the rows grouped by query, and an eval_set, to use it."
                 )
-        features = {key: fit_params.get(key, self.get_param(key))
-                    for key in ("cat_features", "text_features", "embedding_features")}
+        features = {key: fit_params.get(key, self._sklearn_params.get(key))
+                    for key in _SPECIAL_FEATURES}
         kwargs = {"group_id": train.codes, **_group_weight(train)}
         for key in ("baseline", "subgroup_id"):
             if key in train.extras:

@@ -242,15 +242,12 @@ class KeepQueryId(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         import pandas as pd
 
         index = X.index if isinstance(X, pd.DataFrame) else None
-        if isinstance(transformed, pd.DataFrame):
-            if index is not None:
-                transformed = transformed.set_axis(index, axis=0)
-        elif hasattr(transformed, "to_pandas"):  # polars
+        if hasattr(transformed, "to_pandas"):  # polars
             transformed = transformed.to_pandas()
-            if index is not None:
-                transformed = transformed.set_axis(index, axis=0)
-        else:
+        if not isinstance(transformed, pd.DataFrame):
             transformed = pd.DataFrame(np.asarray(transformed), columns=names, index=index)
+        elif index is not None:
+            transformed = transformed.set_axis(index, axis=0)
         if qid is None:
             return transformed
         qid = qid.to_pandas() if not isinstance(qid, pd.Series) else qid

@@ -42,10 +42,11 @@ def column_or_1d(x, name, *, hint=FLAT_HINT):
 def check_finite_nonnegative(values, name):
     """Raise a ``ValueError`` naming ``name`` unless the float array ``values`` holds finite
     non-negative numbers (weights); return ``values``."""
-    if not np.isfinite(values).all() or (values < 0).any():
+    finite = np.isfinite(values)
+    if not finite.all() or (values < 0).any():
+        least = f"min={values[finite].min()}" if finite.any() else "no finite value"
         raise ValueError(
-            f"{name} must hold finite non-negative numbers; got "
-            f"min={np.nanmin(values)}, and "
-            f"{int((~np.isfinite(values)).sum())} NaN or infinite value(s)."
+            f"{name} must hold finite non-negative numbers; got {least}, and "
+            f"{int((~finite).sum())} NaN or infinite value(s)."
         )
     return values
