@@ -452,3 +452,12 @@ def test_segment_argsort_of_integers_against_python(dtype, prefix_bits):
     tied = [p for p in range(1, n) if codes[expected[p]] == codes[expected[p - 1]]
             and values[expected[p]] == values[expected[p - 1]]]
     np.testing.assert_array_equal(ties, tied)
+
+
+def test_a_log_base_written_as_a_long_integer_is_a_number():
+    # a Python int beyond int64 reached numpy's log as an object: numpy's TypeError
+    y_true, y_score, qid = [2, 0, 1, 0], [0.4, 0.3, 0.2, 0.1], [1, 1, 2, 2]
+    as_int = evaluate(y_true, y_score, qid=qid, metrics=["dcg(log_base=100000000000000000000)"])
+    as_float = dcg_score(y_true, y_score, qid=qid, log_base=1e20)
+    assert list(as_int.values()) == [as_float]
+    assert dcg_score(y_true, y_score, qid=qid, log_base=10**20) == as_float

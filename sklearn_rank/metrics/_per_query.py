@@ -70,7 +70,10 @@ def log_discount(log_base):
     """The position discount ``1 / log_b(i + 1)`` at the 1-based rank ``i = position + 1``."""
     if log_base == 2:
         return lambda position: 1.0 / np.log2(position + 2.0)
-    return lambda position: np.log(log_base) / np.log(position + 2.0)
+    # float(): a base written as a long integer ("log_base=100000000000000000000") is a
+    # Python int, which numpy's log does not take
+    log_b = np.log(float(log_base))
+    return lambda position: log_b / np.log(position + 2.0)
 
 
 def discount(position, k, log_base):
