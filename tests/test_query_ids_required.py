@@ -258,12 +258,9 @@ def test_catboost_pools_without_group_ids_are_refused(data):
 
 def _sklearn_rank_halving(est, grid, cv):
     """sklearn-rank's HalvingGridSearchCV, which halves over whole queries."""
-    import sklearn_rank.model_selection
+    from sklearn_rank.model_selection import HalvingGridSearchCV
 
-    halving = getattr(sklearn_rank.model_selection, "HalvingGridSearchCV", None)
-    if halving is None:
-        pytest.skip("sklearn_rank.model_selection.HalvingGridSearchCV is absent")
-    return halving(est, grid, cv=cv, scoring=get_scorer("ndcg@10"), random_state=0)
+    return HalvingGridSearchCV(est, grid, cv=cv, scoring=get_scorer("ndcg@10"), random_state=0)
 
 
 SEARCHES = {
