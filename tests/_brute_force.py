@@ -48,6 +48,10 @@ METRIC_FUNCTIONS = {
     "spearman": "spearman_score",
     "pairwise_accuracy": "pairwise_accuracy_score",
     "half_life_utility": "half_life_utility_score",
+    # --- helper M1: incomplete judgements, sets, counts ---
+    # --- end M1 ---
+    # --- helper M2: curves, R-based, the DCG family's gains ---
+    # --- end M2 ---
 }
 
 #: Metrics whose value is a correlation between labels and scores, not a function of
@@ -294,6 +298,10 @@ _RANKED_METRICS = {
     "hits": hits,
     "r_precision": r_precision,
     "half_life_utility": half_life_utility,
+    # --- helper M1: incomplete judgements, sets, counts ---
+    # --- end M1 ---
+    # --- helper M2: curves, R-based, the DCG family's gains ---
+    # --- end M2 ---
 }
 
 

@@ -37,7 +37,7 @@ CASES = [
     (ndcg_score, ([], []), {}, ValueError, r"empty"),
     # values
     (ndcg_score, ([1, np.nan, 0, 0], S), {}, ValueError,
-     r"y_true must hold finite relevance labels; got 1 NaN or infinite value\(s\), the first "
+     r"y_true must hold finite relevance labels; got 1 NaN value\(s\), the first "
      r"at row 1"),
     (ndcg_score, ([1, np.inf, 0, 0], S), {}, ValueError, r"y_true must hold finite"),
     (ndcg_score, (Y, [0.1, np.nan, 0.3, 0.2]), {}, ValueError,

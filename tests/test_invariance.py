@@ -47,6 +47,10 @@ REGISTRY = [
     ("kendall_tau", "kendall_tau_score", {}, (-1.0, 1.0)),
     ("spearman", "spearman_score", {}, (-1.0, 1.0)),
     ("pairwise_accuracy", "pairwise_accuracy_score", {}, UNIT),
+    # --- helper M1: incomplete judgements, sets, counts ---
+    # --- end M1 ---
+    # --- helper M2: curves, R-based, the DCG family's gains ---
+    # --- end M2 ---
 ]
 CORRELATIONS = ("kendall_tau_score", "spearman_score", "pairwise_accuracy_score")
 

@@ -70,6 +70,11 @@ SAMPLES = {
     "ties_credit": 1.0,
     "half_life": 2.0,
     "default_rating": 1.0,
+    "unjudged": "condensed",
+    # --- helper M1: incomplete judgements, sets, counts ---
+    # --- end M1 ---
+    # --- helper M2: curves, R-based, the DCG family's gains ---
+    # --- end M2 ---
 }
 
 
@@ -112,6 +117,7 @@ def test_public_function_signature_follows_the_spec(name):
         ("qid", None),
         *((option.name, option.keyword_default) for option in metric.option_specs),
         ("no_relevant", None),
+        ("unjudged", "nonrelevant"),
         *((name, None) for name in metric.inputs),
         ("sample_weight", None),
         ("convention", None),

@@ -193,7 +193,8 @@ def test_options_are_resolved():
                                 convention="trec_eval", no_relevant=np.nan)
     ndcg = result.options["ndcg@1000"]
     assert ndcg == {"metric": "ndcg", "convention": "trec_eval", "k": 1000, "gain": "linear",
-                    "log_base": 2.0, "ties": "stable", "no_relevant": ndcg["no_relevant"]}
+                    "log_base": 2.0, "ties": "stable", "no_relevant": ndcg["no_relevant"],
+                    "unjudged": "nonrelevant"}
     assert np.isnan(ndcg["no_relevant"])
     assert result.options["P@5"]["short_lists"] == "k"
     assert result.options["map"]["metric"] == "map" and result.options["map"]["k"] is None

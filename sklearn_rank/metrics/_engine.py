@@ -141,10 +141,25 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
     """Validate the flat arrays of a ranking metric and return a :class:`RankingInput`.
 
     ``qid`` goes through :func:`sklearn_rank.utils._qid.check_qid`, the one validator of
-    query ids; ``caller`` names the function in its messages. ``retrieved`` and ``judged``
-    are boolean masks (``None``: every row is retrieved, every row is judged); an unjudged
-    row is a document without a judgement, so it must have grade 0 in ``y_true``.
+    query ids; ``caller`` names the function in its messages. ``retrieved`` is a boolean
+    mask (``None``: every row is retrieved). ``judged`` says which rows have a judgement:
+
+    * ``None``: every row; NaN and negative grades are refused;
+    * a boolean mask: ``False`` rows have none; their ``y_true`` must be 0 or NaN;
+    * ``"y_true"``: read from ``y_true`` as trec_eval reads qrels: NaN marks a document
+      without a judgement, outside the judgement pool; a negative grade (trec_eval's -1) a
+      document in the pool left unjudged; any other value is a judgement.
+
+    Unjudged rows have grade 0 in :attr:`RankingInput.y_true`: they count as non-relevant
+    unless a metric reads :attr:`RankingInput.judged_mask` (or ``unjudged="condensed"``
+    takes them out of the ranking).
     """
+    from_y_true = isinstance(judged, str)
+    if from_y_true and judged != "y_true":
+        raise ValueError(
+            f"judged must be a boolean mask, None or 'y_true' (read the judgements from "
+            f"y_true: NaN for a document without one); got {judged!r}."
+        )
     y_true = column_or_1d(y_true, "y_true")
     y_score = column_or_1d(y_score, "y_score")
     arrays = {"y_true": y_true, "y_score": y_score}
@@ -154,7 +169,7 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
     if retrieved is not None:
         retrieved = column_or_1d(retrieved, "retrieved")
         arrays["retrieved"] = retrieved
-    if judged is not None:
+    if judged is not None and not from_y_true:
         judged = column_or_1d(judged, "judged")
         arrays["judged"] = judged
     lengths = {name: len(a) for name, a in arrays.items()}
@@ -172,14 +187,12 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
     # Integer grades are kept as they come (a float copy would be one more array of n);
     # they cannot be NaN or infinite.
     y_true = _exact_numbers(y_true, "y_true")
-    if y_true.dtype.kind not in "iu":
-        bad = ~np.isfinite(y_true)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise ValueError(
-                f"y_true must hold finite relevance labels; got {int(bad.sum())} NaN or "
-                f"infinite value(s), the first at row {i} ({y_true[i]})."
-            )
+    pool_unjudged = None
+    if from_y_true:
+        y_true, judged, pool_unjudged = _judgements_of(y_true)
+    else:
+        judged = _boolean_mask(judged, "judged")
+        y_true = _check_grades(y_true, judged)
     # Integer scores too are ranked as they are: exactly, even beyond 2**53.
     y_score = _exact_numbers(y_score, "y_score", keep_wide=True)
     if y_score.dtype.kind == "f" and np.isnan(y_score).any():
@@ -188,28 +201,85 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
             f"y_score must not contain NaN (infinite scores are allowed); got "
             f"{int(np.isnan(y_score).sum())} NaN value(s), the first at row {i}."
         )
-    if y_true.dtype.kind != "u" and (y_true < 0).any():
-        i = int(np.flatnonzero(y_true < 0)[0])
-        raise ValueError(
-            f"y_true must hold non-negative relevance labels; got {y_true[i]} at row {i}. "
-            "Map judgements such as -1 (non-relevant) to 0 first."
-        )
     if sample_weight is not None:
         sample_weight = check_finite_nonnegative(_as_float(sample_weight, "sample_weight"),
                                                  "sample_weight")
     retrieved = _boolean_mask(retrieved, "retrieved")
-    judged = _boolean_mask(judged, "judged")
+    codes, uniques = factorize(qid, len(y_true))
+    return RankingInput(y_true, y_score, codes, uniques, sample_weight, retrieved, judged,
+                        pool_unjudged)
+
+
+_NAN_HINT = ("If NaN marks documents without a judgement (a run merged with its qrels), pass "
+             "judged='y_true'.")
+
+
+def _check_grades(y_true, judged):
+    """``y_true`` checked against a ``judged`` mask (or None): finite non-negative grades on
+    judged rows, 0 or NaN on the others (which become 0)."""
+    if y_true.dtype.kind in "iu":
+        bad_value = y_true < 0 if y_true.dtype.kind == "i" else None
+    else:
+        bad_value = ~(y_true >= 0) | np.isinf(y_true)  # NaN, -inf, inf, negatives
     if judged is not None:
+        if y_true.dtype.kind == "f":
+            unjudged_nan = ~judged & np.isnan(y_true)
+            if unjudged_nan.any():  # NaN is what an unjudged row may hold: grade 0
+                y_true = np.where(unjudged_nan, 0.0, y_true)
+                bad_value &= ~unjudged_nan
         graded = np.flatnonzero(~judged & (y_true != 0))
         if len(graded):
             i = int(graded[0])
             raise ValueError(
                 f"judged=False marks a document without a judgement, but y_true gives "
                 f"{len(graded)} such row(s) a grade, e.g. {y_true[i]} at row {i}. Give "
-                "unjudged rows grade 0, or mark the rows that have a grade as judged."
+                "unjudged rows grade 0 (or NaN), or mark the rows that have a grade as judged."
+                + (" For trec_eval's -1 (in the judgement pool, left unjudged), pass "
+                   "judged='y_true' in place of a mask." if y_true[i] < 0 else "")
             )
-    codes, uniques = factorize(qid, len(y_true))
-    return RankingInput(y_true, y_score, codes, uniques, sample_weight, retrieved, judged)
+    if bad_value is not None and bad_value.any():
+        i = int(np.flatnonzero(bad_value)[0])
+        value = y_true[i]
+        if value != value:
+            raise ValueError(
+                f"y_true must hold finite relevance labels; got "
+                f"{int(np.isnan(y_true).sum())} NaN value(s), the first at row {i}. "
+                + _NAN_HINT
+            )
+        if value < 0 and np.isfinite(value):
+            raise ValueError(
+                f"y_true must hold non-negative relevance labels; got {value} at row {i}. "
+                "Map judgements such as -1 to 0 first (non-relevant), or pass "
+                "judged='y_true' to read negative grades as trec_eval reads its qrels' -1: a "
+                "document in the judgement pool left unjudged."
+            )
+        raise ValueError(
+            f"y_true must hold finite relevance labels; got {int(bad_value.sum())} infinite "
+            f"or invalid value(s), the first at row {i} ({value})."
+        )
+    return y_true
+
+
+def _judgements_of(y_true):
+    """``judged="y_true"``: grades with 0 on unjudged rows, the judged mask (None when every
+    row is judged) and the pooled-but-unjudged mask (None when there is none)."""
+    if y_true.dtype.kind in "iu":
+        negative = y_true < 0 if y_true.dtype.kind == "i" else np.zeros(len(y_true), bool)
+        missing = np.zeros(len(y_true), dtype=bool)
+    else:
+        if np.isinf(y_true).any():
+            i = int(np.flatnonzero(np.isinf(y_true))[0])
+            raise ValueError(
+                f"y_true must hold finite relevance labels or NaN (no judgement) with "
+                f"judged='y_true'; got {y_true[i]} at row {i}."
+            )
+        missing = np.isnan(y_true)
+        negative = y_true < 0
+    unjudged = missing | negative
+    if not unjudged.any():
+        return y_true, None, None
+    grades = np.where(unjudged, 0, y_true)
+    return grades, ~unjudged, (negative if negative.any() else None)
 
 
 def _boolean_mask(mask, name):
@@ -663,7 +733,7 @@ class RankingInput:
     """Validated flat arrays of one metric call, with everything derived from them cached."""
 
     def __init__(self, y_true, y_score, codes, query_ids, sample_weight, retrieved,
-                 judged=None):
+                 judged=None, pool_unjudged=None):
         self.y_true = y_true
         self.y_score = y_score
         self.codes = codes
@@ -671,10 +741,25 @@ class RankingInput:
         self.n_queries = len(query_ids)
         self.sample_weight = sample_weight
         self.retrieved = retrieved
-        # which rows are judged (a document with a judgement), None when all are: no
-        # metric reads it yet; those that will (bpref, infAP, Judged@k) declare it
+        # which rows are judged (a document with a judgement, grade >= 0), None when all
+        # are; unjudged rows have grade 0 in y_true
         self.judged_mask = judged
+        # unjudged rows in the judgement pool (trec_eval's qrels -1: RELVALUE_UNJUDGED),
+        # None when there is none; the other unjudged rows are outside the pool (NONPOOL)
+        self.pool_unjudged = pool_unjudged
         self._cache = {}
+
+    @cached
+    def condensed(self):
+        """This input with its unjudged rows taken out of the ranking (``retrieved`` is
+        False there): Sakai's condensed lists, trec_eval's ``-J``. Self when all are
+        judged."""
+        if self.judged_mask is None:
+            return self
+        retrieved = (self.judged_mask if self.retrieved is None
+                     else self.retrieved & self.judged_mask)
+        return RankingInput(self.y_true, self.y_score, self.codes, self.query_ids,
+                            self.sample_weight, retrieved, self.judged_mask, self.pool_unjudged)
 
     @cached_property
     def _weight_and_unit(self):

@@ -63,12 +63,15 @@ def _score(metric, arguments):
 
 
 # The judged mask, described in both tails of the parameters.
-_JUDGED_DOC = """judged : array-like of bool of shape (n_samples,), default=None
-        ``False`` marks documents without a judgement (in a TREC run, those that the qrels
-        do not list; :func:`sklearn_rank.datasets.read_trec` fills the mask). They must
-        have grade 0 in ``y_true`` and count as such, as trec_eval counts them by default.
-        ``None`` means that every row is judged. No metric of this version reads the
-        mask; measures for incomplete judgements (bpref, infAP, Judged@k) will."""
+_JUDGED_DOC = """judged : array-like of bool of shape (n_samples,) or "y_true", default=None
+        Which documents have a judgement. ``False`` marks those without one (in a TREC
+        run, those that the qrels do not list); their ``y_true`` must be 0 or NaN.
+        ``"y_true"`` reads it from ``y_true`` as trec_eval reads qrels: NaN marks a
+        document without a judgement, a negative grade (trec_eval's -1) one in the
+        judgement pool left unjudged (see :func:`sklearn_rank.datasets.read_trec`).
+        ``None`` means that every row is judged; NaN and negative grades are then
+        refused. Unjudged documents count as non-relevant (see ``unjudged``); bpref,
+        infAP and Judged@k read the mask."""
 
 _DOCS = {
     "data": """y_true : array-like of shape (n_samples,)
@@ -104,6 +107,11 @@ _DOCS = {
         Value of a query that has no relevant document, for which the metric is
         undefined. ``np.nan`` skips such queries: they leave the mean. ``"raise"`` raises a
         ``ValueError``. ``None`` means ``0.0``, or the value of ``convention``.""",
+    "unjudged": """unjudged : {"nonrelevant", "condensed"}, default="nonrelevant"
+        What the documents without a judgement are (``judged=False``; NaN and negative
+        grades with ``judged="y_true"``): non-relevant documents in the ranking, as
+        trec_eval counts them by default, or ``"condensed"``: taken out of the ranking
+        before the metric is computed (Sakai's condensed lists; trec_eval's ``-J``).""",
     "relevance_threshold": """relevance_threshold : float, default=None
         A document is relevant when ``y_true >= relevance_threshold``. ``None`` means 1
         (trec_eval's rule), or the value of ``convention``.""",
@@ -166,8 +174,8 @@ def _fill_doc(func):
 @validate_params(_constraints("dcg"), prefer_skip_nested_validation=True)
 @_fill_doc
 def dcg_score(y_true, y_score, *, qid=None, k=None, gain=None, log_base=2, ties=None,
-              no_relevant=None, retrieved=None, judged=None, sample_weight=None, convention=None,
-              return_per_query=False):
+              no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+              sample_weight=None, convention=None, return_per_query=False):
     """Discounted cumulative gain, per query, averaged over queries.
 
     Parameters
@@ -185,6 +193,8 @@ def dcg_score(y_true, y_score, *, qid=None, k=None, gain=None, log_base=2, ties=
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(tail)s
 
@@ -219,8 +229,8 @@ def dcg_score(y_true, y_score, *, qid=None, k=None, gain=None, log_base=2, ties=
 @validate_params(_constraints("ndcg"), prefer_skip_nested_validation=True)
 @_fill_doc
 def ndcg_score(y_true, y_score, *, qid=None, k=None, gain=None, log_base=2, ties=None,
-               no_relevant=None, retrieved=None, judged=None, sample_weight=None, convention=None,
-               return_per_query=False):
+               no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+               sample_weight=None, convention=None, return_per_query=False):
     """Normalised discounted cumulative gain, per query, averaged over queries.
 
     Parameters
@@ -238,6 +248,8 @@ def ndcg_score(y_true, y_score, *, qid=None, k=None, gain=None, log_base=2, ties
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(tail)s
 
@@ -282,8 +294,8 @@ def ndcg_score(y_true, y_score, *, qid=None, k=None, gain=None, log_base=2, ties
 
 @validate_params(_constraints("err"), prefer_skip_nested_validation=True)
 @_fill_doc
-def err_score(y_true, y_score, *, qid=None, k=None, gain=None, max_grade=None,
-              persistence=1.0, ties=None, no_relevant=None, retrieved=None, judged=None,
+def err_score(y_true, y_score, *, qid=None, k=None, gain=None, max_grade=None, persistence=1.0,
+              ties=None, no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
               sample_weight=None, convention=None, return_per_query=False):
     """Expected reciprocal rank (Chapelle et al. 2009), per query, averaged over queries.
 
@@ -310,6 +322,8 @@ def err_score(y_true, y_score, *, qid=None, k=None, gain=None, max_grade=None,
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(tail)s
 
@@ -346,11 +360,10 @@ def err_score(y_true, y_score, *, qid=None, k=None, gain=None, max_grade=None,
 @validate_params(_constraints("rbp", return_residual=["boolean"]),
                  prefer_skip_nested_validation=True)
 @_fill_doc
-def rbp_score(y_true, y_score, *, qid=None, k=None, persistence=None, graded=None,
-              max_grade=None, relevance_threshold=None, ties=None, no_relevant=None,
+def rbp_score(y_true, y_score, *, qid=None, k=None, persistence=None, graded=None, max_grade=None,
+              relevance_threshold=None, ties=None, no_relevant=None, unjudged="nonrelevant",
               retrieved=None, judged=None, sample_weight=None, convention=None,
-              return_per_query=False,
-              return_residual=False):
+              return_per_query=False, return_residual=False):
     """Rank-biased precision (Moffat & Zobel 2008), per query, averaged over queries.
 
     Parameters
@@ -380,6 +393,8 @@ def rbp_score(y_true, y_score, *, qid=None, k=None, persistence=None, graded=Non
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(tail)s
 
@@ -429,8 +444,8 @@ def rbp_score(y_true, y_score, *, qid=None, k=None, persistence=None, graded=Non
 
 @validate_params(_constraints("half_life_utility"), prefer_skip_nested_validation=True)
 @_fill_doc
-def half_life_utility_score(y_true, y_score, *, qid=None, k=None, half_life=5.0,
-                            default_rating=0.0, ties=None, no_relevant=None, retrieved=None,
+def half_life_utility_score(y_true, y_score, *, qid=None, k=None, half_life=5.0, default_rating=0.0,
+                            ties=None, no_relevant=None, unjudged="nonrelevant", retrieved=None,
                             judged=None, sample_weight=None, convention=None,
                             return_per_query=False):
     """Half-life utility (Breese et al. 1998), normalised per query, averaged over queries.
@@ -452,6 +467,8 @@ def half_life_utility_score(y_true, y_score, *, qid=None, k=None, half_life=5.0,
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(tail)s
 
@@ -488,8 +505,8 @@ def half_life_utility_score(y_true, y_score, *, qid=None, k=None, half_life=5.0,
 
 @validate_params(_constraints("map"), prefer_skip_nested_validation=True)
 @_fill_doc
-def map_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
-              ap_denominator=None, ties=None, no_relevant=None, retrieved=None, judged=None,
+def map_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ap_denominator=None,
+              ties=None, no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
               sample_weight=None, convention=None, return_per_query=False):
     """Mean average precision (AP per query, averaged over queries).
 
@@ -512,6 +529,8 @@ def map_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(tail)s
 
@@ -538,8 +557,8 @@ def map_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
 @validate_params(_constraints("mrr"), prefer_skip_nested_validation=True)
 @_fill_doc
 def mrr_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
-              no_relevant=None, retrieved=None, judged=None, sample_weight=None, convention=None,
-              return_per_query=False):
+              no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+              sample_weight=None, convention=None, return_per_query=False):
     """Mean reciprocal rank of the first relevant document.
 
     Parameters
@@ -555,6 +574,8 @@ def mrr_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ti
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(tail)s
 
@@ -577,8 +598,9 @@ def mrr_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ti
 @validate_params(_constraints("precision"), prefer_skip_nested_validation=True)
 @_fill_doc
 def precision_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
-                    short_lists=None, ties=None, no_relevant=None, retrieved=None, judged=None,
-                    sample_weight=None, convention=None, return_per_query=False):
+                    short_lists=None, ties=None, no_relevant=None, unjudged="nonrelevant",
+                    retrieved=None, judged=None, sample_weight=None, convention=None,
+                    return_per_query=False):
     """Precision at k: the fraction of relevant documents among the top k.
 
     Parameters
@@ -603,6 +625,8 @@ def precision_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=No
 
     %(no_relevant)s
 
+    %(unjudged)s
+
     %(tail)s
 
     %(returns)s
@@ -619,8 +643,8 @@ def precision_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=No
 @validate_params(_constraints("recall"), prefer_skip_nested_validation=True)
 @_fill_doc
 def recall_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
-                 no_relevant=None, retrieved=None, judged=None, sample_weight=None, convention=None,
-                 return_per_query=False):
+                 no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+                 sample_weight=None, convention=None, return_per_query=False):
     """Recall at k: the fraction of a query's relevant documents found in the top k.
 
     Parameters
@@ -636,6 +660,8 @@ def recall_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(tail)s
 
@@ -655,8 +681,8 @@ def recall_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
 @validate_params(_constraints("hit_rate"), prefer_skip_nested_validation=True)
 @_fill_doc
 def hit_rate_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
-                   no_relevant=None, retrieved=None, judged=None, sample_weight=None,
-                   convention=None, return_per_query=False):
+                   no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+                   sample_weight=None, convention=None, return_per_query=False):
     """Hit rate (success@k): the fraction of queries with a relevant document in the top k.
 
     Parameters
@@ -672,6 +698,8 @@ def hit_rate_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=Non
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(tail)s
 
@@ -689,8 +717,8 @@ def hit_rate_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=Non
 @validate_params(_constraints("hits"), prefer_skip_nested_validation=True)
 @_fill_doc
 def hits_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
-               no_relevant=None, retrieved=None, judged=None, sample_weight=None,
-               convention=None, return_per_query=False):
+               no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+               sample_weight=None, convention=None, return_per_query=False):
     """Hits at k: the number of relevant documents among the top k, averaged over queries.
 
     A count, not a rate: ranx's ``hits@k``. For the fraction of queries with a relevant
@@ -709,6 +737,8 @@ def hits_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, t
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(tail)s
 
@@ -758,8 +788,8 @@ def hits_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, t
 @validate_params(_constraints("r_precision"), prefer_skip_nested_validation=True)
 @_fill_doc
 def r_precision_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None,
-                      no_relevant=None, retrieved=None, judged=None, sample_weight=None,
-                      convention=None, return_per_query=False):
+                      no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+                      sample_weight=None, convention=None, return_per_query=False):
     """R-precision: precision at rank R, the number of relevant documents of the query.
 
     Parameters
@@ -773,6 +803,8 @@ def r_precision_score(y_true, y_score, *, qid=None, relevance_threshold=None, ti
     %(ties)s
 
     %(no_relevant)s
+
+    %(unjudged)s
 
     %(tail)s
 
@@ -793,8 +825,9 @@ def r_precision_score(y_true, y_score, *, qid=None, relevance_threshold=None, ti
 
 @validate_params(_constraints("kendall_tau"), prefer_skip_nested_validation=True)
 @_fill_doc
-def kendall_tau_score(y_true, y_score, *, qid=None, no_relevant=None, retrieved=None,
-                      judged=None, sample_weight=None, convention=None, return_per_query=False):
+def kendall_tau_score(y_true, y_score, *, qid=None, no_relevant=None, unjudged="nonrelevant",
+                      retrieved=None, judged=None, sample_weight=None, convention=None,
+                      return_per_query=False):
     """Kendall's tau-b between grades and scores, per query, averaged over queries.
 
     Parameters
@@ -804,6 +837,8 @@ def kendall_tau_score(y_true, y_score, *, qid=None, no_relevant=None, retrieved=
     %(qid)s
 
     %(correlation_no_relevant)s
+
+    %(unjudged)s
 
     %(pairs_tail)s
 
@@ -829,8 +864,9 @@ def kendall_tau_score(y_true, y_score, *, qid=None, no_relevant=None, retrieved=
 
 @validate_params(_constraints("spearman"), prefer_skip_nested_validation=True)
 @_fill_doc
-def spearman_score(y_true, y_score, *, qid=None, no_relevant=None, retrieved=None,
-                   judged=None, sample_weight=None, convention=None, return_per_query=False):
+def spearman_score(y_true, y_score, *, qid=None, no_relevant=None, unjudged="nonrelevant",
+                   retrieved=None, judged=None, sample_weight=None, convention=None,
+                   return_per_query=False):
     """Spearman's rank correlation between grades and scores, per query, averaged.
 
     Parameters
@@ -840,6 +876,8 @@ def spearman_score(y_true, y_score, *, qid=None, no_relevant=None, retrieved=Non
     %(qid)s
 
     %(correlation_no_relevant)s
+
+    %(unjudged)s
 
     %(pairs_tail)s
 
@@ -862,8 +900,8 @@ def spearman_score(y_true, y_score, *, qid=None, no_relevant=None, retrieved=Non
 @validate_params(_constraints("pairwise_accuracy"), prefer_skip_nested_validation=True)
 @_fill_doc
 def pairwise_accuracy_score(y_true, y_score, *, qid=None, ties_credit=0.5, no_relevant=None,
-                            retrieved=None, judged=None, sample_weight=None, convention=None,
-                            return_per_query=False):
+                            unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
+                            convention=None, return_per_query=False):
     """Fraction of concordant pairs: document pairs of a query ordered as their grades.
 
     Parameters
@@ -879,6 +917,8 @@ def pairwise_accuracy_score(y_true, y_score, *, qid=None, ties_credit=0.5, no_re
     no_relevant : {0.0, 1.0, np.nan, "raise"}, default=None
         Value of a query without any pair of different grades. ``None`` means 0.0.
 
+    %(unjudged)s
+
     %(pairs_tail)s
 
     %(returns)s
@@ -890,3 +930,9 @@ def pairwise_accuracy_score(y_true, y_score, *, qid=None, ties_credit=0.5, no_re
     0.8333333333333334
     """
     return _score("pairwise_accuracy", locals())
+
+
+# --- helper M1: incomplete judgements, sets, counts ---
+# --- end M1 ---
+# --- helper M2: curves, R-based, the DCG family's gains ---
+# --- end M2 ---

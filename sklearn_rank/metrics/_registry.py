@@ -17,6 +17,7 @@ Names follow the usual IR spelling, case-insensitive: a base name, an optional c
 import difflib
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -106,6 +107,11 @@ MAX_GRADE = _preset("max_grade", Interval(Real, 0, None, closed="neither"),
                     StrOptions({"query"}), None)
 AP_DENOMINATOR = _preset("ap_denominator", StrOptions({"all", "min_k", "found"}), None)
 SHORT_LISTS = _preset("short_lists", StrOptions({"k", "length", "rows"}), None)
+# Every metric takes it, as no_relevant: what unjudged documents (judged=False, or NaN and
+# negative grades with judged="y_true") are. "nonrelevant": grade 0, in the ranking
+# (trec_eval's default); "condensed": taken out of the ranking first (Sakai's condensed
+# lists, trec_eval -J). Metric.compute applies it; kernels never see it.
+UNJUDGED = Option("unjudged", (StrOptions({"nonrelevant", "condensed"}),), "nonrelevant")
 
 _NO_RELEVANT_REASON = "that have no relevant document"
 
@@ -164,21 +170,26 @@ class Metric:
                 f"Metric {self.name!r}: inputs must be among {INPUTS}; got {unknown}."
             )
         names = [option.name for option in self.option_specs]
-        if len(set(names)) < len(names) or "no_relevant" in names:
+        if len(set(names)) < len(names) or {"no_relevant", "unjudged"} & set(names):
             raise ValueError(
-                f"Metric {self.name!r}: options must be distinct and leave out no_relevant, "
-                f"which every metric takes; got {names}."
+                f"Metric {self.name!r}: options must be distinct and leave out no_relevant "
+                f"and unjudged, which every metric takes; got {names}."
             )
 
     @property
     def options(self):
-        """Names of the kernel's options, besides ``no_relevant``."""
+        """Names of the kernel's options, besides ``no_relevant`` and ``unjudged``."""
         return tuple(option.name for option in self.option_specs)
 
     @property
     def all_options(self):
-        """Every option, ``no_relevant`` last."""
-        return (*self.option_specs, NO_RELEVANT)
+        """Every option, ``no_relevant`` and ``unjudged`` last (every metric takes them)."""
+        return (*self.option_specs, NO_RELEVANT, UNJUDGED)
+
+    @property
+    def option_names(self):
+        """Names of :attr:`all_options`: those that a name's parentheses may set."""
+        return tuple(option.name for option in self.all_options)
 
     @property
     def constraints(self):
@@ -226,6 +237,9 @@ class Metric:
         """
         resolved = resolve(self.name, convention, options)
         no_relevant = no_relevant_value(resolved.pop("no_relevant"))
+        unjudged = resolved.pop("unjudged", UNJUDGED.default)
+        if unjudged == "condensed":
+            data = data.condensed()
         kernel_options = dict(resolved)
         k = kernel_options.get("k")
         if self.clip_k and k is not None and k > len(data.y_true):
@@ -237,7 +251,7 @@ class Metric:
         values = data.apply_no_relevant(values, undefined, no_relevant,
                                         metric=label or self.name,
                                         undefined_reason=self.undefined_reason)
-        return values, undefined, {**resolved, "no_relevant": no_relevant}
+        return values, undefined, {**resolved, "no_relevant": no_relevant, "unjudged": unjudged}
 
     def aggregate(self, values, weights=None, *, label=None, stacklevel=2):
         """Aggregate per-query values over queries by the metric's rule.
@@ -352,6 +366,8 @@ def _format(value):
     """A value as :func:`parse_metric` reads it back: same type (bool, int, float, str)."""
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"{_format(k)}:{_format(v)}" for k, v in sorted(value.items())) + "}"
     if isinstance(value, Integral):
         return str(int(value))
     if isinstance(value, Real):
@@ -406,6 +422,10 @@ METRICS = {
             Option("default_rating", (Interval(Real, None, None, closed="neither"),), 0.0),
             TIES_OPTION), aliases=("hlu",),
             undefined_reason="without a document graded above default_rating"),
+        # --- helper M1: incomplete judgements, sets, counts ---
+        # --- end M1 ---
+        # --- helper M2: curves, R-based, the DCG family's gains ---
+        # --- end M2 ---
     )
 }
 
@@ -414,7 +434,9 @@ ARGUMENT_CONSTRAINTS = {
     "y_true": ["array-like"],
     "y_score": ["array-like"],
     "qid": ["array-like", None],
-    **{name: ["array-like", None] for name in INPUTS},
+    "retrieved": ["array-like", None],
+    # a mask, or "y_true": NaN and negative grades in y_true mark the unjudged rows
+    "judged": ["array-like", StrOptions({"y_true"}), None],
     "sample_weight": ["array-like", None],
     "convention": [StrOptions(set(CONVENTION_NAMES)), None],
     "return_per_query": ["boolean"],
@@ -451,7 +473,11 @@ AMBIGUOUS = {
     },
 }
 
-_NAME = re.compile(r"^\s*([a-z_\-]+?)\s*(?:@\s*(\d+))?\s*(?:\((.*)\))?\s*$")
+# base name, then parameters and cut-off in either order: "err@10(max_grade=4)" (the IR
+# spelling) or "AP(rel=2)@10" (ir_measures')
+_NAME = re.compile(
+    r"^\s*([a-z0-9][a-z0-9_\-]*?)\s*(?:\((.*?)\))?\s*(?:@\s*(\d+))?\s*(?:\((.*)\))?\s*$"
+)
 
 
 def _number(text):
@@ -465,8 +491,43 @@ def _number(text):
         return float(text)
 
 
+def _split_parameters(text):
+    """The ``key=value`` items of a name's parentheses: split at commas outside braces."""
+    items, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return items
+
+
+def _value(text):
+    """A parameter value as written: a number, nan/true/false, a ``{grade: value, ...}``
+    mapping, else the text itself."""
+    if text.startswith("{") and text.endswith("}"):
+        mapping = {}
+        for pair in filter(None, (p.strip() for p in text[1:-1].split(","))):
+            key, sep, value = (part.strip() for part in pair.partition(":"))
+            if not sep:
+                raise ValueError(f"expected 'grade: value' pairs in braces; got {pair!r}")
+            mapping[_number(key)] = _number(value)
+        return mapping
+    try:
+        return _number(text)
+    except ValueError:
+        return {"nan": np.nan, "true": True, "false": False}.get(text, text)
+
+
 def parse_metric(name):
     """Split a metric name into its registry entry and the options it fixes.
+
+    Names are case-insensitive: a registry name or alias, an optional cut-off ``@k`` and
+    optional parameters in parentheses, before or after the cut-off (``"err@10(max_grade=4)"``,
+    ``"AP(rel=2)@10"``); a mapping is written in braces (``"ndcg(gains={1: 3, 2: 9})"``).
+    trec_eval's own measure names (``"P_10"``, ``"ndcg_cut_10"``, ``"iprec_at_recall_0.50"``)
+    are read too; see :ref:`trec_eval`.
 
     Parameters
     ----------
@@ -484,30 +545,41 @@ def parse_metric(name):
     >>> metric, options = parse_metric("nDCG@10")
     >>> metric.name, options
     ('ndcg', {'k': 10})
+    >>> metric, options = parse_metric("AP(rel=2)@10")
+    >>> metric.name, options
+    ('map', {'k': 10, 'relevance_threshold': 2})
     """
     if not isinstance(name, str):
         raise TypeError(f"A metric name must be a string such as 'ndcg@10'; got {name!r}.")
     match = _NAME.match(name.lower())
+    if match and match.group(2) is not None and match.group(4) is not None:
+        match = None  # parameters on both sides of the cut-off: not a name of ours
     if match and match.group(1) in AMBIGUOUS:
         raise ValueError(_ambiguous(name, match))
     metric = _LOOKUP.get(match.group(1)) if match else None
     if metric is None:
-        raise ValueError(_unknown(name))
+        from ._trec_names import parse_trec_name  # imports this module
+
+        found = parse_trec_name(name)
+        if found is None:
+            raise ValueError(_unknown(name))
+        return found
     options = {}
-    if match.group(2) is not None:
+    cutoff, parameters = match.group(3), match.group(2) or match.group(4)
+    if cutoff is not None:
         if "k" not in metric.options:
-            raise ValueError(f"{metric.name} takes no cut-off: {name!r} has '@{match.group(2)}'.")
-        options["k"] = int(match.group(2))
-    if match.group(3):
-        given = {"k": f"@{match.group(2)}"} if "k" in options else {}
+            raise ValueError(f"{metric.name} takes no cut-off: {name!r} has '@{cutoff}'.")
+        options["k"] = int(cutoff)
+    if parameters:
+        given = {"k": f"@{cutoff}"} if "k" in options else {}
         aliases = metric.option_aliases
-        for item in match.group(3).split(","):
+        for item in _split_parameters(parameters):
             key, sep, value = (part.strip() for part in item.partition("="))
             spelled, key = key, aliases.get(key, key)
-            if not sep or key not in (*metric.options, "no_relevant"):
+            if not sep or key not in metric.option_names:
                 raise ValueError(
                     f"Cannot read the parameter {item.strip()!r} of metric {name!r}: "
-                    f"expected key=value with a key among {sorted(metric.options)}."
+                    f"expected key=value with a key among {sorted(metric.option_names)}."
                 )
             if key in given:
                 raise ValueError(
@@ -516,9 +588,11 @@ def parse_metric(name):
                 )
             given[key] = item.strip() if spelled == key else f"{item.strip()} ({key})"
             try:
-                options[key] = _number(value)
-            except ValueError:
-                options[key] = {"nan": np.nan, "true": True, "false": False}.get(value, value)
+                options[key] = _value(value)
+            except ValueError as exc:
+                raise ValueError(
+                    f"Cannot read the value of {item.strip()!r} in metric {name!r}: {exc}."
+                ) from None
     return metric, options
 
 
@@ -577,7 +651,7 @@ def check_overridden(parsed, options, names, caller):
     """
     overridden = sorted(
         key for key in options
-        if all(key in fixed for m, fixed in parsed if key in (*m.options, "no_relevant"))
+        if all(key in fixed for m, fixed in parsed if key in m.option_names)
     )
     if overridden:
         raise TypeError(

@@ -448,7 +448,7 @@ _EVALUATE_CONSTRAINTS = {
         "metrics": [list, tuple, str],
         "sample_weight": ["array-like", None],
         "retrieved": ["array-like", None],
-        "judged": ["array-like", None],
+        "judged": CONSTRAINTS["judged"],
         "convention": CONSTRAINTS["convention"],
 }
 
@@ -597,7 +597,7 @@ def plan_metrics(metrics, options, caller):
     if not names:
         raise ValueError("metrics is empty: name at least one metric, e.g. ['ndcg@10'].")
     parsed = [(name, *parse_metric(name)) for name in names]
-    accepted = {o for _, m, _ in parsed for o in (*m.options, "no_relevant")}
+    accepted = {o for _, m, _ in parsed for o in m.option_names}
     unused = sorted(set(options) - accepted)
     if unused:
         raise TypeError(f"{caller} got option(s) {unused} that none of the metrics {names} takes.")

@@ -215,7 +215,7 @@ def _check_response_method_param(response_method, caller):
 
 def _check_options(metric, name, fixed, options, caller):
     """Refuse options the metric does not take, and options the name already fixes."""
-    accepted = sorted((*metric.options, "no_relevant"))
+    accepted = sorted(metric.option_names)
     unknown = sorted(set(options) - set(accepted))
     if unknown:
         close = [m for key in unknown for m in difflib.get_close_matches(key, accepted, n=1)]
