@@ -1057,8 +1057,15 @@ class Grouping:
     @cached_property
     def position(self):
         """0-based position of each laid-out row within its query."""
-        position = np.arange(self.n, dtype=code_dtype(self.n))  # 32-bit where it fits
-        position -= np.repeat(self.layout_starts.astype(position.dtype), self.layout_sizes)
+        # ones, with each query's first row set back by the length of the one before, summed
+        # in place: no second array of n (32-bit where it fits)
+        position = np.ones(self.n, dtype=code_dtype(self.n))
+        if self.n:
+            sizes = self.layout_sizes[self.layout_sizes > 0]
+            starts = self.layout_starts[self.layout_sizes > 0]
+            position[starts[1:]] = (1 - sizes[:-1]).astype(position.dtype)  # wraps if unsigned
+            position[0] = 0
+            np.cumsum(position, out=position)
         return position
 
     def segment_max(self, values):
@@ -1088,8 +1095,6 @@ class Ranking:
         self.n_queries = data.n_queries
         self.sizes = group.sizes
         self.starts = group.starts
-        self.query = group.query
-        self.position = group.position
         self._group = group
         secondary = None
         if ties in ("optimistic", "pessimistic"):
@@ -1102,6 +1107,9 @@ class Ranking:
             else:
                 secondary = np.subtract(255, label, dtype=np.uint8)
         order, tied = group.rank_by(group.values(data.y_score), secondary)
+        # after the sort, whose keys are the largest arrays alive: half an array of n each
+        self.query = group.query
+        self.position = group.position
         rows = order if group.rows is None else group.rows[order]
         del order
         self.grades = None if data.grades is None else data.grades[rows]
