@@ -621,3 +621,17 @@ def test_csv_output_of_evaluate_is_complete(capsys, tmp_path):
     rows = list(csv.reader(io.StringIO(output.read_text())))
     assert rows == [["qid", "mrr"], ["1", "1.0"], ["2", "0.5"]]
     assert sorted(os.listdir(tmp_path)) == ["out.csv", "s.csv"]
+
+
+def test_closed_pipe_ends_quietly():
+    # `sklearn-rank tune | head -1`: the reader goes away; no traceback, SIGPIPE's status
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sklearn_rank", "evaluate", "--n-queries", "3000", "--metrics",
+         "ndcg@10", "--per-query"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with proc:
+        proc.stdout.readline()
+        proc.stdout.close()  # before the command has written its thousands of lines
+        stderr = proc.stderr.read().decode()
+        assert proc.wait(timeout=120) == 141, stderr
+    assert stderr == ""

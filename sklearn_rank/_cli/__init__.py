@@ -73,7 +73,8 @@ def main(argv=None):
         0 on success, 1 for a data error (a missing, unreadable or malformed file, data a
         model cannot fit), 2 for a usage error (an unknown option, metric or convention, a
         parameter value a model refuses, an output file that is one of the inputs), 130 when
-        interrupted. Errors are printed on stderr as one line,
+        interrupted, 141 when the reader of its output went away (``| head``), as a shell
+        reports a process ended by SIGPIPE. Errors are printed on stderr as one line,
         ``sklearn-rank <command>: error: ...``.
 
     Examples
@@ -107,3 +108,10 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(f"\n{prog}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader closed the pipe (``| head``): nothing more to say to anyone, and
+        # Python's flush of stdout at exit must not fail again
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
