@@ -7,9 +7,21 @@ Needs the optional dependency XGBoost: ``pip install "sklearn-rank[xgboost]"``.
   ``eval_metric`` and a ranking ``score``.
 - :func:`eval_metric`: any sklearn-rank metric (ERR@k above all, which XGBoost lacks) as an
   XGBoost custom metric, equal to :mod:`sklearn_rank.metrics` on the same predictions.
+- :class:`DaskXGBRanker`: :class:`xgboost.dask.DaskXGBRanker` with per-row query ids in any
+  order and partition, sklearn-rank eval metrics across workers and a ranking ``score``
+  (needs the ``dask`` extra; imported on first use, as ``xgboost.dask`` imports Dask).
 """
 
 from ._eval_metric import eval_metric
 from ._ranker import XGBRanker
 
-__all__ = ["XGBRanker", "eval_metric"]
+__all__ = ["DaskXGBRanker", "XGBRanker", "eval_metric"]
+
+
+def __getattr__(name):
+    # xgboost.dask imports Dask: only when the Dask ranker is asked for
+    if name == "DaskXGBRanker":
+        from ._dask import DaskXGBRanker
+
+        return DaskXGBRanker
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
