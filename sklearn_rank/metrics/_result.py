@@ -22,6 +22,7 @@ import numpy as np
 from ..utils._arrays import check_finite_nonnegative
 from ..utils._optional import import_optional
 from ..utils._param_validation import validate_parameter_constraints, validate_params
+from ._dask import dask_evaluate, is_dask_collection
 from ._engine import check_ranking_input, mean_over_queries
 from ._registry import CONSTRAINTS, METRICS, check_overridden, metric_options, parse_metric
 
@@ -453,10 +454,11 @@ _EVALUATE_CONSTRAINTS = {
 }
 
 
-@validate_params(_EVALUATE_CONSTRAINTS, prefer_skip_nested_validation=True)
+@validate_params({**_EVALUATE_CONSTRAINTS, "partitioned_by_query": ["boolean"]},
+                 prefer_skip_nested_validation=True)
 def evaluate_per_query(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"),
                        sample_weight=None, retrieved=None, judged=None, convention=None,
-                       **options):
+                       partitioned_by_query=False, **options):
     """Compute several ranking metrics per query, with the query ids they belong to.
 
     The same computation as :func:`evaluate` (one grouping, one sort), returned before the
@@ -470,15 +472,20 @@ def evaluate_per_query(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", 
     metrics : list of str or str, default: ``("ndcg@10", "map", "mrr")``
         Metric names, as in :func:`evaluate`.
 
+    partitioned_by_query : bool, default=False
+        With Dask inputs, as in :func:`evaluate`; ignored for arrays in memory.
+
     **options
         Options applied to every metric that takes them, as in :func:`evaluate`.
 
     Returns
     -------
-    result : PerQueryResult
+    result : PerQueryResult or dask.dataframe.DataFrame
         Query ids (in the order of ``np.unique(qid)``), per metric the values (after the
         ``no_relevant`` policy) and the mask of queries where it is undefined, the query
-        weights (None without ``sample_weight``) and the resolved options.
+        weights (None without ``sample_weight``) and the resolved options. With Dask
+        inputs, a lazy Dask DataFrame: a ``qid`` column, one column per metric and, with
+        ``sample_weight``, a ``query_weight`` column (see :ref:`scaling`).
 
     See Also
     --------
@@ -500,14 +507,20 @@ def evaluate_per_query(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", 
     >>> {name: round(value, 4) for name, value in aggregate(result).items()}
     {'ndcg@2': 0.587, 'P@1': 0.5}
     """
+    if any(map(is_dask_collection, (y_true, y_score, qid, sample_weight, retrieved, judged))):
+        return dask_evaluate(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
+                             convention, options, caller="evaluate_per_query",
+                             return_per_query=True, partitioned_by_query=partitioned_by_query)
     return evaluate_result(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
                            convention, options, caller="evaluate_per_query")
 
 
-@validate_params({**_EVALUATE_CONSTRAINTS, "return_per_query": ["boolean"]},
+@validate_params({**_EVALUATE_CONSTRAINTS, "return_per_query": ["boolean"],
+                  "partitioned_by_query": ["boolean"]},
                  prefer_skip_nested_validation=True)
 def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"), sample_weight=None,
-             retrieved=None, judged=None, convention=None, return_per_query=False, **options):
+             retrieved=None, judged=None, convention=None, return_per_query=False,
+             partitioned_by_query=False, **options):
     """Compute several ranking metrics at once, grouping and sorting the data once.
 
     :func:`evaluate_per_query` followed by :func:`aggregate`, in one call.
@@ -524,6 +537,12 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"), sa
         ``"kendall_tau"``, ``"spearman"``, ``"pairwise_accuracy"``,
         ``"half_life_utility"``. See :func:`get_metric_names`.
 
+    partitioned_by_query : bool, default=False
+        With Dask inputs (Dask Series of one Dask DataFrame, or Dask arrays), declare that
+        the rows of each query sit in one partition already, to skip the shuffle on
+        ``qid``. The claim is checked: a query found in two partitions is an error.
+        Ignored for arrays in memory. See :ref:`scaling`.
+
     **options
         Options applied to every metric that takes them (``ties="stable"``,
         ``gain="linear"``, ``no_relevant=1.0``, ``max_grade=4``...). An option that no
@@ -533,10 +552,12 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"), sa
 
     Returns
     -------
-    results : dict
+    results : dict or dask.dataframe.DataFrame
         Metric name (as given) -> mean value, or per-query array with
         ``return_per_query=True`` (in the order of ``np.unique(qid)``; prefer
-        :func:`evaluate_per_query`, whose result carries the query ids).
+        :func:`evaluate_per_query`, whose result carries the query ids). With Dask inputs
+        and ``return_per_query=True``, a lazy Dask DataFrame of ``qid`` and one column per
+        metric, which can be written to Parquet without collecting it.
 
     See Also
     --------
@@ -553,6 +574,11 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"), sa
     >>> {name: round(value, 4) for name, value in result.items()}
     {'ndcg@2': 0.587, 'mrr': 0.75, 'P@1': 0.5}
     """
+    if any(map(is_dask_collection, (y_true, y_score, qid, sample_weight, retrieved, judged))):
+        return dask_evaluate(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
+                             convention, options, caller="evaluate",
+                             return_per_query=return_per_query,
+                             partitioned_by_query=partitioned_by_query)
     result = evaluate_result(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
                              convention, options, caller="evaluate")
     if return_per_query:  # bare arrays, writable, as evaluate has always returned them

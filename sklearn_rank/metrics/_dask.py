@@ -1,0 +1,718 @@
+"""Ranking metrics of Dask collections: the in-memory engine, once per partition.
+
+:func:`dask_evaluate` is what :func:`~sklearn_rank.metrics.evaluate`,
+:func:`~sklearn_rank.metrics.evaluate_per_query` and the public ``*_score`` functions run
+when an input is a Dask collection (:func:`is_dask_collection`). It
+
+1. checks the inputs before any computation: Dask Series (or Dask arrays) of one Dask
+   DataFrame, with the same partitions, nothing in memory mixed in;
+2. brings the rows of each query into one partition with Dask's own shuffle on ``qid``,
+   unless they are there already: ``qid`` is the index of a frame with known divisions
+   (``set_index``), or the caller declares ``partitioned_by_query=True``, a claim that is
+   verified (a query found in two partitions is an error, never a number);
+3. runs the in-memory engine on each partition (:func:`~sklearn_rank.metrics._result.result_of`:
+   one grouping, one sort), so that the two paths cannot drift apart;
+4. merges the partitions: per-query values as a Dask DataFrame, or the means through a tree
+   reduction of partial sums, never a collection of every query's value on the client.
+
+What a partition cannot know is computed first: the largest grade of all rows, the scale of
+graded ERR and RBP when ``max_grade`` is not given (``aggregate`` refuses to merge results
+computed with different scales; every partition gets the global one). Where a metric breaks
+ties by input row order (``ties="stable"``...), each row carries its position through the
+shuffle and every partition puts its rows back in input order.
+
+This module imports Dask only inside its functions: ``import sklearn_rank.metrics`` does not
+import Dask, and a call on numpy arrays pays one attribute look-up per input.
+"""
+
+import copy
+import math
+import warnings
+
+import numpy as np
+
+from ._registry import GEOMETRIC_MEAN_FLOOR, METRICS
+
+# The per-row inputs of the metrics, and the columns that hold them in the frame built here.
+INPUTS = ("y_true", "y_score", "qid", "sample_weight", "retrieved", "judged")
+# The position of each row in the input (its partition, then its row in the partition), for
+# the metrics that break ties by input order: kept through the shuffle.
+_ROW = "_row"
+_ROW_BITS = 40  # rows per partition below 2**40; partitions below 2**23
+# How many partial sums one task of the tree reduction merges.
+_SPLIT_EVERY = 16
+
+
+def is_dask_collection(x):
+    """Whether ``x`` is a Dask collection (a Dask Series, DataFrame, Index, array...).
+
+    Dask is not imported: the type's module and its ``__dask_graph__`` say it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_rank.metrics._dask import is_dask_collection
+    >>> is_dask_collection(np.arange(3)), is_dask_collection(None)
+    (False, False)
+    """
+    kind = type(x)
+    return kind.__module__.startswith("dask.") and hasattr(kind, "__dask_graph__")
+
+
+# --------------------------------------------------------------------------------------
+# Entry points
+# --------------------------------------------------------------------------------------
+
+
+def dask_evaluate(y_true, y_score, qid, metrics, sample_weight, retrieved, judged, convention,
+                  options, *, caller, return_per_query, partitioned_by_query=False,
+                  stacklevel=4):
+    """:func:`~sklearn_rank.metrics.evaluate` (or ``evaluate_per_query``) of Dask inputs.
+
+    Parameters
+    ----------
+    y_true, y_score, qid, metrics, sample_weight, retrieved, judged, convention
+        As :func:`~sklearn_rank.metrics.evaluate` takes them; the per-row inputs are Dask
+        Series of one Dask DataFrame, or 1-D Dask arrays, with the same partitions (``qid``
+        may be the frame's index).
+    options : dict
+        The options of ``**options``.
+    caller : {"evaluate", "evaluate_per_query"}
+        Who asks: names it in messages, and ``"evaluate_per_query"`` returns the per-query
+        frame with its query weights.
+    return_per_query : bool
+        Return the per-query values (a Dask DataFrame) instead of the means.
+    partitioned_by_query : bool, default=False
+        The rows of each query sit in one partition already: no shuffle. Verified.
+    stacklevel : int, default=4
+        Of the ``UndefinedMetricWarning`` of a metric whose every query was skipped, as for
+        :func:`warnings.warn` called here: 4 points at the caller of ``evaluate``, past the
+        frames of ``evaluate`` and of ``validate_params``.
+
+    Returns
+    -------
+    result : dict or dask.dataframe.DataFrame
+        Metric name -> mean, as :func:`~sklearn_rank.metrics.evaluate` returns it; or a
+        lazy Dask DataFrame with a ``qid`` column and one float column per metric (named
+        as given), one row per query, each partition's queries in increasing order (the
+        partitions are not sorted among themselves). ``evaluate_per_query`` adds a
+        ``query_weight`` column (the mean weight of the query's rows) when
+        ``sample_weight`` is given.
+    """
+    plan = _plan(metrics, options, caller)
+    inputs = {"y_true": y_true, "y_score": y_score, "qid": qid, "sample_weight": sample_weight,
+              "retrieved": retrieved, "judged": judged}
+    per_query = caller == "evaluate_per_query" or return_per_query
+    return _evaluate_plan(plan, inputs, convention, caller=caller, per_query=per_query,
+                          with_weight=caller == "evaluate_per_query",
+                          partitioned_by_query=partitioned_by_query,
+                          stacklevel=stacklevel + 1)
+
+
+def dask_score(metric, arguments, *, stacklevel=5):
+    """The public function of ``metric`` (``ndcg_score``...) on Dask inputs.
+
+    ``arguments`` is the function's ``locals()`` on entry, as
+    :func:`~sklearn_rank.metrics._ranking._score` takes them. Returns the mean, or with
+    ``return_per_query=True`` a Dask DataFrame of ``qid`` and the values, in a column named
+    as the function (``"ndcg_score"``). ``stacklevel`` as in :func:`dask_evaluate`: 5 points
+    at the caller of the public function, past ``_score``, the function and
+    ``validate_params``.
+    """
+    spec = METRICS[metric]
+    plan = [(spec.function_name, spec,
+             {option.name: arguments[option.name] for option in spec.all_options})]
+    inputs = {name: arguments.get(name) for name in INPUTS}
+    result = _evaluate_plan(plan, inputs, arguments["convention"], caller=spec.function_name,
+                            per_query=arguments["return_per_query"], with_weight=False,
+                            partitioned_by_query=False, stacklevel=stacklevel + 1)
+    return result if arguments["return_per_query"] else result[spec.function_name]
+
+
+def dask_summary(y_true, y_score, qid, metrics, convention, *, partitioned_by_query=False,
+                 stacklevel=2):
+    """The means of ``metrics`` on Dask inputs, with the numbers of queries and rows.
+
+    What the command line prints: ``{"means": {name: mean}, "queries": n_queries,
+    "rows": n_rows}``, in one pass over the data (two with a graded ERR or RBP without
+    ``max_grade``). ``stacklevel`` as in :func:`dask_evaluate`.
+    """
+    plan = _plan(metrics, {}, "evaluate")
+    inputs = {"y_true": y_true, "y_score": y_score, "qid": qid}
+    return _evaluate_plan(plan, inputs, convention, caller="evaluate", per_query=False,
+                          with_weight=False, partitioned_by_query=partitioned_by_query,
+                          stacklevel=stacklevel + 1, counts=True)
+
+
+def _plan(metrics, options, caller):
+    """The validated ``[(name, metric, kernel_options)]`` of ``metrics``, as
+    ``evaluate`` checks them."""
+    from ..utils._param_validation import validate_parameter_constraints
+    from ._result import plan_metrics
+
+    plan = plan_metrics(metrics, options, f"{caller}()")
+    for name, metric, kernel_options in plan:
+        validate_parameter_constraints(metric.constraints, kernel_options,
+                                       caller_name=f"{caller} (metric {name!r})")
+    return plan
+
+
+def _evaluate_plan(plan, inputs, convention, *, caller, per_query, with_weight,
+                   partitioned_by_query, stacklevel, counts=False):
+    """The body of :func:`dask_evaluate` and :func:`dask_score`, on a validated ``plan`` of
+    ``(name, metric, kernel_options)``; ``stacklevel`` as for ``warnings.warn`` called here.
+    ``counts`` returns the means with the numbers of queries and rows."""
+    import dask
+
+    frame, layout = _input_frame(inputs, caller)
+    job = _Job(plan, convention, caller, layout, frame._meta)
+    # the claim to verify: not needed where dask's divisions prove it, or for one query
+    verify = partitioned_by_query and layout["qid"] and not layout["grouped"]
+    # A first, light pass when the computation needs it before it starts: the grade scale
+    # of all rows, or the claim of partitioned_by_query, checked before a lazy result is
+    # handed out. Missing query ids are looked for in the same pass.
+    prepass = job.needs_top_label or (verify and per_query)
+    if prepass:
+        scans = _scan(layout["collections"], job, ranges=verify)
+        job = job.but(top_label=_top_label(scans), ids_checked=True)
+        if verify:
+            _check_disjoint([s["range"] for s in scans if s["range"]], layout["collections"])
+    if not layout["qid"]:
+        frame = frame.repartition(npartitions=1)  # a single query: all its rows
+    elif not (layout["grouped"] or partitioned_by_query):
+        frame = _shuffled(frame, job)
+        job = job.but(ids_checked=True, shuffled=True)
+
+    if per_query:
+        return frame.map_partitions(_per_query_frame, job, with_weight,
+                                    meta=job.per_query_meta(with_weight),
+                                    enforce_metadata=False, align_dataframes=False)
+
+    parts = [dask.delayed(_partials)(part, job, number)
+             for number, part in enumerate(frame.to_delayed())]
+    (total,) = dask.compute(_tree_reduce(parts))
+    if verify and not prepass:
+        _check_disjoint(total["ranges"], layout["collections"])
+    if total["rows"] == 0:
+        raise ValueError("y_true and y_score are empty: there is no document to rank.")
+    means = {}
+    for name, metric, _ in plan:  # a loop, not a comprehension: one frame less for stacklevel
+        means[name] = _mean(metric, name, total["metrics"][name], job.weighted,
+                            total["queries"], stacklevel + 1)
+    if counts:
+        return {"means": means, "queries": total["queries"], "rows": total["rows"]}
+    return means
+
+
+# --------------------------------------------------------------------------------------
+# Inputs
+# --------------------------------------------------------------------------------------
+
+
+def _input_frame(inputs, caller):
+    """One Dask DataFrame of the Dask inputs, a column each (named as :data:`INPUTS`), and
+    its layout: which inputs it holds, and whether the rows of each query are known to sit
+    in one partition (``qid`` is a frame's index with known divisions).
+
+    Raises, before any computation, for inputs in memory mixed with Dask ones, Dask
+    collections other than Series, Index and 1-D arrays, and Series of different frames or
+    partitions.
+    """
+    import dask.array as da
+    import dask.dataframe as dd
+
+    given = {name: x for name, x in inputs.items() if x is not None}
+    judged_rule = None
+    if isinstance(given.get("judged"), str):  # judged="y_true": a rule, not a column
+        judged_rule = given.pop("judged")
+    in_memory = [name for name, x in given.items() if not is_dask_collection(x)]
+    if in_memory:
+        lazy = [name for name in given if name not in in_memory]
+        raise TypeError(
+            f"{caller} got Dask inputs ({', '.join(lazy)}) mixed with inputs in memory "
+            f"({', '.join(f'{n}: {type(given[n]).__name__}' for n in in_memory)}). Pass every "
+            "per-row input as a column of the same Dask DataFrame (a Dask Series), or "
+            "compute the Dask ones first to evaluate in memory."
+        )
+    series, arrays = {}, {}
+    for name, x in given.items():
+        if isinstance(x, (dd.Series, dd.Index)):
+            series[name] = x
+        elif isinstance(x, da.Array) and x.ndim == 1:
+            arrays[name] = x
+        else:
+            shape = f" of {x.ndim} dimensions" if isinstance(x, da.Array) else ""
+            raise TypeError(
+                f"{caller} takes {name} as a Dask Series (a column of a Dask DataFrame), "
+                f"the frame's index or a 1-D Dask array; got a Dask {type(x).__name__}"
+                f"{shape}. Pass one column, e.g. ddf['{name}']."
+            )
+    if "y_true" not in given or "y_score" not in given:
+        missing = "y_true" if "y_true" not in given else "y_score"
+        raise ValueError(f"{missing} is required; got None.")
+
+    if series:
+        _check_same_frame(series, caller)
+        _check_arrays(arrays, next(iter(series.values())).npartitions, caller)
+    else:
+        _check_arrays(arrays, next(iter(arrays.values())).numblocks[0], caller)
+    qid = given.get("qid")
+    layout = {
+        "columns": tuple(name for name in INPUTS if name in given),
+        "qid": qid is not None,
+        # dask's divisions: each index value in one partition, whatever the partitioning
+        "grouped": isinstance(qid, dd.Index) and qid.known_divisions,
+        "judged_rule": judged_rule,
+        "collections": given,
+    }
+    return _frame_of(given, layout["columns"]), layout
+
+
+def _frame_of(collections, names):
+    """The Dask DataFrame of the (checked) collections ``names``, a column each: passes that
+    read some inputs only compute those (a projection would keep the others' tasks)."""
+    import dask.dataframe as dd
+
+    chosen = {name: collections[name] for name in names if name in collections}
+    series = {name: _as_series(x) for name, x in chosen.items()
+              if isinstance(x, (dd.Series, dd.Index))}
+    arrays = {name: x for name, x in chosen.items() if name not in series}
+    if series:
+        first = next(iter(series))
+        frame = series.pop(first).to_frame(name=first)
+    else:
+        first = next(iter(arrays))
+        frame = dd.from_dask_array(arrays.pop(first), columns=first).to_frame()
+    return frame.assign(**series, **arrays)[list(chosen)]
+
+
+def _as_series(x):
+    """A Dask Series of ``x``: itself, or an Index as a Series."""
+    import dask.dataframe as dd
+
+    return x.to_series() if isinstance(x, dd.Index) else x
+
+
+def _check_same_frame(series, caller):
+    """Raise unless the Dask Series (or Index) come from one Dask DataFrame and have the
+    same partitions."""
+    names = list(series)
+    first = names[0]
+    a = series[first]
+    for name in names[1:]:
+        b = series[name]
+        if a.npartitions != b.npartitions:
+            raise ValueError(
+                f"{caller}: {first} has {a.npartitions} partitions and {name} has "
+                f"{b.npartitions}. The Dask inputs must be columns of one Dask DataFrame, "
+                "with the same partitions: pass ddf['label'], ddf['score'], ddf['qid']... "
+                "of one frame."
+            )
+        if a.divisions != b.divisions:
+            raise ValueError(
+                f"{caller}: {first} and {name} have different divisions ({_shown(a)} and "
+                f"{_shown(b)}), so their partitions hold different rows. The Dask inputs "
+                "must be columns of one Dask DataFrame, with the same partitions."
+            )
+    try:
+        from dask.dataframe.dask_expr._expr import are_co_aligned
+    except ImportError:  # pragma: no cover - dask's expressions moved: the checks above stand
+        return
+    for name in names[1:]:
+        if not are_co_aligned(a.expr, series[name].expr):
+            raise ValueError(
+                f"{caller}: {first} and {name} come from different Dask DataFrames, whose "
+                "partitions need not hold the same rows in the same order. Pass columns of "
+                "one frame (ddf['label'], ddf['score'], ddf['qid']...): put the data in one "
+                "Dask DataFrame first (a join on a document key, for instance)."
+            )
+
+
+def _shown(collection):
+    divisions = collection.divisions
+    if len(divisions) > 4:
+        divisions = (*divisions[:2], "...", divisions[-1])
+    return "(" + ", ".join(map(str, divisions)) + ")"
+
+
+def _check_arrays(arrays, npartitions, caller):
+    """Raise unless the Dask arrays have ``npartitions`` chunks, the same ones where their
+    sizes are known (unknown ones are compared when the partitions are built)."""
+    known = {name: x.chunks[0] for name, x in arrays.items()
+             if not any(math.isnan(size) for size in x.chunks[0])}
+    for name, x in arrays.items():
+        if x.numblocks[0] != npartitions:
+            raise ValueError(
+                f"{caller}: {name} is a Dask array of {x.numblocks[0]} chunks, where the other "
+                f"inputs have {npartitions} partitions. Give every input the same partitions "
+                "(e.g. ddf['score'].to_dask_array(lengths=True) for each column)."
+            )
+    if len(set(known.values())) > 1:
+        (a, chunks_a), (b, chunks_b) = list(known.items())[:2]
+        if chunks_a == chunks_b:
+            b, chunks_b = next((n, c) for n, c in known.items() if c != chunks_a)
+        raise ValueError(
+            f"{caller}: the Dask arrays {a} and {b} have different chunks ({chunks_a} and "
+            f"{chunks_b}), so their blocks hold different rows; give them the same."
+        )
+
+
+# --------------------------------------------------------------------------------------
+# What every partition is told
+# --------------------------------------------------------------------------------------
+
+
+class _Job:
+    """What a partition needs to compute its part: the metrics, the convention, the layout
+    of the frame, and what was learned from all rows (the grade scale). Pickled to the
+    workers with every task."""
+
+    def __init__(self, plan, convention, caller, layout, meta):
+        from .._conventions import resolve
+
+        self.plan = [(name, metric, dict(kernel_options)) for name, metric, kernel_options in plan]
+        self.convention = convention
+        self.caller = caller
+        self.columns = layout["columns"]
+        self.judged_rule = layout["judged_rule"]
+        self.qid_dtype = meta["qid"].dtype if "qid" in meta else np.dtype(np.intp)
+        self.weighted = "sample_weight" in self.columns
+        resolved = [resolve(metric.name, convention, kernel_options)
+                    for _, metric, kernel_options in plan]
+        # graded ERR and RBP without max_grade scale grades by the largest of all rows, as
+        # per_query_values records it
+        self.scaled = [r.get("max_grade", 0) is None and r.get("graded", True)
+                       for r in resolved]
+        self.needs_top_label = any(self.scaled)
+        # ties broken by input row order: the rows of a partition go back into input order
+        # after the shuffle (metrics without a tie rule do not depend on row order)
+        self.in_input_order = any(r.get("ties", "average") != "average" for r in resolved)
+        self.top_label = None  # the largest grade of all rows, when needs_top_label
+        self.ids_checked = False  # missing query ids looked for by an earlier pass or stage
+        self.shuffled = False
+
+    def but(self, **changes):
+        """A copy with ``changes``: a job handed to a task never changes afterwards."""
+        job = copy.copy(self)
+        vars(job).update(changes)
+        return job
+
+    def plan_for_partition(self):
+        """``[(name, metric, kernel_options)]``, with the grade scale of all rows."""
+        plan = []
+        for (name, metric, options), scaled in zip(self.plan, self.scaled, strict=True):
+            if scaled and self.top_label is not None:
+                options = {**options, "max_grade": self.top_label}
+            plan.append((name, metric, options))
+        return plan
+
+    def per_query_meta(self, with_weight):
+        import pandas as pd
+
+        columns = {"qid": pd.Series([], dtype=self.qid_dtype)}
+        for name, _, _ in self.plan:
+            columns[name] = pd.Series([], dtype=np.float64)
+        if with_weight and self.weighted:
+            columns["query_weight"] = pd.Series([], dtype=np.float64)
+        return pd.DataFrame(columns)
+
+
+# --------------------------------------------------------------------------------------
+# Passes
+# --------------------------------------------------------------------------------------
+
+
+def _scan(collections, job, *, ranges):
+    """The light pass: per partition, its missing query ids (an error), the range of its
+    query ids (with ``ranges``) and its largest grade (when a metric needs the scale)."""
+    import dask
+
+    names = ["qid", *(["y_true", "judged"] if job.needs_top_label else [])]
+    parts = _frame_of(collections, names).to_delayed()
+    return list(dask.compute(*[dask.delayed(_scan_partition)(part, job, number, ranges)
+                               for number, part in enumerate(parts)]))
+
+
+def _scan_partition(part, job, number, ranges):
+    found = {"range": None, "top": None}
+    if "qid" in part.columns:
+        qid = _present_ids(part["qid"], number, job.caller)
+        if ranges and len(qid):
+            found["range"] = (number, _item(qid.min()), _item(qid.max()))
+    if job.needs_top_label and len(part):
+        found["top"] = _partition_top_label(part, job)
+    return found
+
+
+def _partition_top_label(part, job):
+    """The largest grade of the partition's rows, as the engine reads the grades."""
+    from ._engine import check_ranking_input
+
+    judged = job.judged_rule if job.judged_rule is not None else part.get("judged")
+    y_true = part["y_true"]
+    data = check_ranking_input(y_true, np.zeros(len(y_true)), judged=judged, caller=job.caller)
+    return data.top_label.item()
+
+
+def _top_label(scans):
+    tops = [s["top"] for s in scans if s["top"] is not None]
+    return max(tops) if tops else None
+
+
+def _item(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _present_ids(qid, number, caller):
+    """``qid`` (a pandas Series), or a ValueError when some are missing."""
+    missing = qid.isna()
+    if missing.any():
+        i = int(np.flatnonzero(missing.to_numpy())[0])
+        raise ValueError(
+            f"{caller}: qid has {int(missing.sum())} missing value(s) (null, None or NaN) "
+            f"in partition {number} of the input, the first at its row {i}: every row needs "
+            "a query id. Drop those rows, or give them their query's id."
+        )
+    return qid
+
+
+def _shuffled(frame, job):
+    """``frame`` shuffled by Dask on ``qid``: all rows of a query in one partition.
+
+    Before the shuffle, in the same tasks as the read, missing query ids are refused, and
+    each row gets its input position when the metrics break ties by input order.
+    """
+    meta = frame._meta
+    if job.in_input_order:
+        meta = meta.assign(**{_ROW: np.zeros(0, dtype=np.int64)})
+    frame = frame.map_partitions(_prepared, job, meta=meta, enforce_metadata=False,
+                                 align_dataframes=False)
+    return frame.shuffle(on="qid", npartitions=frame.npartitions)
+
+
+def _prepared(part, job, partition_info=None):
+    number = partition_info["number"] if partition_info else 0
+    if not job.ids_checked:
+        _present_ids(part["qid"], number, job.caller)
+    if job.in_input_order:
+        part = part.assign(**{_ROW: (number << _ROW_BITS) + np.arange(len(part),
+                                                                       dtype=np.int64)})
+    return part
+
+
+def _check_disjoint(ranges, collections):
+    """Raise when a query has rows in two partitions (``partitioned_by_query=True``).
+
+    Partitions whose ranges of query ids do not overlap (data written sorted, or in ranges
+    of queries) are proven disjoint by those ranges alone. Otherwise Dask counts the
+    partitions of each query, from the distinct ids of each partition.
+    """
+    try:
+        ranges = sorted(ranges, key=lambda r: (r[1], r[2]))
+        if all(a[2] < b[1] for a, b in zip(ranges, ranges[1:])):
+            return
+    except TypeError:  # ids of several types: let the exact count decide
+        pass
+    import dask
+    import pandas as pd
+
+    frame = _frame_of(collections, ["qid"])
+    table = frame.map_partitions(
+        _ids_with_partition, meta=pd.DataFrame({"qid": frame._meta["qid"],
+                                                "partition": np.zeros(0, dtype=np.int64)}),
+        enforce_metadata=False, align_dataframes=False)
+    spread = table.groupby("qid")["partition"].agg(["count", "min", "max"], split_out=True)
+    (split,) = dask.persist(spread[spread["count"] > 1])
+    n_split = len(split)
+    if n_split:  # the smallest id named, whatever the order in which Dask found them
+        firsts = split.map_partitions(_first_row, meta=split._meta).compute()
+        firsts = firsts.sort_index(kind="stable")
+        qid, row = firsts.index[0], firsts.iloc[0]
+        more = f" (and {n_split - 1} other queries)" if n_split > 1 else ""
+        raise ValueError(
+            f"partitioned_by_query=True says that the rows of each query sit in one "
+            f"partition, but query {_item(qid)!r} has rows in {int(row['count'])} partitions "
+            f"(partitions {int(row['min'])} and {int(row['max'])}){more}: its value would be "
+            "computed from part of its rows. Drop partitioned_by_query to let Dask shuffle "
+            "the rows by query, or write the data partitioned by query first (e.g. "
+            "ddf.shuffle(on='qid') before to_parquet)."
+        )
+
+
+def _first_row(frame):
+    return frame.sort_index(kind="stable").iloc[:1]
+
+
+def _ids_with_partition(part, partition_info=None):
+    import pandas as pd
+
+    number = partition_info["number"] if partition_info else 0
+    ids = part["qid"].drop_duplicates()
+    return pd.DataFrame({"qid": ids.to_numpy(), "partition": np.full(len(ids), number)})
+
+
+# --------------------------------------------------------------------------------------
+# One partition
+# --------------------------------------------------------------------------------------
+
+
+def _partition_result(part, job, number):
+    """The :class:`PerQueryResult` of one partition's rows (None for an empty partition):
+    the in-memory engine, as ``evaluate_per_query`` runs it."""
+    from ._engine import check_ranking_input
+    from ._result import result_of
+
+    if "qid" in part.columns and not job.ids_checked:
+        _present_ids(part["qid"], number, job.caller)
+    if len(part) == 0:
+        return None
+    if _ROW in part.columns:  # back into input order, for ties broken by it
+        part = part.iloc[np.argsort(part[_ROW].to_numpy())]
+    qid = part["qid"] if "qid" in part.columns else None
+    judged = job.judged_rule if job.judged_rule is not None else part.get("judged")
+    try:
+        data = check_ranking_input(part["y_true"], part["y_score"], qid,
+                                   part.get("sample_weight"), part.get("retrieved"),
+                                   judged=judged, caller=job.caller)
+        return result_of(data, job.plan_for_partition(), job.convention)
+    except (TypeError, ValueError) as exc:
+        exc.add_note(f"In partition {number} of the Dask input"
+                     + (" after the shuffle on qid" if job.shuffled else "")
+                     + "; rows are numbered within the partition.")
+        raise
+
+
+def _per_query_frame(part, job, with_weight, partition_info=None):
+    """One partition's per-query values as a pandas DataFrame: ``qid``, then the metrics."""
+    import pandas as pd
+
+    number = partition_info["number"] if partition_info else 0
+    result = _partition_result(part, job, number)
+    meta = job.per_query_meta(with_weight)
+    if result is None:
+        return meta
+    columns = {"qid": pd.Series(result.query_ids).astype(job.qid_dtype)}
+    for name in meta.columns[1:]:
+        if name == "query_weight":
+            columns[name] = result.query_weight * result.weight_unit
+        else:
+            columns[name] = np.array(result[name])
+    return pd.DataFrame(columns)
+
+
+# --------------------------------------------------------------------------------------
+# Means: partial sums, merged in a tree
+# --------------------------------------------------------------------------------------
+#
+# A partition's partial sum of a metric is (S, eS, W, eW, kept): with v its kept per-query
+# values (NaN skipped; the logarithms for a geometric mean) and w their weights in the units
+# of sample_weight (1 without), sum(w * v) = S * 2**eS and sum(w) = W * 2**eW. Values and
+# weights are scaled by powers of two, which is exact, so that |S| and W stay below the
+# number of queries: no sum overflows or sinks into subnormal numbers, whatever the
+# magnitudes, and the mean is S / W * 2**(eS - eW).
+
+
+def _partials(part, job, number):
+    """The partial sums of one partition, and what the merge checks: rows, queries, and
+    the range of its query ids."""
+    result = _partition_result(part, job, number)
+    total = {"rows": len(part), "queries": 0, "ranges": [], "metrics": {}}
+    plan = job.plan_for_partition()
+    if result is None:
+        total["metrics"] = {name: (0.0, 0, 0.0, 0, 0) for name, _, _ in plan}
+        return total
+    ids = result.query_ids
+    total["queries"] = len(ids)
+    total["ranges"] = [(number, _item(ids[0]), _item(ids[-1]))]
+    weight, unit = result.query_weight, result.weight_unit
+    for name, metric, _ in plan:
+        values = np.asarray(result[name])
+        kept = ~np.isnan(values)
+        values = values[kept]
+        if metric.aggregation == "geometric_mean":
+            values = np.log(np.maximum(values, GEOMETRIC_MEAN_FLOOR))
+        e_value = _exponent(np.abs(values).max()) if len(values) else 0
+        values = np.ldexp(values, -e_value)
+        if weight is None:
+            total["metrics"][name] = (float(values.sum()), e_value, float(len(values)), 0,
+                                      len(values))
+            continue
+        w = weight[kept]
+        mantissa, e_unit = math.frexp(unit)
+        e_weight = _exponent(w.max()) if len(w) else 0
+        w = np.ldexp(w, -e_weight) * mantissa
+        total["metrics"][name] = (float(np.dot(w, values)), e_value + e_weight + e_unit,
+                                  float(w.sum()), e_weight + e_unit, len(values))
+    return total
+
+
+def _exponent(x):
+    """``e`` such that ``x / 2**e`` lies in [0.5, 1) (0 for 0)."""
+    return math.frexp(float(x))[1]
+
+
+def _merge(*parts):
+    """The partial sums of several partitions as one."""
+    total = {"rows": sum(p["rows"] for p in parts), "queries": sum(p["queries"] for p in parts),
+             "ranges": [r for p in parts for r in p["ranges"]], "metrics": {}}
+    for name in parts[0]["metrics"]:
+        sums = [p["metrics"][name] for p in parts if p["metrics"][name][4]]
+        if not sums:
+            total["metrics"][name] = (0.0, 0, 0.0, 0, 0)
+            continue
+        # the largest exponent of the sums that are not zero: a zero (the weights of a
+        # partition's queries all 0) must not sink the others into subnormal numbers
+        e_sum = max((s[1] for s in sums if s[0]), default=0)
+        e_weight = max((s[3] for s in sums if s[2]), default=0)
+        total["metrics"][name] = (
+            math.fsum(math.ldexp(s[0], s[1] - e_sum) for s in sums), e_sum,
+            math.fsum(math.ldexp(s[2], s[3] - e_weight) for s in sums), e_weight,
+            sum(s[4] for s in sums),
+        )
+    return total
+
+
+def _tree_reduce(parts):
+    """One delayed partial sum of ``parts``, merged ``_SPLIT_EVERY`` at a time."""
+    import dask
+
+    if not parts:
+        return dask.delayed(_merge)({"rows": 0, "queries": 0, "ranges": [], "metrics": {}})
+    while len(parts) > 1:
+        parts = [dask.delayed(_merge)(*parts[i:i + _SPLIT_EVERY])
+                 for i in range(0, len(parts), _SPLIT_EVERY)]
+    return parts[0]
+
+
+def _mean(metric, label, partial, weighted, n_queries, stacklevel):
+    """The value over queries of one metric from its merged partial sum, by the rule of
+    :meth:`Metric.aggregate`; ``stacklevel`` as for ``warnings.warn`` called here."""
+    from sklearn.exceptions import UndefinedMetricWarning
+
+    total, e_total, weight, e_weight, kept = partial
+    if not kept:
+        warnings.warn(
+            f"{label} is undefined: every query was skipped. no_relevant=nan skips the "
+            f"queries {metric.undefined_reason}, and all {n_queries} are such queries. "
+            "Returning nan.",
+            UndefinedMetricWarning,
+            stacklevel=stacklevel,
+        )
+        return float("nan")
+    if metric.aggregation == "sum":
+        return _scaled(total, e_total)
+    if weighted and weight <= 0:
+        raise ValueError(
+            "sample_weight gives every evaluated query a weight of zero; the weighted mean "
+            "is undefined."
+        )
+    mean = _scaled(total / weight, e_total - e_weight)
+    return math.exp(mean) if metric.aggregation == "geometric_mean" else mean
+
+
+def _scaled(value, exponent):
+    """``value * 2**exponent``, infinite where it overflows (as a sum in float64 does)."""
+    try:
+        return math.ldexp(value, exponent)
+    except OverflowError:
+        return math.copysign(math.inf, value)
