@@ -167,17 +167,59 @@ def add_quiet_option(parser):
 
 
 class Dataset:
-    """Features, grades and query ids, and where they came from (a path or a generator call)."""
+    """Features, grades and query ids, and where they came from (a path or a generator call).
 
-    def __init__(self, X, y, qid, source):
+    ``kind`` says how the features are named: ``"svmlight"`` (by index: SVMlight files and
+    the fetchers' data sets), ``"table"`` (by column, ``feature_names``) or ``"generated"``.
+    ``inputs`` are the ``(option, path)`` pairs of the files read, which no output may
+    replace.
+    """
+
+    def __init__(self, X, y, qid, source, kind="svmlight", feature_names=None, inputs=()):
         self.X = X
         self.y = y
         self.qid = qid
         self.source = source
+        self.kind = kind
+        self.feature_names = feature_names
+        self.inputs = list(inputs)
+        self._fingerprint = None
 
     @property
     def n_queries(self):
         return len(unique_ids(self.qid))
+
+    def fingerprint(self):
+        """The SHA-256 of the features, grades and query ids (computed once): two runs
+        report the same one exactly when they read the same data."""
+        if self._fingerprint is None:
+            import hashlib
+
+            digest = hashlib.sha256()
+            X = self.X
+            if hasattr(X, "tocsr"):  # a sparse matrix: its CSR arrays
+                X = X.tocsr()
+                digest.update(f"csr{X.shape}{X.dtype}".encode())
+                parts = [X.data, X.indices, X.indptr]
+            else:
+                X = np.asarray(X)
+                digest.update(f"dense{X.shape}{X.dtype}".encode())
+                parts = [X]
+            parts.append(np.asarray(self.y, dtype=np.float64))
+            qid = np.asarray(self.qid)
+            digest.update(f"qid{qid.dtype.kind}".encode())
+            for part in parts + ([] if qid.dtype == object else [qid]):
+                digest.update(memoryview(np.ascontiguousarray(part)).cast("B"))
+            if qid.dtype == object:
+                digest.update("\x00".join(map(str, qid)).encode())
+            self._fingerprint = digest.hexdigest()
+        return self._fingerprint
+
+    def metadata(self):
+        """What the outputs record of the data: source, size and fingerprint."""
+        return {"source": self.source, "n_queries": self.n_queries,
+                "n_documents": len(self.y), "n_features": int(self.X.shape[1]),
+                "sha256": self.fingerprint()}
 
     @property
     def description(self):
@@ -477,6 +519,20 @@ class Progress:
         self.stream.flush()
         self._shown = len(text)
 
+    def begin(self, detail=""):
+        """Show the work begun, before its first step ends: the empty bar on a terminal,
+        a line ``what: 0/total detail`` elsewhere."""
+        if not self.enabled:
+            return
+        if not self.tty:
+            self.stream.write(f"{self.what}: 0/{self.total} {detail}".rstrip() + "\n")
+            self.stream.flush()
+            return
+        text = f"{self.what} [{'.' * self.width}] 0/{self.total} {detail}".rstrip()
+        self.stream.write("\r" + text.ljust(self._shown))
+        self.stream.flush()
+        self._shown = len(text)
+
     def close(self):
         """End the line on a terminal, so that what follows starts on its own."""
         if self.tty and self._shown:
@@ -508,3 +564,412 @@ def save_figure(figure, path, option):
 def figure_suffixes():
     """The image types matplotlib writes (checked before the work, not after)."""
     return (".png", ".pdf", ".svg", ".jpg", ".jpeg")
+
+
+# ----------------------------------------------------------------------------------------
+# The data of cv and tune: files, tables, the fetchers' data sets, or generated data
+
+#: Keywords of :func:`~sklearn_rank.datasets.make_ranking`, besides ``n_queries`` and
+#: ``random_state``, of the data that ``cv`` and ``tune`` generate without ``--data``: the
+#: README's demonstration (``sklearn-rank`` alone runs ``cv``) is a comparison on it. The
+#: realistic process (nonlinear interactions, query-level shifts; see make_ranking's Notes)
+#: is the one on which listwise training beats a pointwise regressor, as on MSLR.
+BENCHMARK_GENERATOR = {"realistic": True}
+
+#: The suffixes of the tables ``--data`` reads (anything else is an SVMlight file).
+TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
+_SUBSETS = ("train", "vali", "test", "all")
+# Files larger than this (bytes) are announced before they are read.
+_LARGE = 50_000_000
+
+
+def benchmark_data(n_queries, seed):
+    """The generated data of ``cv`` and ``tune``: :data:`BENCHMARK_GENERATOR`'s
+    :func:`~sklearn_rank.datasets.make_ranking`."""
+    from ..datasets import make_ranking
+
+    X, y, qid = make_ranking(n_queries, random_state=seed, **BENCHMARK_GENERATOR)
+    options = "".join(f", {k}={v!r}" for k, v in BENCHMARK_GENERATOR.items())
+    return Dataset(X, y, qid, f"make_ranking(n_queries={n_queries}, random_state={seed}"
+                   f"{options})", kind="generated")
+
+
+def add_benchmark_data_options(parser, defaults, seeded):
+    """``--data``, ``--test`` and how to read them; ``--n-queries`` and ``--seed``.
+
+    Their defaults are None, so that a configuration file can set them (``defaults`` gives
+    the values shown in the help, which the command applies last).
+    """
+    group = parser.add_argument_group("data")
+    group.add_argument(
+        "--data", nargs="+", metavar="SOURCE",
+        help="the training data: LETOR / SVMlight file(s) ('<grade> qid:<query> "
+        "<feature>:<value> ...', or the query sizes in a side file FILE.query; several are "
+        "pooled); a .csv, .tsv or .parquet table with a query-id column; or a data set "
+        "NAME[:FOLD][:SUBSET] of sklearn_rank.datasets (mslr-web10k:1 is the training file of "
+        "fold 1; mslr-web10k:1:test its test file) (default: generated data)")
+    group.add_argument(
+        "--test", nargs="+", metavar="SOURCE",
+        help="a held-out test set, of the same kind as --data: the model(s) refitted on all "
+        "of --data are scored on it")
+    group.add_argument("--qid-column", metavar="NAME",
+                       help="query-id column of a table (default: qid)")
+    group.add_argument("--label-column", metavar="NAME",
+                       help="relevance-grade column of a table (default: label)")
+    group.add_argument("--qid-type", choices=("str", "int"),
+                       help="the type of a table's query ids: str keeps them as written (007 "
+                       "and 7 are two queries), int reads integers (default: str for CSV and "
+                       "TSV, the column's type for Parquet)")
+    group.add_argument("--feature-columns", nargs="+", metavar="NAME",
+                       help="the feature columns of a table (default: every column but the "
+                       "query ids, the grades and --ignore-columns)")
+    group.add_argument("--ignore-columns", nargs="+", metavar="NAME",
+                       help="columns of a table that are not features (document ids...)")
+    group.add_argument("--data-home", metavar="DIR",
+                       help="folder of the data sets' downloads and caches (default: "
+                       "$SKLEARN_RANK_DATA, or ~/sklearn_rank_data)")
+    group.add_argument("--no-download", dest="download", action="store_false", default=None,
+                       help="refuse to download a data set that is not in --data-home")
+    group.add_argument(
+        "--n-queries", type=int_at_least(2), metavar="N",
+        help=f"number of queries of the generated data used without --data "
+        f"(default: {defaults['n_queries']})")
+    parser.add_argument("--seed", type=int_at_least(0), metavar="SEED",
+                        help=f"random seed of {seeded} (default: 0)")
+
+
+def dataset_name(text, option="--data"):
+    """``(name, fold, subset)`` when ``text`` names a data set of the fetchers
+    (``mslr-web10k:1``, ``istella-s:test``...), else None. Bad folds and subsets are usage
+    errors naming ``option``; an existing file of that name is a file."""
+    from ..datasets._fetch import FETCHERS
+
+    parts = str(text).split(":")
+    name = parts[0].strip().lower()
+    if name not in FETCHERS or os.path.exists(text):
+        return None
+    takes_fold = "fold" in _parameters(FETCHERS[name])
+    grammar = (f"{name}[:FOLD][:SUBSET], FOLD from 1 to 5" if takes_fold
+               else f"{name}[:SUBSET]") + f", SUBSET one of {', '.join(_SUBSETS)}"
+    fold, subset = (1 if takes_fold else None), "train"
+    rest = [p.strip().lower() for p in parts[1:]]
+    if takes_fold and rest and rest[0].isdigit():
+        fold = int(rest.pop(0))
+        if not 1 <= fold <= 5:
+            raise usage_error(f"{option} {text!r}: {name} has folds 1 to 5, not {fold}; "
+                              f"expected {grammar}.")
+    if rest:
+        subset = rest.pop(0)
+    if rest or subset not in _SUBSETS:
+        raise usage_error(f"{option} {text!r}: expected {grammar}.")
+    return name, fold, subset
+
+
+def _parameters(function):
+    import inspect
+
+    return inspect.signature(function).parameters
+
+
+def load_benchmark_data(sources, option, settings, *, note, quiet, min_queries=2, like=None):
+    """The :class:`Dataset` of ``--data`` or ``--test``, with errors naming ``option``.
+
+    ``sources`` is the list given to the option: SVMlight files (pooled), one table, or one
+    data set name. ``settings`` holds the reading options (``qid_column``...,
+    ``data_home``, ``download``); ``like`` is the training data, which a test set must
+    match (same kind, same feature columns).
+    """
+    sources = [str(s) for s in sources]
+    names = [dataset_name(s, option) for s in sources]
+    tables = [s for s in sources if Path(s).suffix.lower() in TABLE_SUFFIXES]
+    if any(names) or tables:
+        if len(sources) > 1:
+            what = "a data set name" if any(names) else "a table"
+            raise usage_error(f"{option} {' '.join(sources)}: {what} stands alone; pool "
+                              "SVMlight files only.")
+        if any(names):
+            data = _fetch(sources[0], names[0], option, settings, note=note, quiet=quiet)
+        else:
+            data = _load_table(sources[0], option, settings, like)
+    else:
+        _refuse_misspelled_names(sources, option)
+        size = sum(os.path.getsize(s) for s in sources if os.path.isfile(s))
+        if size > _LARGE and not quiet:  # a load of minutes: say so before
+            note(f"loading {' '.join(sources)} ({size / 1e6:,.0f} MB)...")
+        data = load_letor(sources, option, min_queries=min_queries)
+        data.inputs = letor_inputs(sources, option)
+    if data.n_queries < min_queries:
+        raise CLIError(f"{option} {data.source} holds {data.n_queries} "
+                       f"{'query' if data.n_queries == 1 else 'queries'}; expected at least "
+                       f"{min_queries}.")
+    if like is not None:
+        _match(like, data, option)
+    return data
+
+
+def _refuse_misspelled_names(sources, option):
+    """``mslr-web1Ok:1``, not a file: a usage error that names the data sets."""
+    from ..datasets._fetch import FETCHERS
+
+    for source in sources:
+        head = source.split(":")[0].lower()
+        if ":" in source and not os.path.exists(source):
+            close = difflib.get_close_matches(head, list(FETCHERS), n=1, cutoff=0.6)
+            if close:
+                raise usage_error(f"{option} {source!r}: no such file, and {head!r} is no data "
+                                  f"set. Did you mean {close[0]!r}? The data sets: "
+                                  f"{', '.join(FETCHERS)}.")
+
+
+def _fetch(text, parsed, option, settings, *, note, quiet):
+    """A data set of :data:`sklearn_rank.datasets._fetch.FETCHERS`, its warnings as notes."""
+    import warnings
+
+    from ..datasets._fetch import DATASETS, FETCHERS
+
+    name, fold, subset = parsed
+    fetcher = FETCHERS[name]
+    kwargs = {"subset": subset, "data_home": settings.data_home, "return_X_y_qid": True,
+              "download_if_missing": settings.download is not False, "progress": not quiet}
+    if fold is not None:
+        kwargs["fold"] = fold
+    where = f"{DATASETS[name].title}{'' if fold is None else f' fold {fold}'}, {subset}"
+    if not quiet:
+        note(f"loading {text} ({where})...")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            X, y, qid = fetcher(**kwargs)
+        except (OSError, ValueError) as exc:  # the fetchers' words, in the options' names
+            message = str(exc).replace("download_if_missing=False", "--no-download").replace(
+                "with download_if_missing=True", "without --no-download")
+            raise CLIError(f"{option} {text}: {message}") from None
+    for warning in caught:
+        note(str(warning.message))
+    return Dataset(X, y, qid, f"{text} ({where})")
+
+
+def _table_header(path, option):
+    """The column names of a table, as written (stripped)."""
+    from ..datasets import _tables
+
+    suffix = path.suffix.lower()
+    try:
+        if suffix in (".parquet", ".pq"):
+            return [str(c) for c in _tables._parquet_columns(path)]
+        header, _ = _tables._header(path, "," if suffix == ".csv" else "\t", ["qid", "label"])
+    except ImportError as exc:
+        raise CLIError(str(exc)) from None
+    except (OSError, ValueError) as exc:
+        raise CLIError(f"{option}: {exc}") from None
+    if header is None:
+        raise CLIError(f"{option} {str(path)!r} is empty; expected a header line naming its "
+                       "columns.")
+    return [cell.strip() for cell in header]
+
+
+def _load_table(source, option, settings, like):
+    """A CSV, TSV or Parquet table: a query-id column, a grade column and features."""
+    from ..datasets import _tables
+
+    path = check_input_file(source, option)
+    header = _table_header(path, option)
+    qid_column = settings.qid_column or "qid"
+    label_column = settings.label_column or "label"
+    shown = ", ".join(repr(c) for c in header)
+    for flag, name in (("--qid-column", qid_column), ("--label-column", label_column)):
+        if name not in header:
+            raise CLIError(f"{option} {str(path)!r} has no column {name!r} (its columns: "
+                           f"{shown}); name the column with {flag}.")
+    ignored = list(settings.ignore_columns or [])
+    if like is not None:
+        features = list(like.feature_names)
+        flag = f"the feature columns of {like.source}"
+    elif settings.feature_columns:
+        features = list(settings.feature_columns)
+        flag = "--feature-columns"
+    else:
+        features = [c for c in header if c not in (qid_column, label_column, *ignored)]
+        flag = None
+    for name in ignored if like is None else ():  # a test set reads the training features
+        if name not in header:
+            raise usage_error(f"--ignore-columns {name!r}: {str(path)!r} has no such column "
+                              f"(its columns: {shown}).")
+    for name in features:
+        if name not in header:
+            raise CLIError(f"{option} {str(path)!r} has no column {name!r}, one of "
+                           f"{flag} (its columns: {shown}).")
+        if name in (qid_column, label_column):
+            raise usage_error(f"--feature-columns names {name!r}, the "
+                              f"{'query ids' if name == qid_column else 'grades'}.")
+    for name in (qid_column, label_column, *features):
+        if header.count(name) > 1:
+            raise CLIError(f"{option} {str(path)!r} has {header.count(name)} columns named "
+                           f"{name!r}; rename them.")
+    if not features:
+        raise CLIError(f"{option} {str(path)!r} has no feature column besides {qid_column!r} "
+                       f"and {label_column!r} (its columns: {shown}).")
+    spelled = {"qid_column": "--qid-column", "label_column": "--label-column",
+               "score_column": "--feature-columns", "qid_type=int": "--qid-type int",
+               "qid_type=str": "--qid-type str"}
+    try:
+        qid, y, *columns = _tables._read_table(path, [qid_column, label_column, *features],
+                                               settings.qid_type, spelled)
+    except ImportError as exc:
+        raise CLIError(str(exc)) from None
+    except (OSError, ValueError) as exc:
+        message = str(exc)
+        bad = next((f for f in features if f"column {f!r} holds" in message), None)
+        hint = (f" If {bad!r} is not a feature, leave it out with --ignore-columns {bad}."
+                if bad is not None and like is None else "")
+        raise CLIError(f"{option}: {message}{hint}") from None
+    X = np.column_stack(columns)
+    return Dataset(X, y, qid, str(path), kind="table", feature_names=features,
+                   inputs=[(option, path)])
+
+
+def _match(train, test, option):
+    """Make a test set's features those of the training data, or refuse it.
+
+    SVMlight features are numbered: a file whose largest feature number is lower has
+    fewer columns, which are the absent (zero) features; both get the larger width.
+    """
+    import scipy.sparse
+
+    if (train.kind == "table") != (test.kind == "table"):
+        kinds = {True: "a table (features by column name)",
+                 False: "SVMlight data (features by number)"}
+        raise usage_error(f"{option} {test.source} is {kinds[test.kind == 'table']}, but the "
+                          f"training data {train.source} is {kinds[train.kind == 'table']}.")
+    if train.kind == "table":
+        return
+    width = max(train.X.shape[1], test.X.shape[1])
+    for data in (train, test):
+        if data.X.shape[1] < width:
+            X = scipy.sparse.csr_matrix(data.X)
+            data.X = scipy.sparse.csr_matrix((X.data, X.indices, X.indptr),
+                                             shape=(X.shape[0], width))
+
+
+# ----------------------------------------------------------------------------------------
+# What the outputs of cv and tune record
+
+
+def library_versions():
+    """The versions of Python, sklearn-rank and the libraries this process has imported."""
+    import platform
+
+    from .. import __version__
+
+    versions = {"python": platform.python_version(), "sklearn-rank": __version__}
+    for module, name in (("numpy", "numpy"), ("scipy", "scipy"), ("sklearn", "scikit-learn"),
+                         ("joblib", "joblib"), ("lightgbm", "lightgbm"),
+                         ("xgboost", "xgboost"), ("catboost", "catboost"),
+                         ("pandas", "pandas"), ("polars", "polars")):
+        version = getattr(sys.modules.get(module), "__version__", None)
+        if version is not None:
+            versions[name] = str(version)
+    return versions
+
+
+def json_safe(value):
+    """``value`` with only what JSON writes: numpy scalars and arrays as Python numbers and
+    lists, masked entries and non-finite floats as None, tuples as lists, other objects as
+    their ``repr``. Floats keep every digit (JSON floats round-trip)."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, np.ma.MaskedArray):
+        return [json_safe(v) for v in value.tolist()]  # masked -> None
+    if isinstance(value, np.ndarray):
+        return [json_safe(v) for v in value.tolist()]
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, np.generic):
+        return json_safe(value.item())
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    return repr(value)
+
+
+def write_json(path, data, option):
+    """Write ``data`` as strict JSON (:func:`json_safe`), atomically."""
+    text = json.dumps(json_safe(data), indent=2, allow_nan=False)
+    write_text(path, text, option)
+
+
+def metric_keys(metrics, convention, scales):
+    """Metric name -> its canonical key (:meth:`~sklearn_rank.metrics.Metric.key`) with
+    the grade scale the command gives it and the convention: what the number is."""
+    from ..metrics import parse_metric
+
+    keys = {}
+    for name in metrics:
+        metric, options = parse_metric(name)
+        keys[name] = metric.key({**options, **scales.get(name, {})}, convention)
+    return keys
+
+
+def describe_metrics(keys, convention):
+    """The header line of the metrics, their keys and the convention."""
+    shown = ", ".join(name if key == name else f"{name} = {key}" for name, key in keys.items())
+    preset = (f"convention {convention!r}" if convention is not None
+              else "sklearn-rank's default conventions")
+    return f"Metrics: {shown}; {preset}."
+
+
+def describe_run(metadata):
+    """The header line of the version and the seed."""
+    return (f"sklearn-rank {metadata['sklearn_rank_version']}, seed {metadata['seed']}, data "
+            f"sha256:{metadata['data']['sha256'][:12]}")
+
+
+def check_distinct_outputs(outputs):
+    """Refuse two output options naming one file: the second would replace the first."""
+    given = [(option, path) for option, path in outputs if path is not None]
+    for i, (option, path) in enumerate(given):
+        for other_option, other in given[:i]:
+            if _same_file(path, other) or os.path.abspath(path) == os.path.abspath(other):
+                raise usage_error(f"{option} {str(path)!r} is also the file of {other_option}; "
+                                  "give each output its own file.")
+
+
+def write_per_query(path, cv, test, metrics, option="--per-query-output"):
+    """Write the per-query values as CSV: ``model, split, fold, qid``, then the metrics.
+
+    ``cv`` maps a model's label to its per-query values of the folds (with ``"fold"``),
+    ``test`` to those of the held-out test set (split ``test``, no fold). Every value
+    with all its digits.
+    """
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["model", "split", "fold", "qid", *metrics])
+    for split, systems in (("cv", cv), ("test", test)):
+        for label, per_query in systems.items():
+            columns = [per_query[m].tolist() for m in metrics]
+            folds = (per_query["fold"].tolist() if "fold" in per_query
+                     else [""] * len(per_query["qid"]))
+            for i, (q, f) in enumerate(zip(per_query["qid"].tolist(), folds)):
+                writer.writerow([label, split, f, q, *(column[i] for column in columns)])
+    write_text(path, buffer.getvalue(), option)
+
+
+def check_test_apart(data, test):
+    """Refuse a ``--test`` that is (part of) ``--data``: its scores would be training
+    scores, not held-out ones."""
+    for source in test or []:
+        parsed = dataset_name(source, "--test")
+        for other in data or []:
+            if parsed is not None:  # one split, or one of them "all" (of the same fold)
+                trained = dataset_name(other, "--data")
+                same = trained is not None and trained[:2] == parsed[:2] and (
+                    trained[2] == parsed[2] or "all" in (trained[2], parsed[2]))
+            else:
+                same = _same_file(source, other)
+            if same:
+                raise usage_error(f"--test {source!r} holds the queries of --data {other!r}; "
+                                  "a held-out test set must hold other queries.")

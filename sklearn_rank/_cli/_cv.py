@@ -1,11 +1,19 @@
 """``sklearn-rank cv``: cross-validated comparison of rankers, with intervals and tests.
 
-Each model goes through :func:`sklearn_rank.model_selection.cross_validate` on the same
-folds, which returns the per-query test values and, for ``--plot``, the out-of-fold scores,
-predicting once per fold; its callback moves the progress line. The per-query values of all
-folds go to :func:`sklearn_rank.stats.compare`, whose results table is printed and, with
-``--output``, written (:meth:`~sklearn_rank.stats.ComparisonResult.to_csv` for CSV).
+Every model is fitted on the same folds of whole queries (:class:`~sklearn_rank.model_
+selection.QueryKFold`); each (model, fold) is a unit of work
+(:class:`~sklearn_rank._cli._scoring.Unit`), run by :func:`~sklearn_rank._cli._scoring.
+run_units` in ``--n-jobs`` processes, which hands each result to the progress line and to
+a :class:`~sklearn_rank._cli._scoring.Recorder` as it ends. A unit is one fold of
+:func:`sklearn_rank.model_selection.cross_validate`, which returns its per-query test values
+(and, for ``--plot``, its predictions). With ``--test``, each model refitted on all the
+training data is one more unit, scored on the held-out test set. The per-query values go to
+:func:`sklearn_rank.stats.compare`, whose results table is printed and written.
 """
+
+import csv
+import io
+import sys
 
 import numpy as np
 
@@ -13,39 +21,60 @@ from ._common import (
     USAGE,
     CLIError,
     Progress,
+    add_benchmark_data_options,
     add_convention_option,
-    add_data_option,
-    add_generated_data_options,
     add_quiet_option,
+    benchmark_data,
     check_distinct,
+    check_distinct_outputs,
     check_enough_queries,
     check_output_path,
+    check_test_apart,
+    dataset_name,
     describe_grade_scales,
+    describe_metrics,
+    describe_run,
     figure_suffixes,
-    generated_data,
     grade_scale_options,
     import_extra,
     int_at_least,
     letor_inputs,
-    load_letor,
+    library_versions,
+    load_benchmark_data,
+    metric_keys,
     metric_name,
     new_figure,
     save_figure,
     usage_error,
     wrap,
+    write_json,
+    write_per_query,
     write_text,
 )
-from ._models import MODELS, boosters_quiet, default_models, describe, fit_errors
+from ._config import add_config_option, choice, integer, load_config, metrics, path, text
+from ._models import (
+    MODELS,
+    add_model_options,
+    boosters_quiet,
+    check_labels,
+    check_settings,
+    default_models,
+    fit_errors,
+    model_choices,
+)
+from ._store import add_store_options, check_store_options
 
 NAME = "cv"
 SUMMARY = "cross-validated comparison of rankers: means, confidence intervals, paired tests"
 DESCRIPTION = """\
 Cross-validate several models on the same folds of whole queries, then compare their
 per-query test metrics: the mean of each with its bootstrap confidence interval, and a paired
-t-test of every model against the baseline, Holm-corrected over the models.
+t-test of every model against the baseline, Holm-corrected over the models. With --test, the
+same comparison of the models refitted on all the training data, on a held-out test set.
 
-Models (--models):
+Models (--model NAME, repeated, each followed by its --set options):
 {models}
+  MODULE:CLASS  a scikit-learn estimator class, imported (the current folder first)
 
 Without --data, the models are compared on generated LETOR-like data (make_ranking).
 """
@@ -53,125 +82,255 @@ EPILOG = """\
 examples:
   sklearn-rank cv
   sklearn-rank cv --data train.txt --models lambdarank xgboost --metrics ndcg@10 map
-  sklearn-rank cv --n-queries 200 --n-splits 3 --plot cv.png --output results.md
+  sklearn-rank cv --data mslr-web10k:1 --test mslr-web10k:1:test --model pointwise \\
+      --model lightgbm --set num_leaves=31 --model xgboost --set max_depth=6
+  sklearn-rank cv --model small=lightgbm --set num_leaves=7 --model large=lightgbm \\
+      --set num_leaves=63 --output results.json --per-query-output per_query.csv
+  sklearn-rank cv --config benchmark.toml --n-jobs 4
 """
 DEFAULT_METRICS = ("ndcg@10", "err@10", "map")
+# The options' defaults, applied after the configuration file (options given are None).
+DEFAULTS = {"n_queries": 500, "seed": 0, "metrics": list(DEFAULT_METRICS), "n_splits": 5,
+            "n_estimators": 100, "n_jobs": 1, "format": "text"}
 # --output suffix -> format of the results table
-_TABLE_SUFFIXES = {".txt": "text", ".md": "markdown", ".tex": "latex", ".csv": "csv"}
+_TABLE_SUFFIXES = {".txt": "text", ".md": "markdown", ".tex": "latex", ".csv": "csv",
+                   ".json": "json"}
+_FORMATS = ("text", "markdown", "latex")
+# The keys of a configuration file besides data, splitter and models -> reader.
+CONFIG_KEYS = {
+    "seed": integer(0), "n_queries": integer(2), "n_estimators": integer(1),
+    "n_jobs": integer(1), "convention": text(), "metrics": metrics(), "baseline": text(),
+    "format": choice(_FORMATS), "output": path(), "per_query_output": path(),
+    "plot": path(),
+    "store": path(),
+}
 
 
 def description():
-    lines = [f"  {m.name:<11} {m.estimator}: {m.summary}"
+    lines = [f"  {m.name:<12} {m.estimator}: {m.summary}"
              + (f' (needs pip install "sklearn-rank[{m.extra}]")' if m.extra else "")
              for m in MODELS.values()]
     return DESCRIPTION.format(models="\n".join(lines))
 
 
 def add_arguments(parser):
-    add_data_option(parser)
-    add_generated_data_options(
-        parser, n_queries=500,
-        seeded="the generated data, the folds, the models and the bootstrap")
-    parser.add_argument(
+    add_config_option(parser, "cv")
+    add_benchmark_data_options(
+        parser, DEFAULTS, seeded="the generated data, the folds, the models and the bootstrap")
+    models = parser.add_argument_group("models")
+    add_model_options(models, several=True)
+    models.add_argument(
         "--models", nargs="+", choices=list(MODELS), metavar="MODEL",
-        help=f"models to compare, among {', '.join(MODELS)} (default: all whose library is "
-        "installed, xgboost only when XGBoost is)")
-    parser.add_argument("--baseline", metavar="MODEL",
+        help=f"several built-in models at once, among {', '.join(MODELS)} (default: "
+        "pointwise, lambdarank and xgboost when XGBoost is installed); --set options after "
+        "it apply to all of them")
+    models.add_argument("--baseline", metavar="LABEL",
                         help="the model the others are tested against (default: the first)")
-    parser.add_argument("--metrics", nargs="+", type=metric_name,
-                        default=list(DEFAULT_METRICS), metavar="METRIC",
-                        help="metric names (default: " + " ".join(DEFAULT_METRICS) + ")")
-    add_convention_option(parser, "the metrics")
-    parser.add_argument("--n-splits", type=int_at_least(2), default=5, metavar="K",
-                        help="number of folds (default: 5)")
-    parser.add_argument("--n-estimators", type=int_at_least(1), default=100, metavar="N",
-                        help="trees of every model (default: 100)")
-    parser.add_argument("--n-jobs", type=int_at_least(1), default=1, metavar="N",
-                        help="folds fitted in parallel processes; every model uses one "
-                        "thread (default: 1)")
-    parser.add_argument("--format", choices=("text", "markdown", "latex"), default="text",
+    models.add_argument("--n-estimators", type=int_at_least(1), metavar="N",
+                        help="trees of every built-in model, unless --set sets them "
+                        f"(default: {DEFAULTS['n_estimators']})")
+    evaluation = parser.add_argument_group("evaluation")
+    evaluation.add_argument("--metrics", nargs="+", type=metric_name, metavar="METRIC",
+                            help="metric names (default: " + " ".join(DEFAULT_METRICS) + ")")
+    add_convention_option(evaluation, "the metrics")
+    evaluation.add_argument("--n-splits", type=int_at_least(2), metavar="K",
+                            help=f"number of folds (default: {DEFAULTS['n_splits']})")
+    evaluation.add_argument("--n-jobs", type=int_at_least(1), metavar="N",
+                            help="units of work (a model on a fold) run in parallel "
+                            "processes; every model uses one thread (default: 1)")
+    output = parser.add_argument_group("output")
+    output.add_argument("--format", choices=_FORMATS,
                         help="format of the results table on stdout (default: text)")
-    parser.add_argument("--output", metavar="FILE",
-                        help="also write the results table, as "
-                        f"{'/'.join(_TABLE_SUFFIXES)} says: text, Markdown, LaTeX or CSV")
-    parser.add_argument("--plot", metavar="FILE.png",
+    output.add_argument("--output", metavar="FILE",
+                        help="also write the results, as the suffix says: .txt, .md, .tex or "
+                        ".csv tables with a header of provenance, or .json")
+    output.add_argument("--per-query-output", metavar="FILE.csv",
+                        help="also write the per-query values: one row per model, split (cv "
+                        "or test), fold and query, one column per metric")
+    output.add_argument("--plot", metavar="FILE.png",
                         help="also draw the metric at k of every model and the per-query "
                         "differences of the best one with the baseline (needs matplotlib)")
-    add_quiet_option(parser)
+    add_quiet_option(output)
+    add_store_options(parser)
 
 
 def run(args, demo=False):
     """Run ``sklearn-rank cv``; returns the exit code."""
-    metrics = check_distinct(args.metrics, "--metrics")
+    config_models, config_inputs = load_config(args, "cv", CONFIG_KEYS, DEFAULTS)
+    metrics_given = check_distinct(args.metrics, "--metrics")
+    if args.models is not None and args.model:
+        raise usage_error("give the models with --model (repeated) or --models, not both.")
     left_out = []
-    if args.models is None:
+    names = args.models
+    if names is None and not args.model and not config_models:
         names, left_out = default_models()
-    else:
-        names = check_distinct(args.models, "--models")
-    baseline = names[0] if args.baseline is None else args.baseline
-    if baseline not in names:
+    elif names is not None:
+        names = check_distinct(names, "--models")
+    choices = check_labels(model_choices(args, config_models, names))
+    labels = [c.label for c in choices]
+    baseline = labels[0] if args.baseline is None else args.baseline
+    if baseline not in labels:
         raise usage_error(f"--baseline {baseline!r} is not one of the models compared "
-                          f"({' '.join(names)}); add it to --models.")
-    if len(names) < 2:
-        raise usage_error(f"--models names {len(names)} model; a comparison needs at least 2.")
-    output_format = None
-    inputs = letor_inputs(args.data or [])
-    if args.output is not None:
-        suffix = check_output_path(args.output, "--output", tuple(_TABLE_SUFFIXES), inputs)
-        output_format = _TABLE_SUFFIXES[suffix]
-    if args.plot is not None:
-        check_output_path(args.plot, "--plot", figure_suffixes(), inputs)
-        import_extra("matplotlib", "plot", "--plot")
-    models = {name: MODELS[name].make(args.n_estimators, args.seed, "--models")
-              for name in names}
-    data = (load_letor(args.data, "--data")
-            if args.data is not None else generated_data(args.n_queries, args.seed))
+                          f"({' '.join(labels)}); add it with --model.")
+    if len(choices) < 2:
+        raise usage_error(f"--model names {len(choices)} model; a comparison needs at least 2.")
+    if args.test is not None and args.data is None:
+        raise usage_error("--test needs --data: the models are refitted on all of --data "
+                          "and scored on --test.")
+    check_test_apart(args.data, args.test)
+    output_format = _check_outputs(args, config_inputs)
+    check_store_options(args, [*_source_inputs(args.data, "--data"),
+                               *_source_inputs(args.test, "--test"), *config_inputs])
+    estimators = {c.label: c.build(args.n_estimators, args.seed) for c in choices}
+
+    note = _notes(args)
+    data = (load_benchmark_data(args.data, "--data", args, note=note, quiet=args.quiet)
+            if args.data is not None else benchmark_data(args.n_queries, args.seed))
+    test = (load_benchmark_data(args.test, "--test", args, note=note, quiet=args.quiet,
+                                min_queries=1, like=data)
+            if args.test is not None else None)
     check_enough_queries(data, args.n_splits)
-    scales = {m: options for m in metrics
-              if (options := grade_scale_options(m, args.convention, data.y))}
+    for c in choices:
+        for name in check_settings(c, args.n_estimators, args.seed, data):
+            note(f"{name!r} is not a named parameter of {type(estimators[c.label]).__name__}; "
+                 "it is passed to the booster as it is.")
+    grades = data.y if test is None else np.concatenate([data.y, test.y])
+    scales = {m: options for m in metrics_given
+              if (options := grade_scale_options(m, args.convention, grades))}
+    keys = _keys(metrics_given, args.convention, scales)
+    metadata = _metadata(args, data, test, choices, keys, baseline)
 
     text = args.format == "text"
     if demo:
-        print(_demo_header(names, args), end="\n\n")
+        print(_demo_header(labels, args), end="\n\n")
+    header = _header(data, test, choices, baseline, left_out, args, scales, keys, metadata)
     if text:
-        print(_header(data, names, baseline, left_out, args, scales))
+        print(header)
         print(flush=True)
 
-    folds = _cross_validate(models, data, metrics, args, scales)
-    result = _compare(folds, metrics, baseline, args.seed)
-    print(_RENDERERS[args.format](result))
+    folds, tested = _cross_validate(choices, estimators, data, test, metrics_given, args,
+                                    scales, keys, metadata)
+    result = _compare({label: fold["per_query"] for label, fold in folds.items()},
+                      metrics_given, baseline, args.seed)
+    held_out = _compare(tested, metrics_given, baseline, args.seed) if test else None
+    print(_render(result, None, None, args.format))
     if text:
-        times = ", ".join(f"{name} {np.mean(folds[name]['fit_time']):.2f} s" for name in names)
+        times = ", ".join(f"{label} {np.mean(folds[label]['fit_time']):.2f} s"
+                          for label in labels)
         print(f"\nMean fit time per fold: {times}.")
+    if held_out is not None:
+        print("\n" + _render(None, held_out, test, args.format))
     if args.output is not None:
-        write_text(args.output, _RENDERERS[output_format](result), "--output")
+        _write_output(args.output, output_format, result, held_out, test, header, folds,
+                      keys, metadata)
+    if args.per_query_output is not None:
+        write_per_query(args.per_query_output,
+                        {label: fold["per_query"] for label, fold in folds.items()},
+                        tested, metrics_given)
     if args.plot is not None:
-        _plot(folds, data, metrics, baseline, result, args, scales)
+        _plot(folds, data, metrics_given, baseline, result, args, scales)
     return 0
 
 
-def _demo_header(names, args):
+def _notes(args):
+    prog = getattr(args, "prog", "sklearn-rank cv")
+
+    def note(message):
+        print(f"{prog}: note: {message}", file=sys.stderr, flush=True)
+
+    return note
+
+
+def _source_inputs(sources, option):
+    """The ``(option, path)`` pairs of the files of ``--data`` or ``--test`` (data set names
+    read no file of the user's)."""
+    return letor_inputs([s for s in sources or [] if dataset_name(s, option) is None],
+                        option)
+
+
+def _check_outputs(args, config_inputs):
+    """Check every output before the work; returns the format of ``--output``."""
+    inputs = [*_source_inputs(args.data, "--data"), *_source_inputs(args.test, "--test"),
+              *config_inputs]
+    output_format = None
+    if args.output is not None:
+        suffix = check_output_path(args.output, "--output", tuple(_TABLE_SUFFIXES), inputs)
+        output_format = _TABLE_SUFFIXES[suffix]
+    if args.per_query_output is not None:
+        check_output_path(args.per_query_output, "--per-query-output", (".csv",), inputs)
+    if args.plot is not None:
+        check_output_path(args.plot, "--plot", figure_suffixes(), inputs)
+        import_extra("matplotlib", "plot", "--plot")
+    check_distinct_outputs([("--output", args.output),
+                            ("--per-query-output", args.per_query_output),
+                            ("--plot", args.plot)])
+    return output_format
+
+
+def _keys(metrics, convention, scales):
+    try:
+        return metric_keys(metrics, convention, scales)
+    except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
+        raise CLIError(f"--metrics: cannot compute the metrics: {exc}", USAGE) from None
+    except (TypeError, ValueError) as exc:
+        raise CLIError(f"--metrics: {exc}", USAGE) from None
+
+
+def _metadata(args, data, test, choices, keys, baseline):
+    """What the outputs record of the run (provenance)."""
+    from .. import __version__
+
+    return {
+        "command": "sklearn-rank cv",
+        "sklearn_rank_version": __version__,
+        "data": data.metadata(),
+        "test": None if test is None else test.metadata(),
+        "metrics": keys,
+        "convention": args.convention,
+        "seed": args.seed,
+        "splitter": f"QueryKFold(n_splits={args.n_splits}, shuffle=True, "
+                    f"random_state={args.seed})",
+        "models": {c.label: {"model": c.spec, "params": c.params} for c in choices},
+        "baseline": baseline,
+        "n_estimators": args.n_estimators,
+        "versions": library_versions(),
+    }
+
+
+def _demo_header(labels, args):
     text = (
         "sklearn-rank without a subcommand runs this demonstration, 'sklearn-rank cv': "
         f"a {args.n_splits}-fold cross-validated comparison of "
-        f"{' and '.join(names[1:])} with {names[0]} on generated learning-to-rank data, "
+        f"{' and '.join(labels[1:])} with {labels[0]} on generated learning-to-rank data, "
         "with bootstrap confidence intervals and paired tests. 'sklearn-rank --help' lists "
         "the subcommands (evaluate, cv, tune)."
     )
     return wrap([text]).replace("\n  ", "\n")  # a paragraph: no hanging indent
 
 
-def _header(data, names, baseline, left_out, args, scales):
-    models = "; ".join(describe(name) + (" (the baseline)" if name == baseline else "")
-                       for name in names)
-    lines = [
-        f"Data: {data.description}.",
-        f"Models: {models}; {args.n_estimators} trees each.",
+def _header(data, test, choices, baseline, left_out, args, scales, keys, metadata):
+    models = "; ".join(c.describe() + (" (the baseline)" if c.label == baseline else "")
+                       for c in choices)
+    # the built-in models whose trees are --n-estimators, not a --set of their own
+    default_trees = [c.label for c in choices if not c.user_class and not any(
+        name in c.params for group in (c.model.aliases or ((c.model.trees,),))
+        if c.model.trees in group for name in group)]
+    trees = ("" if not default_trees else f"; {args.n_estimators} trees each"
+             if len(default_trees) == len(choices)
+             else f"; {args.n_estimators} trees for {', '.join(default_trees)}")
+    lines = [f"Data: {data.description}."]
+    if test is not None:
+        lines.append(f"Held-out test set: {test.description}; each model refitted on all of "
+                     "the data.")
+    lines += [
+        f"Models: {models}{trees}.",
         (f"Folds: QueryKFold(n_splits={args.n_splits}, shuffle=True, "
          f"random_state={args.seed}), every query whole in one test fold."),
     ]
     if scales:
         lines.append(describe_grade_scales(scales))
+    lines.append(describe_metrics(keys, args.convention))
+    lines.append(describe_run(metadata) + ".")
     lines += [f'{m.name} left out: {m.library} is not installed (pip install '
               f'"sklearn-rank[{m.extra}]").' for m in left_out]
     return wrap(lines)
@@ -181,49 +340,88 @@ def _header(data, names, baseline, left_out, args, scales):
 # Cross-validation
 
 
-def _cross_validate(models, data, metrics, args, scales):
-    """Per model: the per-query values of all folds, fit times, out-of-fold scores."""
-    from ..model_selection import QueryKFold, cross_validate
-    from ._scoring import QuietScorer
+def _cross_validate(choices, estimators, data, test, metrics, args, scales, keys, metadata):
+    """Run every (model, fold) unit, and (model, test) with ``--test``.
 
-    cv = QueryKFold(args.n_splits, shuffle=True, random_state=args.seed)
+    Returns, per model label, the per-query values of all folds, the fit times and the
+    out-of-fold scores (``--plot``); and the per-query values on the held-out test set.
+    """
+    from ..model_selection import QueryKFold
+    from ._scoring import QuietScorer, Task, Unit, recorder_for, run_units
+
     try:
         scoring = {m: QuietScorer(m, scales.get(m, {}), "auto", "qid", args.convention)
                    for m in metrics}
     except ValueError as exc:
         raise CLIError(f"--metrics: {exc}", USAGE) from None
-    predict = args.plot is not None
-    progress = Progress(len(models) * args.n_splits, "cross-validation",
-                        enabled=not args.quiet)
-    folds = {}
+    cv = QueryKFold(args.n_splits, shuffle=True, random_state=args.seed)
+    splits = list(cv.split(data.X, data.y, qid=data.qid))
+    tasks = [Task(Unit(c.label, fold), estimators[c.label], c.params, train, test_rows,
+                  f"{c.label}, fold {fold + 1}/{args.n_splits}")
+             for c in choices for fold, (train, test_rows) in enumerate(splits)]
+    if test is not None:
+        tasks += [Task(Unit(c.label, None), estimators[c.label], c.params,
+                       detail=f"{c.label}, test") for c in choices]
+    recorder = recorder_for(args, metadata, [task.unit for task in tasks])
+    progress = Progress(len(tasks), "cross-validation", enabled=not args.quiet)
+    progress.begin(f"({len(choices)} models x {args.n_splits} folds"
+                   + (" + test" if test is not None else "")
+                   + f", {args.n_jobs} process{'es' if args.n_jobs > 1 else ''})")
+    results = []
+    labels = [c.label for c in choices]
     try:
-        for name, estimator in models.items():
-            done = iter(range(1, args.n_splits + 1))
-
-            def advance(name=name, done=done):
-                progress.advance(f"{name}, fold {next(done)}/{args.n_splits}")
-
-            with boosters_quiet():
-                result = cross_validate(
-                    estimator, data.X, data.y, qid=data.qid, scoring=scoring, cv=cv,
-                    n_jobs=args.n_jobs, return_per_query=True, return_predictions=predict,
-                    callback=advance)
-            folds[name] = {"per_query": result["per_query"],
-                           "fit_time": [float(t) for t in result["fit_time"]],
-                           "scores": result.get("predictions")}
-    except fit_errors(models) as exc:  # e.g. grades LightGBM refuses
-        raise CLIError(f"cross-validation failed: {exc}") from None
+        with boosters_quiet():
+            results.extend(run_units(
+                tasks, data, scoring=scoring, n_jobs=args.n_jobs, progress=progress,
+                recorder=recorder, predict=args.plot is not None, test_data=test,
+                test_keys=keys))
+    except CLIError:  # the results store's, not the models'
+        raise
+    except fit_errors([c.spec for c in choices]) as exc:  # e.g. grades LightGBM refuses
+        raise CLIError(f"cross-validation failed: {_error_text(exc, choices)}") from None
     except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
         raise CLIError(f"--metrics: cannot compute the metrics: {exc}", USAGE) from None
     finally:
         progress.close()
-    return folds
+    recorder.finish()
+    return _assemble(results, labels, metrics, len(data.y))
 
 
-def _compare(folds, metrics, baseline, seed):
+def _error_text(exc, choices):
+    if any(c.user_class for c in choices) and not isinstance(exc, (ValueError, TypeError)):
+        return f"{type(exc).__name__}: {exc}"
+    return str(exc)
+
+
+def _assemble(results, labels, metrics, n_rows):
+    """Per model, the units' results in fold order: what one ``cross_validate`` returns."""
+    folds, tested = {}, {}
+    for label in labels:
+        mine = sorted((r for r in results if r.unit.model == label and r.unit.fold is not None),
+                      key=lambda r: r.unit.fold)
+        per_query = {"qid": np.concatenate([r.per_query["qid"] for r in mine]),
+                     "fold": np.concatenate([np.full(len(r.per_query["qid"]), r.unit.fold)
+                                             for r in mine])}
+        per_query.update({m: np.concatenate([r.per_query[m] for r in mine]) for m in metrics})
+        scores = None
+        if mine and mine[0].predictions is not None:
+            scores = np.full(n_rows, np.nan)
+            for r in mine:
+                scores[r.rows] = r.predictions
+        folds[label] = {"per_query": per_query, "fit_time": [r.fit_time for r in mine],
+                        "score_time": [r.score_time for r in mine],
+                        "scores_by_fold": {m: [r.scores[m] for r in mine] for m in metrics},
+                        "scores": scores}
+        held_out = [r for r in results if r.unit.model == label and r.unit.fold is None]
+        if held_out:
+            tested[label] = held_out[0].per_query
+    return folds, tested
+
+
+def _compare(systems, metrics, baseline, seed):
+    """:func:`sklearn_rank.stats.compare` of the models' per-query values."""
     from ..stats import compare
 
-    systems = {name: fold["per_query"] for name, fold in folds.items()}
     try:
         return compare(systems, metric=metrics, baseline=baseline, random_state=seed)
     except ValueError as exc:
@@ -235,8 +433,76 @@ _RENDERERS = {
     "text": lambda result: result.to_string(),
     "markdown": lambda result: result.to_markdown(),
     "latex": lambda result: result.to_latex(),
-    "csv": lambda result: result.to_csv(index_label="model"),
 }
+# format -> how a line of text is written as a comment (the header of a file)
+_COMMENTS = {
+    "text": lambda lines: lines,
+    "markdown": lambda lines: "<!--\n" + lines.replace("--", "- -") + "\n-->",
+    "latex": lambda lines: "\n".join("% " + line for line in lines.splitlines()),
+}
+
+
+def _render(result, held_out, test, fmt):
+    """The results table(s) in ``fmt``: cross-validation, then the held-out test set (either
+    may be None)."""
+    parts = [] if result is None else [_RENDERERS[fmt](result)]
+    if held_out is not None:
+        title = wrap([f"Held-out test set, {test.description}; each model refitted on all "
+                      "of the data:"]).replace("\n  ", "\n")
+        if fmt == "latex":
+            title = "\n".join("% " + line for line in title.splitlines())
+        parts += [title, _RENDERERS[fmt](held_out)]
+    return "\n\n".join(parts)
+
+
+def _write_output(path, fmt, result, held_out, test, header, folds, keys, metadata):
+    if fmt == "json":
+        write_json(path, {"metadata": metadata, "cv": _rows(result),
+                          "test": None if held_out is None else _rows(held_out),
+                          "folds": {label: {k: fold[k] for k in ("fit_time", "score_time",
+                                                               "scores_by_fold")}
+                                    for label, fold in folds.items()}}, "--output")
+    elif fmt == "csv":
+        write_text(path, _csv(result, held_out, keys, metadata), "--output")
+    else:
+        write_text(path, f"{_COMMENTS[fmt](header)}\n\n{_render(result, held_out, test, fmt)}",
+                   "--output")
+
+
+def _rows(result):
+    """The rows of the CSV table as dicts, numbers as floats and empty cells as None."""
+    rows = list(csv.DictReader(io.StringIO(result.to_csv(index_label="model"))))
+    for row in rows:
+        for key, value in row.items():
+            if key == "model" or key.endswith(("vs baseline", "than")):
+                continue
+            row[key] = float(value) if value != "" else None
+    return rows
+
+
+def _csv(result, held_out, keys, metadata):
+    """The CSV table: one row per model and split, then the metric keys and the provenance
+    in columns of their own, the same in every row."""
+    extra = {f"{m} key": key for m, key in keys.items()}
+    extra.update({
+        "data": metadata["data"]["source"], "data_sha256": metadata["data"]["sha256"],
+        "test_data": "" if metadata["test"] is None else metadata["test"]["source"],
+        "convention": metadata["convention"] or "", "splitter": metadata["splitter"],
+        "seed": metadata["seed"], "sklearn_rank_version": metadata["sklearn_rank_version"],
+    })
+    buffer = io.StringIO()
+    writer = None
+    for split, table in (("cv", result), ("test", held_out)):
+        if table is None:
+            continue
+        reader = csv.reader(io.StringIO(table.to_csv(index_label="model")))
+        header = next(reader)
+        if writer is None:
+            writer = csv.writer(buffer, lineterminator="\n")
+            writer.writerow([header[0], "split", *header[1:], *extra])
+        for row in reader:
+            writer.writerow([row[0], split, *row[1:], *extra.values()])
+    return buffer.getvalue()
 
 
 def _curve_metric(metrics):

@@ -1,10 +1,13 @@
-"""The one table of the models the command line trains: name -> how to build it.
+"""The models of ``cv`` and ``tune``: the built-in table, user classes, and ``--set``.
 
-``cv --models`` and ``tune --model`` choose from :data:`MODELS`; each entry builds an unfitted
-estimator and holds the default search space of ``tune``. The boosters are imported only when
-a model is built.
+``--model NAME`` chooses from :data:`MODELS` (each entry builds an unfitted estimator and holds
+the default search space of ``tune``) or imports a class, ``--model MODULE:CLASS``; ``--set
+name=value`` sets a parameter of the model named before it. :class:`ModelChoice` is one such
+choice, with its label in the results. The boosters and user modules are imported only when a
+model is built, never for ``--help``.
 """
 
+import argparse
 import contextlib
 import importlib
 import inspect
@@ -13,7 +16,7 @@ import re
 import sys
 import tempfile
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -23,7 +26,8 @@ from ._common import CLIError, close_matches, usage_error
 # slow down tenfold when other processes keep the cores busy (OpenMP threads spin while they
 # wait). --n-jobs parallelises over folds or candidates instead, in separate processes.
 N_THREADS = 1
-# Comparable capacity: at most 15 leaves for LightGBM, depth 4 (at most 16 leaves) for XGBoost.
+# Comparable capacity: at most 15 leaves for LightGBM, depth 4 (at most 16 leaves) for XGBoost
+# and CatBoost.
 _NUM_LEAVES = 15
 _MAX_DEPTH = 4
 _LEARNING_RATE = 0.1
@@ -31,12 +35,12 @@ _LEARNING_RATE = 0.1
 
 @dataclass(frozen=True)
 class Model:
-    """A model of the command line.
+    """A built-in model of the command line.
 
     Attributes
     ----------
     name : str
-        Its name in ``--models`` and the results tables.
+        Its name in ``--model``, ``--models`` and the results tables.
     estimator : str
         The class it builds, for the output.
     summary : str
@@ -54,6 +58,13 @@ class Model:
     error : str, default=""
         ``"module.Class"`` of the exception the library raises on parameters or data it
         refuses, besides ``ValueError``: a user error, reported in one line.
+    default : bool, default=True
+        Whether ``cv`` compares it when no model is named.
+    aliases : tuple of tuple of str, default=()
+        Groups of parameter names that set the same thing (CatBoost's ``iterations`` and
+        ``n_estimators``): a ``--set`` of one unsets the others that ``build`` set.
+    trees : str or None, default="n_estimators"
+        The parameter of the number of trees, which the trial fits set to 2.
     """
 
     name: str
@@ -65,6 +76,9 @@ class Model:
     grid: tuple
     distributions: tuple
     error: str = ""
+    default: bool = True
+    aliases: tuple = ()
+    trees: object = "n_estimators"
 
     def available(self):
         """Whether its library imports."""
@@ -73,15 +87,6 @@ class Model:
         except ImportError:
             return False
         return True
-
-    def make(self, n_estimators, random_state, option):
-        """The unfitted estimator, or a :class:`CLIError` naming the extra to install."""
-        if not self.available():
-            how = (f'pip install "sklearn-rank[{self.extra}]"' if self.extra
-                   else "pip install sklearn-rank (a core dependency is missing)")
-            raise CLIError(f"{option} {self.name} needs {self.library}, which is not "
-                           f"installed. Install it with: {how}")
-        return self.build(n_estimators, random_state)
 
 
 def _pointwise(n_estimators, random_state):
@@ -110,36 +115,68 @@ def _xgboost(n_estimators, random_state):
                      random_state=random_state, n_jobs=N_THREADS)
 
 
+def _catboost(n_estimators, random_state):
+    from ..catboost import CatBoostRanker
+
+    # no catboost_info/ folder in the working directory, no log lines
+    return CatBoostRanker(iterations=n_estimators, learning_rate=_LEARNING_RATE,
+                          depth=_MAX_DEPTH, random_seed=random_state, thread_count=N_THREADS,
+                          verbose=0, allow_writing_files=False)
+
+
 _LIGHTGBM_GRID = ("num_leaves=7,15,31", "learning_rate=0.05,0.1")
 _LIGHTGBM_DISTRIBUTIONS = ("num_leaves=randint(7,63)", "learning_rate=loguniform(0.01,0.3)",
                            "min_child_samples=randint(5,50)")
+_LIGHTGBM_ERROR = "lightgbm.basic.LightGBMError"
 
 MODELS = {
     model.name: model
     for model in (
         Model("pointwise", "LGBMRegressor", "least-squares regression on the grades",
               "lightgbm", None, _pointwise, _LIGHTGBM_GRID, _LIGHTGBM_DISTRIBUTIONS,
-              "lightgbm.basic.LightGBMError"),
+              _LIGHTGBM_ERROR),
         Model("lambdarank", "LGBMRanker", "LightGBM LambdaRank (nDCG)",
               "lightgbm", None, _lambdarank, _LIGHTGBM_GRID, _LIGHTGBM_DISTRIBUTIONS,
-              "lightgbm.basic.LightGBMError"),
+              _LIGHTGBM_ERROR),
+        Model("lightgbm", "LGBMRanker", "LightGBM LambdaRank (nDCG)",
+              "lightgbm", None, _lambdarank, _LIGHTGBM_GRID, _LIGHTGBM_DISTRIBUTIONS,
+              _LIGHTGBM_ERROR, default=False),
         Model("xgboost", "XGBRanker", "XGBoost rank:ndcg",
               "xgboost", "xgboost", _xgboost,
               ("max_depth=3,4,6", "learning_rate=0.05,0.1"),
               ("max_depth=randint(2,8)", "learning_rate=loguniform(0.01,0.3)",
                "min_child_weight=loguniform(0.1,10)"),
               "xgboost.core.XGBoostError"),
+        Model("catboost", "CatBoostRanker", "CatBoost YetiRank",
+              "catboost", "catboost", _catboost,
+              ("depth=4,6", "learning_rate=0.05,0.1"),
+              ("depth=randint(2,8)", "learning_rate=loguniform(0.01,0.3)",
+               "l2_leaf_reg=loguniform(1,10)"),
+              "_catboost.CatBoostError", default=False,
+              aliases=(("iterations", "n_estimators", "num_boost_round", "num_trees"),
+                       ("random_seed", "random_state"), ("learning_rate", "eta"),
+                       ("depth", "max_depth")),
+              trees="iterations"),
     )
 }
 
 
+def _error_class(path):
+    module, _, cls = path.rpartition(".")
+    return getattr(importlib.import_module(module), cls) if module else None
+
+
 def fit_errors(names):
-    """The exceptions that fitting the models ``names`` raises on what a user gave them."""
+    """The exceptions that fitting the built-in models ``names`` raises on what a user gave
+    them. A name that is not a built-in model (a user class) adds :class:`Exception`: the
+    command line cannot tell its bugs from its refusals, and reports either in one line."""
     errors = [ValueError, TypeError]
     for name in names:
-        module, _, cls = MODELS[name].error.rpartition(".")
-        if module:
-            errors.append(getattr(importlib.import_module(module), cls))
+        model = MODELS.get(name)
+        if model is None:
+            errors.append(Exception)
+        elif model.error:
+            errors.append(_error_class(model.error))
     return tuple(errors)
 
 
@@ -149,15 +186,320 @@ def default_models():
     The pointwise regressor comes first: it is the baseline the ranking objectives are
     tested against. XGBoost is an optional dependency, compared when installed.
     """
-    chosen = [m.name for m in MODELS.values() if m.available()]
-    missing = [m for m in MODELS.values() if not m.available()]
+    defaults = [m for m in MODELS.values() if m.default]
+    chosen = [m.name for m in defaults if m.available()]
+    missing = [m for m in defaults if not m.available()]
     return chosen, missing
 
 
-def describe(name):
-    """``"lambdarank = LGBMRanker, LightGBM LambdaRank (nDCG)"``, for the output."""
-    model = MODELS[name]
-    return f"{name} = {model.estimator}, {model.summary}"
+# ----------------------------------------------------------------------------------------
+# --model and --set on the command line: the order says which model a --set belongs to
+
+
+class ModelAction(argparse.Action):
+    """``--model SPEC``: a new model, which the ``--set`` options after it configure.
+
+    Appends ``[SPEC, []]`` to ``namespace.model``; :class:`SetAction` adds to the list.
+    """
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        models = list(getattr(namespace, self.dest, None) or [])
+        models.append([value, []])
+        setattr(namespace, self.dest, models)
+
+
+class SetAction(argparse.Action):
+    """``--set NAME=VALUE``: a parameter of the last ``--model`` given, or, before any, of
+    every model (``namespace.set``)."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        models = getattr(namespace, "model", None)
+        if models:
+            models[-1][1].append(value)
+        else:
+            setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), value])
+
+
+def add_model_options(parser, *, several):
+    """``--model [LABEL=]NAME`` and ``--set NAME=VALUE`` (repeatable, order matters)."""
+    names = ", ".join(MODELS)
+    what = ("a model to compare; repeat it for each model" if several
+            else "the model to search")
+    parser.add_argument(
+        "--model", action=ModelAction, metavar="[LABEL=]MODEL",
+        help=f"{what}: {names}, or MODULE:CLASS, a scikit-learn estimator class to import; "
+        "LABEL= names it in the results (two configurations of one model need two labels)")
+    parser.add_argument(
+        "--set", action=SetAction, metavar="NAME=VALUE",
+        help="a parameter of the model named by the --model before it (of every model "
+        "when it comes before any --model), e.g. n_estimators=200; repeatable; VALUE is "
+        "read as a number, true/false, none, a [list] or {dict}, else a string")
+
+
+@dataclass
+class ModelChoice:
+    """A model as the user chose it: its label, what builds it and the parameters set.
+
+    Attributes
+    ----------
+    label : str
+        Its name in the results.
+    spec : str
+        The name of a built-in model or ``MODULE:CLASS``, as given.
+    settings : list of (str, str, object)
+        ``(option text, name, value)`` of each parameter set (``--set``, or the ``params``
+        of a configuration file); later ones win.
+    model : Model or None
+        The built-in model, None for a user class.
+    option : str
+        How the user named it, for messages: ``"--model 'x'"``, ``"models[0] of cv.toml"``.
+    grid : dict or None
+        A configuration file's search space of ``tune``: name -> list or distribution text.
+    """
+
+    label: str
+    spec: str
+    settings: list = field(default_factory=list)
+    model: object = None
+    option: str = "--model"
+    grid: object = None
+
+    @property
+    def params(self):
+        """The parameters set, name -> value (the last setting of a name wins)."""
+        return {name: value for _, name, value in self.settings}
+
+    @property
+    def user_class(self):
+        return self.model is None
+
+    def describe(self):
+        """``"label = Class, summary"`` for the output."""
+        if self.model is not None:
+            text = f"{self.label} = {self.model.estimator}, {self.model.summary}"
+        else:
+            text = f"{self.label} = {self.spec}"
+        sets = ", ".join(f"{n}={v!r}" for n, v in self.params.items())
+        return text + (f" ({sets})" if sets else "")
+
+    def build(self, n_estimators, random_state):
+        """The unfitted estimator with the parameters set.
+
+        A built-in model gets ``n_estimators`` trees and the seed; a user class gets the seed
+        as its ``random_state`` when it has one that is not set. Raises a usage error, naming
+        the model's parameters, for a parameter it does not have.
+        """
+        if self.model is not None:
+            if not self.model.available():
+                extra = self.model.extra
+                how = (f'pip install "sklearn-rank[{extra}]"' if extra
+                       else "pip install sklearn-rank (a core dependency is missing)")
+                raise CLIError(f"{self.option}: {self.model.name} needs {self.model.library}, "
+                               f"which is not installed. Install it with: {how}")
+            estimator = self.model.build(n_estimators, random_state)
+        else:
+            estimator = _instantiate(self.spec, self.option)
+            if ("random_state" in estimator.get_params(deep=False)
+                    and "random_state" not in self.params):
+                estimator.set_params(random_state=random_state)
+        params = self.params
+        if self.model is not None:  # a --set of an alias unsets what the model set
+            for group in self.model.aliases:
+                if any(name in params for name in group):
+                    built = estimator.get_params(deep=False)
+                    reset = {n: None for n in group if n not in params and built.get(n) is not None}
+                    if reset:
+                        estimator.set_params(**reset)
+        for text, name, value in self.settings:
+            _set(estimator, text, name, value)
+        return estimator
+
+
+def _parameters_of(estimator):
+    return sorted(estimator.get_params(deep=True))
+
+
+def _set(estimator, text, name, value):
+    """Set one parameter; a name the estimator does not have is a usage error naming its
+    parameters. Boosters that take any name (LightGBM's and XGBoost's ``**kwargs``) accept
+    it here; the trial fit of :func:`check_settings` finds whether they use it."""
+    name_of = type(estimator).__name__
+    known = _parameters_of(estimator)
+    try:
+        estimator.set_params(**{name: value})
+    except (ValueError, TypeError) as exc:
+        if name not in known:
+            raise usage_error(
+                f"{text}: {name_of} has no parameter {name!r}.{close_matches(name, known)} "
+                f"Its parameters: {', '.join(known)}.") from None
+        raise usage_error(f"{text}: {name_of} refuses {name}={value!r}: {exc}") from None
+
+
+def parse_label(spec, where):
+    """``"fast=lightgbm"`` -> ``("fast", "lightgbm")``; ``"lightgbm"`` -> ``(None, ...)``."""
+    label, sep, rest = spec.partition("=")
+    if not sep:
+        return None, spec.strip()
+    label, rest = label.strip(), rest.strip()
+    if not label or not rest:
+        raise usage_error(f"{where}: expected LABEL=MODEL, e.g. fast=lightgbm.")
+    return label, rest
+
+
+def resolve_model(spec, where, label=None):
+    """A :class:`ModelChoice` for a model name or ``MODULE:CLASS`` (imported now).
+
+    ``where`` names the option in messages: ``"--model 'x'"``.
+    """
+    if spec in MODELS:
+        return ModelChoice(label or spec, spec, model=MODELS[spec], option=where)
+    if ":" not in spec:
+        raise usage_error(
+            f"{where}: unknown model {spec!r}.{close_matches(spec, list(MODELS))} Expected "
+            f"one of {', '.join(MODELS)}, or MODULE:CLASS to import a scikit-learn estimator "
+            "class (e.g. sklearn.linear_model:Ridge).")
+    import_object(spec, where)  # errors now, before any data is read
+    return ModelChoice(label or spec.rpartition(":")[2], spec, option=where)
+
+
+def import_object(spec, where):
+    """Import ``MODULE:NAME`` (``NAME`` may be dotted); usage errors name what is missing.
+
+    The current folder is searched first, as ``python -m`` does, so that ``--model
+    mymodels:Ranker`` finds ``mymodels.py`` where the command runs.
+    """
+    module_name, _, attribute = (part.strip() for part in spec.partition(":"))
+    if not module_name or not attribute:
+        raise usage_error(f"{where}: expected MODULE:CLASS, e.g. sklearn.linear_model:Ridge.")
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        sys.path.insert(0, here)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if module_name == missing or module_name.startswith(missing + "."):
+            raise usage_error(
+                f"{where}: no module named {missing!r} (searched in the current folder "
+                f"{here!r} and on the Python path).") from None
+        raise usage_error(f"{where}: importing {module_name!r} failed: it needs the module "
+                          f"{missing!r}, which is not installed.") from None
+    except Exception as exc:  # the user's module fails as it runs: say how
+        raise usage_error(f"{where}: importing {module_name!r} failed: "
+                          f"{type(exc).__name__}: {exc}") from None
+    found = module
+    for i, part in enumerate(attribute.split(".")):
+        if not hasattr(found, part):
+            owner = ".".join([module_name, *attribute.split(".")[:i]])
+            names = sorted(n for n in dir(found) if not n.startswith("_")
+                           and isinstance(getattr(found, n, None), type))
+            listed = f" Its classes: {', '.join(names)}." if 0 < len(names) <= 40 else ""
+            raise usage_error(f"{where}: the module {owner!r} has no attribute {part!r}."
+                              f"{close_matches(part, names)}{listed}")
+        found = getattr(found, part)
+    if not callable(found):
+        raise usage_error(f"{where}: {attribute!r} is a {type(found).__name__}, not a class.")
+    return found
+
+
+def _instantiate(spec, where):
+    """``CLASS()`` of a ``MODULE:CLASS``, checked to be a scikit-learn estimator."""
+    factory = import_object(spec, where)
+    try:
+        estimator = factory()
+    except Exception as exc:
+        raise usage_error(f"{where}: {spec.rpartition(':')[2]}() failed: "
+                          f"{type(exc).__name__}: {exc}") from None
+    missing = [m for m in ("fit", "get_params", "set_params") if not hasattr(estimator, m)]
+    if missing:
+        raise usage_error(
+            f"{where}: {type(estimator).__name__} is not a scikit-learn estimator: it has no "
+            f"{', '.join(missing)} (derive it from sklearn.base.BaseEstimator).")
+    if not any(hasattr(estimator, m) for m in ("predict", "predict_proba",
+                                               "decision_function")):
+        raise usage_error(f"{where}: {type(estimator).__name__} has no predict, "
+                          "predict_proba or decision_function to rank documents by.")
+    _request_qid(estimator)
+    return estimator
+
+
+def _request_qid(estimator):
+    """Ask for the query ids in ``fit`` when its signature takes them and the request is
+    unset: otherwise scikit-learn's routing would refuse to pass them (or drop them)."""
+    import sklearn
+
+    if "qid" not in inspect.signature(estimator.fit).parameters:
+        return
+    if not hasattr(estimator, "set_fit_request"):
+        return
+    with sklearn.config_context(enable_metadata_routing=True):
+        request = estimator.get_metadata_routing().fit.requests.get("qid")
+        if request is None:
+            estimator.set_fit_request(qid=True)
+
+
+def choices_from_args(args):
+    """The :class:`ModelChoice` list of ``--model``/``--set`` (empty when none is given)."""
+    from ._params import parse_setting
+
+    choices = []
+    for spec, sets in args.model or []:
+        where = f"--model {spec!r}"
+        label, name = parse_label(spec, where)
+        choice = resolve_model(name, where, label)
+        choice.settings = [(f"--set {s!r}", *parse_setting(s)) for s in sets]
+        choices.append(choice)
+    return choices
+
+
+def global_settings(args):
+    """The ``--set`` options given before any ``--model``: ``(text, name, value)``."""
+    from ._params import parse_setting
+
+    return [(f"--set {s!r}", *parse_setting(s)) for s in args.set or []]
+
+
+def model_choices(args, config_models, names=None):
+    """The models of a run, each with its settings.
+
+    ``--model`` options (each with its ``--set``), else ``names`` (``cv --models``, or the
+    default models), else the configuration file's models. The ``--set`` options before
+    any ``--model`` apply to every model: after the file's ``params``, which they override,
+    and before a ``--model``'s own ``--set``, which override them.
+    """
+    shared = global_settings(args)
+    choices = choices_from_args(args)
+    if choices:
+        for choice in choices:
+            choice.settings = [*shared, *choice.settings]
+        return choices
+    if names is not None:
+        choices = [resolve_model(name, f"--models {name}") for name in names]
+        for choice in choices:
+            choice.settings = list(shared)
+        return choices
+    for entry in config_models:
+        where = entry["where"]
+        choice = resolve_model(entry["model"], f"{where}: model {entry['model']!r}",
+                               entry["label"])
+        choice.settings = [*((f"{where}: params.{name}", name, value)
+                             for name, value in entry["params"].items()), *shared]
+        choice.grid = entry["grid"]
+        choices.append(choice)
+    return choices
+
+
+def check_labels(choices, option="--model"):
+    """Refuse two models with one label: their rows would merge in the results."""
+    seen = {}
+    for choice in choices:
+        if choice.label in seen:
+            raise usage_error(
+                f"{option}: two models are labelled {choice.label!r} ({seen[choice.label]} and "
+                f"{choice.spec}); name them with LABEL=, e.g. --model a={choice.spec} "
+                f"--model b={choice.spec}.")
+        seen[choice.label] = choice.spec
+    return choices
 
 
 # ----------------------------------------------------------------------------------------
@@ -257,21 +599,34 @@ def boosters_quiet():
 _IGNORED = (
     (re.compile(r"Unknown parameter:?\s*(?P<names>\S+)"), "it is not one of its parameters"),
     (re.compile(r"(?P<kept>\S+) is set=\S*, (?P<names>\S+)=\S* will be ignored"),
-     "it is an alias of {kept}, which the model sets already: search {kept} instead"),
+     "it is an alias of {kept}, which the model sets already: use {kept} instead"),
     (re.compile(r"Parameters: \{(?P<names>.*?)\} (?:are|is) not used", re.DOTALL),
      "it is not one of its parameters"),
 )
 
 
-def _fit_args(estimator, qid):
-    return {"qid": qid} if "qid" in inspect.signature(estimator.fit).parameters else {}
+def fit_params(estimator, qid):
+    """``{"qid": qid}`` when the estimator takes the query ids in ``fit``, else ``{}``.
+
+    Asked of scikit-learn's metadata routing, so that a pipeline whose steps request the
+    query ids gets them as well as a ranker does. Call ``fit`` with routing enabled.
+    """
+    import sklearn
+    from sklearn.utils.metadata_routing import get_routing_for_object
+
+    with sklearn.config_context(enable_metadata_routing=True):
+        wants = get_routing_for_object(estimator).consumes("fit", ["qid"])
+    return {"qid": qid} if wants else {}
 
 
 def _trial_fit(estimator, X, y, qid):
     """Fit once, quietly; returns {name: why} of the parameters the booster ignored."""
-    with boosters_quiet() as lines, warnings.catch_warnings(record=True) as caught:
+    import sklearn
+
+    with boosters_quiet() as lines, warnings.catch_warnings(record=True) as caught, \
+            sklearn.config_context(enable_metadata_routing=True):
         warnings.simplefilter("always")
-        estimator.fit(X, y, **_fit_args(estimator, qid))
+        estimator.fit(X, y, **fit_params(estimator, qid))
     ignored = {}
     for text in [*lines, *(str(w.message) for w in caught)]:
         for pattern, why in _IGNORED:
@@ -293,47 +648,122 @@ def _trial_values(param):
     return [float(low), float(high)]
 
 
-def check_params(model, estimator, params, data):
-    """Refuse, before the search, a parameter value or name that the model refuses.
+def _first_queries(data, n=3):
+    from ..utils._qid import unique_ids
 
-    Each value of each ``--param`` (the bounds of a distribution) is fitted alone, with two
-    trees, on the first three queries of the data: an error, or a parameter the booster says
-    it ignores, is a usage error naming the option. The booster's own log lines stay hidden.
-    A fit without any ``--param`` comes first, so that an error of the data is reported as
-    one.
+    first = unique_ids(data.qid)[:n]
+    rows = np.flatnonzero(np.isin(data.qid, first))
+    return data.X[rows], data.y[rows], data.qid[rows]
+
+
+def _small(choice, estimator):
+    """A clone with 2 trees (a built-in model), quiet: the estimator of the trial fits."""
+    from sklearn.base import clone
+
+    small = clone(estimator)
+    trees = choice.model.trees if choice.model is not None else None
+    if trees is not None:
+        small.set_params(**{trees: 2})
+        if choice.model.name == "catboost":  # one name of the trees, as CatBoost wants
+            small.set_params(**{n: None for group in choice.model.aliases if trees in group
+                                for n in group if n != trees})
+    if choice.model is not None and "verbose" in small.get_params():
+        # LightGBM names unknown parameters only at this level; CatBoost stays quiet at 0
+        small.set_params(verbose=0)
+    return small
+
+
+def _check_trial(choice, estimator, trial, X, y, qid, option, name, value):
+    """Fit ``trial``: an error or an ignored parameter ``name`` is a usage error of
+    ``option``."""
+    from sklearn.base import clone
+
+    class_name = type(estimator).__name__
+    try:
+        ignored = _trial_fit(clone(trial), X, y, qid)
+    except Exception as exc:  # the plain model fitted: the value fails
+        shown = f"{name}={value!r}" if name is not None else "these parameters"
+        raise usage_error(f"{option}: {class_name} refuses {shown}: {exc}") from None
+    if name is not None and name in ignored:
+        library = choice.model.library if choice.model is not None else class_name
+        known = _parameters_of(estimator)
+        raise usage_error(
+            f"{option}: {library} would ignore {name!r} in {class_name}: {ignored[name]}."
+            f"{close_matches(name, known)} Its parameters: {', '.join(known)}.")
+
+
+def check_settings(choice, n_estimators, random_state, data):
+    """Refuse, before the work, the parameters set on a model that it refuses or ignores.
+
+    The model without its settings is fitted on the first three queries of the data (two
+    trees for a built-in model): a failure there is a data error. Then each setting alone,
+    then all together: an error, or a parameter that the booster says it ignores, is a
+    usage error naming the setting. The booster's own log lines stay hidden.
+
+    Returns
+    -------
+    passed_on : list of str
+        The names set that the estimator does not name but its booster took (LightGBM's
+        ``min_data_in_leaf``): the caller notes them.
+    """
+    if not choice.settings:
+        return []
+    X, y, qid = _first_queries(data)
+    plain = ModelChoice(choice.label, choice.spec, model=choice.model, option=choice.option)
+    base = plain.build(n_estimators, random_state)
+    _check_base(base, plain, X, y, qid, data)
+    for text, name, value in choice.settings:
+        alone = ModelChoice(choice.label, choice.spec, [(text, name, value)], choice.model,
+                            choice.option)
+        trial = _small(choice, alone.build(n_estimators, random_state))
+        _check_trial(choice, base, trial, X, y, qid, text, name, value)
+    if len(choice.settings) > 1:
+        everything = _small(choice, choice.build(n_estimators, random_state))
+        texts = " ".join(text for text, _, _ in choice.settings)
+        _check_trial(choice, base, everything, X, y, qid, texts, None, None)
+    known = set(base.get_params(deep=True))
+    return [name for _, name, _ in choice.settings if name not in known]
+
+
+def _check_base(base, choice, X, y, qid, data):
+    small = _small(choice, base)
+    try:
+        _trial_fit(small, X, y, qid)
+    except Exception as exc:  # any failure of the plain model is the data's
+        raise CLIError(f"{data.source}: {type(base).__name__} cannot fit the first queries "
+                       f"of the data: {exc}") from None
+
+
+def check_params(choice, estimator, params, data):
+    """Refuse, before the search, a ``--param`` value or name that the model refuses.
+
+    Each value of each ``--param`` (the bounds of a distribution) is fitted alone, on top of
+    ``estimator`` (the model with its settings, which :func:`check_settings` checked), with
+    two trees on the first three queries of the data: an error, or a parameter the booster
+    says it ignores, is a usage error naming the option. The booster's own log lines stay
+    hidden. A fit without any ``--param`` comes first, so that an error of the data is
+    reported as one.
 
     Raises
     ------
     CLIError
         Exit code 2 for a refused parameter, 1 when the data cannot be fitted at all.
     """
-    from sklearn.base import clone
-
-    from ..utils._qid import unique_ids
-
-    first = unique_ids(data.qid)[:3]
-    rows = np.flatnonzero(np.isin(data.qid, first))
-    X, y, qid = data.X[rows], data.y[rows], data.qid[rows]
-    base = clone(estimator).set_params(n_estimators=2)
-    if "verbose" in base.get_params():
-        base.set_params(verbose=0)  # LightGBM names unknown parameters only at this level
-    name = type(estimator).__name__
-    try:
-        _trial_fit(clone(base), X, y, qid)
-    except Exception as exc:  # any failure of the plain model is the data's
-        raise CLIError(f"{data.source}: {name} cannot fit the first queries of the data: "
-                       f"{exc}") from None
-    known = set(estimator.get_params())
+    X, y, qid = _first_queries(data)
+    _check_base(estimator, choice, X, y, qid, data)
     for param in params.values():
         for value in _trial_values(param):
-            trial = clone(base).set_params(**{param.name: value})
+            trial = _small(choice, estimator)
             try:
-                ignored = _trial_fit(trial, X, y, qid)
-            except Exception as exc:  # the plain model fitted: the value fails
-                raise usage_error(f"--param {param.text!r}: {name} refuses {param.name}="
-                                  f"{value!r}: {exc}") from None
-            if param.name in ignored:
-                raise usage_error(
-                    f"--param {param.text!r}: {model.library} would ignore {param.name!r} in "
-                    f"{name}: {ignored[param.name]}.{close_matches(param.name, sorted(known))}"
-                )
+                trial.set_params(**{param.name: value})
+            except (ValueError, TypeError) as exc:
+                known = _parameters_of(estimator)
+                if param.name not in known:
+                    raise usage_error(
+                        f"--param {param.text!r}: {type(estimator).__name__} has no parameter "
+                        f"{param.name!r}.{close_matches(param.name, known)} Its parameters: "
+                        f"{', '.join(known)}.") from None
+                raise usage_error(f"--param {param.text!r}: {type(estimator).__name__} "
+                                  f"refuses {param.name}={value!r}: {exc}") from None
+            _check_trial(choice, estimator, trial, X, y, qid, f"--param {param.text!r}",
+                         param.name, value)

@@ -1,4 +1,5 @@
-"""``--param name=values``: the small, strict language of ``sklearn-rank tune``.
+"""``--param name=values`` and ``--set name=value``: the small, strict language of
+``sklearn-rank cv`` and ``tune``.
 
 - ``num_leaves=7,15,31``: a list of values, each typed as an int (``15``), a float
   (``0.05``, ``1e-3``), a boolean (``true``, ``false``), ``none``, or else a string
@@ -7,7 +8,8 @@
   ``uniform(low,high)`` and ``loguniform(low,high)`` draw floats between the bounds;
   ``randint(low,high)`` draws integers from ``low`` to ``high``, both included.
 
-Anything else is an error that says what was expected.
+Anything else is an error that says what was expected. ``--set name=value`` fixes one value
+(:func:`parse_setting`), read as JSON or a Python literal where it looks like one.
 """
 
 import re
@@ -169,3 +171,96 @@ def parse_params(specs, *, search):
                               "search takes lists of values such as 7,15,31.")
         params[param.name] = param
     return params
+
+
+# ----------------------------------------------------------------------------------------
+# --set name=value: one value of a parameter, fixed rather than searched
+
+_BRACKETS = ("[", "{", "(", '"', "'")
+
+
+def parse_value(text, spec, option="--set"):
+    """The value of a ``--set``: a number, a boolean, None, a list..., or else a string.
+
+    ``15`` is an int, ``0.05`` and ``1e-3`` are floats (numbers as Python writes them),
+    ``true``/``false``/``none`` (any case) are booleans and None, a value in brackets or
+    quotes is read as JSON or, failing that, as a Python literal (``[1, 3, 5]``,
+    ``{"1": 3}``, ``(1, 2)``, ``'gbdt'``); anything else is a string (``gbdt``,
+    ``rank:ndcg``, ``007``).
+
+    Raises
+    ------
+    CLIError
+        With exit code 2, for a value in brackets or quotes that reads as neither.
+    """
+    import ast
+    import json
+
+    text = text.strip()
+    if not text.startswith(_BRACKETS):
+        if _FLOAT.match(text):  # a number as Python writes it: 007 is no number, but text
+            try:
+                return ast.literal_eval(text)
+            except (ValueError, SyntaxError):
+                return text
+        return _WORDS.get(text.lower(), text)
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        raise usage_error(
+            f"{option} {spec!r}: cannot read the value {text!r}; a value in brackets or "
+            "quotes must be a JSON or Python literal, e.g. [1, 3, 5] or '007'."
+        ) from None
+
+
+def parse_setting(spec, option="--set"):
+    """Read one ``--set name=value``: returns ``(name, value)``.
+
+    The name may be nested, ``step__param``, as scikit-learn's ``set_params`` takes it;
+    the value is read by :func:`parse_value`.
+
+    Examples
+    --------
+    >>> from sklearn_rank._cli._params import parse_setting
+    >>> parse_setting("num_leaves=31")
+    ('num_leaves', 31)
+    >>> parse_setting("eval_at=[1, 3, 5]")
+    ('eval_at', [1, 3, 5])
+    >>> parse_setting("objective=rank:ndcg")
+    ('objective', 'rank:ndcg')
+    """
+    name, sep, value = (part.strip() for part in spec.partition("="))
+    if not sep or not value or not name:
+        raise usage_error(f"{option} {spec!r}: expected name=value, e.g. n_estimators=200 or "
+                          "objective=rank:ndcg.")
+    if not all(_NAME.match(part) for part in name.split("__")):
+        raise usage_error(f"{option} {spec!r}: {name!r} is not a parameter name.")
+    return name, parse_value(value, spec, option)
+
+
+def param_from_value(name, value, where, *, search):
+    """A :class:`Param` from a value of a configuration file's ``grid``.
+
+    A list is the values to try, a string ``"loguniform(0.01,0.3)"`` (any text with
+    ``--param``'s syntax) is read as ``--param`` reads it, and any other value is a list of
+    one value.
+    """
+    if isinstance(value, str):
+        param = parse_param(f"{name}={value}")
+        if param.distribution is not None and search == "grid":
+            raise usage_error(f"{where}: the distribution {value!r} needs search = \"random\"; "
+                              "a grid search takes lists of values such as [7, 15, 31].")
+        return Param(name, values=param.values, distribution=param.distribution,
+                     text=f"{name}={value}")
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    if not values:
+        raise usage_error(f"{where}: the list of values of {name!r} is empty.")
+    shown = [repr(v) for v in values]
+    for i, text in enumerate(shown):
+        if text in shown[:i]:
+            raise usage_error(f"{where}: the value {text} of {name!r} is listed twice.")
+    return Param(name, values=values, text=f"{name}={','.join(map(str, values))}")

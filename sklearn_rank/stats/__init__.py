@@ -15,6 +15,7 @@ from ._paired import (
     bootstrap_ci,
     paired_test,
 )
+from ._store import StoredRun, load_store
 
 __all__ = [
     "Comparison",
@@ -22,8 +23,10 @@ __all__ = [
     "ConfidenceInterval",
     "MeanEstimate",
     "PairedTestResult",
+    "StoredRun",
     "adjust_pvalues",
     "bootstrap_ci",
     "compare",
+    "load_store",
     "paired_test",
 ]

@@ -1,0 +1,547 @@
+"""A results store of benchmark runs on SQLite: one unit of work per transaction.
+
+A *run* is one ``sklearn-rank cv`` or ``tune``: its provenance (data fingerprint, library
+versions, seed, convention, metrics, models) and the units it is made of. A *unit* is one
+model or candidate fitted on one fold (or refitted and scored on a held-out test set): its
+scores, per-query values, fit and score times and parameters. Each unit is written in its
+own transaction as it ends, so a run that is killed keeps every unit it finished, and a run
+is marked finished only when its last unit is written: an unfinished run is never taken for
+a whole one (:func:`load_store` refuses it unless asked).
+
+Several processes may write to one store at once: the database is in WAL mode, each
+connection waits for the others' locks (``busy_timeout``), and a transaction that still
+finds the database busy is retried.
+
+The schema (``PRAGMA user_version`` = :data:`SCHEMA_VERSION`):
+
+- ``runs(id, run_key UNIQUE, command, provenance JSON, units JSON, started, finished)``;
+- ``units(id, run_id, unit_key, data_sha256, model, candidate, fold, split, params JSON,
+  scores JSON, fit_time, score_time, versions JSON, seed, qid_dtype, predictions, rows,
+  recorded)``, one row per ``(run_id, unit_key)``;
+- ``per_query(unit_id, metric, position, qid, value)``: ``qid`` has no declared type, so
+  an integer query id reads back as an int and a string one as a str; ``qid_dtype`` keeps
+  the numpy dtype of the unit's query ids. A NaN value is stored as NULL.
+"""
+
+import hashlib
+import json
+import math
+import os
+import sqlite3
+import time
+from datetime import datetime, timezone
+
+import numpy as np
+
+SCHEMA_VERSION = 1
+# Seconds a connection waits for another's lock before SQLITE_BUSY, then the total time a
+# transaction is retried.
+BUSY_TIMEOUT = 30.0
+RETRY_FOR = 120.0
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    run_key TEXT NOT NULL UNIQUE,
+    command TEXT NOT NULL,
+    provenance TEXT NOT NULL,
+    units TEXT NOT NULL,
+    started TEXT NOT NULL,
+    finished TEXT
+);
+CREATE TABLE IF NOT EXISTS units (
+    id INTEGER PRIMARY KEY,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    unit_key TEXT NOT NULL,
+    data_sha256 TEXT NOT NULL,
+    model TEXT NOT NULL,
+    candidate INTEGER,
+    fold INTEGER,
+    split TEXT NOT NULL,
+    params TEXT NOT NULL,
+    scores TEXT NOT NULL,
+    fit_time REAL NOT NULL,
+    score_time REAL NOT NULL,
+    versions TEXT NOT NULL,
+    seed INTEGER,
+    qid_dtype TEXT NOT NULL,
+    predictions BLOB,
+    rows BLOB,
+    recorded TEXT NOT NULL,
+    UNIQUE (run_id, unit_key)
+);
+CREATE INDEX IF NOT EXISTS units_by_key ON units (unit_key);
+CREATE TABLE IF NOT EXISTS per_query (
+    unit_id INTEGER NOT NULL REFERENCES units(id),
+    metric TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    qid,
+    value REAL,
+    PRIMARY KEY (unit_id, metric, position)
+) WITHOUT ROWID;
+"""
+
+
+class StoreError(ValueError):
+    """A store that cannot be used: not a results store, of another schema, unwritable, or
+    full. ``full`` is True when the disk (or the database's size limit) is full."""
+
+    def __init__(self, message, full=False):
+        super().__init__(message)
+        self.full = full
+
+
+def now():
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def canonical(value):
+    """``value`` as JSON-ready data that tells apart what a computation tells apart.
+
+    Floats keep all their digits (``repr``), ints and floats and bools stay distinct, tuples
+    are not lists, dict keys keep their type and are sorted: two parameter sets get the
+    same canonical form exactly when they are equal, type for type.
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return {"float": repr(value)}
+    if isinstance(value, dict):
+        items = sorted((json.dumps(canonical(k)), canonical(v)) for k, v in value.items())
+        return {"dict": items}
+    if isinstance(value, tuple):
+        return {"tuple": [canonical(v) for v in value]}
+    if isinstance(value, list):
+        return [canonical(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return {"ndarray": [value.dtype.str, canonical(value.tolist())]}
+    return {type(value).__qualname__: repr(value)}
+
+
+def fingerprint(value):
+    """The SHA-256 of :func:`canonical` ``value``."""
+    text = json.dumps(canonical(value), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _json(value):
+    """JSON text of parameters or provenance: numpy scalars as numbers, others as repr."""
+
+    def default(x):
+        if isinstance(x, np.generic):
+            return x.item()
+        if isinstance(x, np.ndarray):
+            return x.tolist()
+        return repr(x)
+
+    return json.dumps(value, default=default)
+
+
+def _scalar(x):
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def _is_full(exc):
+    return isinstance(exc, sqlite3.Error) and (
+        getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+        or "full" in str(exc).lower())
+
+
+def _is_busy(exc):
+    return isinstance(exc, sqlite3.OperationalError) and (
+        getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+        or "locked" in str(exc).lower() or "busy" in str(exc).lower())
+
+
+def connect(path):
+    """A connection to the SQLite file ``path``, waiting :data:`BUSY_TIMEOUT` seconds for
+    the other writers' locks; transactions are explicit (``isolation_level=None``)."""
+    return sqlite3.connect(os.fspath(path), timeout=BUSY_TIMEOUT, isolation_level=None)
+
+
+class ResultsStore:
+    """A results store: a SQLite file of runs and their units (see the module's notes).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The SQLite file, created with its schema if it does not exist.
+    create : bool, default=True
+        False refuses a file that does not exist (reading).
+    """
+
+    def __init__(self, path, *, create=True):
+        self.path = os.fspath(path)
+        if not create and not os.path.isfile(self.path):
+            raise StoreError(f"{self.path!r}: no such results store.")
+        try:
+            self.connection = connect(self.path)
+            self.connection.execute("PRAGMA foreign_keys = ON")
+            version = self.connection.execute("PRAGMA user_version").fetchone()[0]
+            tables = {row[0] for row in self.connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as exc:  # e.g. "file is not a database"
+            raise StoreError(f"{self.path!r} is not a results store of sklearn-rank: "
+                             f"SQLite cannot read it ({exc}).") from None
+        if version not in (0, SCHEMA_VERSION) or (version == 0 and tables):
+            raise StoreError(
+                f"{self.path!r} is not a results store of sklearn-rank (schema version "
+                f"{version}, tables {', '.join(sorted(tables)) or 'none'}; expected schema "
+                f"version {SCHEMA_VERSION}).")
+        if version == 0:
+            if not create:
+                raise StoreError(f"{self.path!r} is an empty database, not a results store.")
+            self._transaction(self._create)
+        self._write_ahead_log()
+
+    def _write_ahead_log(self):
+        """WAL mode: readers never block the writer, and a killed writer's transaction is
+        rolled back. Persistent: set once per file, but harmless to repeat."""
+        deadline = time.monotonic() + RETRY_FOR
+        while True:
+            try:
+                self.connection.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc) or time.monotonic() > deadline:
+                    raise self._error(exc, "set up") from None
+                time.sleep(0.05)
+
+    def _create(self, connection):
+        # executescript would commit the transaction: one statement at a time
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                connection.execute(statement)
+        if connection.execute("PRAGMA user_version").fetchone()[0] == 0:
+            connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _error(self, exc, what):
+        if _is_full(exc):
+            return StoreError(f"{self.path!r}: cannot {what}: the disk is full ({exc}).",
+                              full=True)
+        return StoreError(f"{self.path!r}: cannot {what}: {exc}.")
+
+    def _transaction(self, work, what="write"):
+        """Run ``work(connection)`` in one ``BEGIN IMMEDIATE`` transaction, retried while
+        another writer holds the database (SQLITE_BUSY) for up to :data:`RETRY_FOR`
+        seconds; returns what ``work`` returns. Any other error rolls back and raises a
+        :class:`StoreError`."""
+        deadline = time.monotonic() + RETRY_FOR
+        delay = 0.01
+        while True:
+            try:
+                self.connection.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if _is_busy(exc) and time.monotonic() < deadline:
+                    time.sleep(delay)
+                    delay = min(2 * delay, 1.0)
+                    continue
+                raise self._error(exc, what) from None
+            try:
+                out = work(self.connection)
+                self.connection.execute("COMMIT")
+                return out
+            except sqlite3.IntegrityError:
+                self.connection.execute("ROLLBACK")
+                raise
+            except sqlite3.Error as exc:
+                if self.connection.in_transaction:
+                    self.connection.execute("ROLLBACK")
+                if _is_busy(exc) and time.monotonic() < deadline:
+                    time.sleep(delay)
+                    delay = min(2 * delay, 1.0)
+                    continue
+                raise self._error(exc, what) from None
+
+    def close(self):
+        self.connection.close()
+
+    # ------------------------------------------------------------------------------------
+    # Runs
+
+    def find_run(self, run_key):
+        """The run with this key, as a dict (see :meth:`runs`), or None."""
+        found = [run for run in self.runs() if run["run_key"] == run_key]
+        return found[0] if found else None
+
+    def start_run(self, run_key, command, provenance, units):
+        """A new run; returns its id. Raises :class:`sqlite3.IntegrityError` when the store
+        already holds a run with this key."""
+
+        def insert(connection):
+            cursor = connection.execute(
+                "INSERT INTO runs (run_key, command, provenance, units, started) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (run_key, command, _json(provenance), _json(units), now()))
+            return cursor.lastrowid
+
+        return self._transaction(insert, "start the run")
+
+    def finish_run(self, run_id):
+        """Mark the run finished: all its units are written."""
+        self._transaction(lambda connection: connection.execute(
+            "UPDATE runs SET finished = ? WHERE id = ?", (now(), run_id)), "finish the run")
+
+    def runs(self):
+        """Every run, oldest first: dicts of ``id``, ``run_key``, ``command``,
+        ``provenance``, ``units`` (the units' labels), ``started``, ``finished`` (None
+        while unfinished) and ``n_stored`` (the units written)."""
+        rows = self.connection.execute(
+            "SELECT r.id, r.run_key, r.command, r.provenance, r.units, r.started, r.finished, "
+            "(SELECT COUNT(*) FROM units u WHERE u.run_id = r.id) FROM runs r ORDER BY r.id"
+        ).fetchall()
+        return [{"id": row[0], "run_key": row[1], "command": row[2],
+                 "provenance": json.loads(row[3]), "units": json.loads(row[4]),
+                 "started": row[5], "finished": row[6], "n_stored": row[7]} for row in rows]
+
+    # ------------------------------------------------------------------------------------
+    # Units
+
+    def write_unit(self, run_id, record):
+        """Write one unit (a dict, see :meth:`read_units`) of run ``run_id`` in its own
+        transaction; a unit of the same key in that run is replaced."""
+        per_query = record["per_query"]
+        qid = np.asarray(per_query.get("qid", []))
+        qids = [_scalar(q) for q in qid.tolist()]
+        metrics = [m for m in per_query if m != "qid"]
+
+        def insert(connection):
+            connection.execute("DELETE FROM per_query WHERE unit_id IN (SELECT id FROM units "
+                               "WHERE run_id = ? AND unit_key = ?)", (run_id, record["key"]))
+            connection.execute("DELETE FROM units WHERE run_id = ? AND unit_key = ?",
+                               (run_id, record["key"]))
+            cursor = connection.execute(
+                "INSERT INTO units (run_id, unit_key, data_sha256, model, candidate, fold, "
+                "split, params, scores, fit_time, score_time, versions, seed, qid_dtype, "
+                "predictions, rows, recorded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "?, ?, ?)",
+                (run_id, record["key"], record["data_sha256"], record["model"],
+                 record["candidate"], record["fold"], record["split"],
+                 _json(record["params"]), json.dumps(record["scores"]),
+                 float(record["fit_time"]), float(record["score_time"]),
+                 _json(record["versions"]), record["seed"], qid.dtype.str,
+                 _blob(record.get("predictions"), np.float64),
+                 _blob(record.get("rows"), np.int64), now()))
+            unit_id = cursor.lastrowid
+            connection.executemany(
+                "INSERT INTO per_query (unit_id, metric, position, qid, value) "
+                "VALUES (?, ?, ?, ?, ?)",
+                ((unit_id, metric, i, q, None if math.isnan(v) else v)
+                 for metric in metrics
+                 for i, (q, v) in enumerate(zip(qids, np.asarray(per_query[metric],
+                                                                 dtype=np.float64).tolist()))))
+
+        self._transaction(insert, f"write the results of {record['describe']}")
+
+    def find_unit(self, unit_key, run_id):
+        """The unit of this key, of run ``run_id`` if it has one, else of the latest other
+        run; None when no run has it. A dict as :meth:`read_units` gives, with ``run_id``."""
+        row = self.connection.execute(
+            "SELECT id FROM units WHERE unit_key = ? ORDER BY run_id = ? DESC, id DESC "
+            "LIMIT 1", (unit_key, run_id)).fetchone()
+        return None if row is None else self._read("u.id = ?", (row[0],))[0]
+
+    def read_units(self, run_id):
+        """The units of run ``run_id``, in the order written: dicts of ``key``,
+        ``data_sha256``, ``model``, ``candidate``, ``fold``, ``split``, ``params``,
+        ``scores``, ``fit_time``, ``score_time``, ``versions``, ``seed``, ``per_query``
+        (``"qid"`` and one array per metric), ``predictions`` and ``rows`` (or None)."""
+        return self._read("u.run_id = ?", (run_id,))
+
+    def _read(self, where, parameters):
+        units = self.connection.execute(
+            "SELECT u.id, u.run_id, u.unit_key, u.data_sha256, u.model, u.candidate, u.fold, "
+            "u.split, u.params, u.scores, u.fit_time, u.score_time, u.versions, u.seed, "
+            f"u.qid_dtype, u.predictions, u.rows FROM units u WHERE {where} ORDER BY u.id",
+            parameters).fetchall()
+        out = []
+        for (unit_id, run_id, key, data, model, candidate, fold, split, params, scores,
+             fit_time, score_time, versions, seed, qid_dtype, predictions, rows) in units:
+            values = {}
+            qid = None
+            for metric, q, value in self.connection.execute(
+                    "SELECT metric, qid, value FROM per_query WHERE unit_id = ? "
+                    "ORDER BY metric, position", (unit_id,)):
+                if metric not in values:
+                    values[metric] = ([], [])
+                values[metric][0].append(q)
+                values[metric][1].append(np.nan if value is None else value)
+            per_query = {}
+            for metric, (qids, metric_values) in values.items():
+                if qid is None:
+                    dtype = np.dtype(qid_dtype)
+                    qid = np.array(qids, dtype=dtype)
+                    per_query["qid"] = qid
+                per_query[metric] = np.array(metric_values, dtype=np.float64)
+            out.append({
+                "id": unit_id, "run_id": run_id, "key": key, "data_sha256": data,
+                "model": model, "candidate": candidate, "fold": fold, "split": split,
+                "params": json.loads(params), "scores": json.loads(scores),
+                "fit_time": fit_time, "score_time": score_time,
+                "versions": json.loads(versions), "seed": seed,
+                "per_query": per_query,
+                "predictions": _unblob(predictions, np.float64),
+                "rows": _unblob(rows, np.int64)})
+        return out
+
+
+def _blob(array, dtype):
+    return None if array is None else np.ascontiguousarray(array, dtype=dtype).tobytes()
+
+
+def _unblob(blob, dtype):
+    return None if blob is None else np.frombuffer(blob, dtype=dtype).copy()
+
+
+class StoredRun(dict):
+    """The systems of a stored run, as :func:`~sklearn_rank.stats.compare` takes them.
+
+    A dict: system name -> per-query values (``"qid"``, ``"fold"`` and one array per
+    metric). The attributes say what the command line compared them with.
+
+    Attributes
+    ----------
+    run_id : int
+        The run in the store.
+    command : str
+        ``"sklearn-rank cv"`` or ``"sklearn-rank tune"``.
+    provenance : dict
+        What the run recorded: data (source, fingerprint), metrics and their canonical
+        keys, convention, splitter, seed, models, library versions.
+    metrics : list of str
+        The metric names of the run.
+    baseline : str or None
+        The baseline of ``cv`` (None for ``tune``).
+    seed : int
+        The run's seed, the ``random_state`` of its bootstrap.
+    finished : str or None
+        When the run finished (UTC, ISO 8601); None for an unfinished run.
+    """
+
+
+def _system_name(unit):
+    if unit["candidate"] is None:
+        return unit["model"]
+    params = ", ".join(f"{k}={v!r}" for k, v in unit["params"].items())
+    return f"candidate {unit['candidate'] + 1} ({params})"
+
+
+def load_store(path, run=None, *, split="cv", partial=False):
+    """Read the per-query values of a run of ``sklearn-rank cv`` or ``tune --store``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The results store (``--store``), a SQLite file.
+    run : int, default=None
+        The id of the run (``sklearn-rank report`` lists them); None reads the latest
+        finished run.
+    split : {"cv", "test"}, default="cv"
+        ``"cv"``: the per-query values of the cross-validation folds; ``"test"``: those of
+        the models refitted on all the training data, on the held-out test set (``--test``).
+    partial : bool, default=False
+        Read an unfinished run (a run killed before its end, not yet completed with
+        ``--resume``). By default it is refused: its systems may lack folds.
+
+    Returns
+    -------
+    systems : StoredRun
+        A dict, system name -> per-query values (``"qid"``, ``"fold"`` for ``"cv"``, and
+        one array per metric), for :func:`~sklearn_rank.stats.compare`; for ``cv`` the
+        systems are the models, for ``tune`` the candidates. Its attributes ``metrics``,
+        ``baseline`` and ``seed`` give the table the command line printed:
+        ``compare(systems, metric=systems.metrics, baseline=systems.baseline,
+        random_state=systems.seed)``.
+
+    Raises
+    ------
+    ValueError
+        When the file is not a results store, holds no such run, or the run is
+        unfinished and ``partial`` is False.
+
+    See Also
+    --------
+    compare : Means, confidence intervals and corrected tests of the systems.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from sklearn_rank._cli import main
+    >>> from sklearn_rank.stats import compare, load_store
+    >>> store = os.path.join(tempfile.mkdtemp(), "results.sqlite")
+    >>> main(["cv", "--n-queries", "30", "--n-splits", "3", "--metrics", "ndcg@10",
+    ...       "--model", "pointwise", "--model", "sklearn.linear_model:LinearRegression",
+    ...       "--n-estimators", "5", "--store", store, "-q"])  # doctest: +ELLIPSIS
+    Data: ...
+    0
+    >>> systems = load_store(store)
+    >>> list(systems), systems.metrics, systems.baseline
+    (['pointwise', 'LinearRegression'], ['ndcg@10'], 'pointwise')
+    >>> len(systems["pointwise"]["qid"])
+    30
+    >>> table = compare(systems, metric=systems.metrics, baseline=systems.baseline,
+    ...                 random_state=systems.seed)
+    >>> table.systems
+    ['pointwise', 'LinearRegression']
+    """
+    if split not in ("cv", "test"):
+        raise ValueError(f"split must be 'cv' or 'test'; got {split!r}.")
+    try:
+        store = ResultsStore(path, create=False)
+    except StoreError as exc:
+        raise ValueError(str(exc)) from None
+    try:
+        runs = store.runs()
+        if run is None:
+            finished = [r for r in runs if r["finished"]]
+            if not finished:
+                shown = "; ".join(f"run {r['id']}: {r['n_stored']} of {len(r['units'])} units"
+                                  for r in runs)
+                raise ValueError(f"{os.fspath(path)!r} holds no finished run"
+                                 + (f" ({shown}, unfinished: complete it with --resume, or "
+                                    "pass run= and partial=True)" if runs else "") + ".")
+            chosen = finished[-1]
+        else:
+            by_id = {r["id"]: r for r in runs}
+            if run not in by_id:
+                raise ValueError(f"{os.fspath(path)!r} has no run {run!r}; its runs: "
+                                 f"{', '.join(map(str, by_id)) or 'none'}.")
+            chosen = by_id[run]
+            if not chosen["finished"] and not partial:
+                raise ValueError(
+                    f"run {run} of {os.fspath(path)!r} is unfinished ({chosen['n_stored']} of "
+                    f"{len(chosen['units'])} units stored): its systems may lack folds. "
+                    "Complete it with the command's --resume, or pass partial=True.")
+        units = store.read_units(chosen["id"])
+    finally:
+        store.close()
+    provenance = chosen["provenance"]
+    metrics = list(provenance["metrics"])
+    systems = StoredRun()
+    grouped = {}
+    for unit in units:
+        if (unit["split"] == "cv") == (split == "cv") and unit["per_query"]:
+            grouped.setdefault(_system_name(unit), []).append(unit)
+    # the order of the command line: cv's models as given, tune's candidates by index
+    order = list(provenance.get("models") or [])
+    names = sorted(grouped, key=lambda name: (
+        order.index(grouped[name][0]["model"]) if grouped[name][0]["model"] in order
+        else len(order), grouped[name][0]["candidate"] or 0))
+    for name in names:
+        mine = sorted(grouped[name], key=lambda u: -1 if u["fold"] is None else u["fold"])
+        values = {"qid": np.concatenate([u["per_query"]["qid"] for u in mine])}
+        if split == "cv":
+            values["fold"] = np.concatenate([np.full(len(u["per_query"]["qid"]), u["fold"])
+                                             for u in mine])
+        values.update({m: np.concatenate([u["per_query"][m] for u in mine]) for m in metrics})
+        systems[name] = values
+    systems.run_id = chosen["id"]
+    systems.command = chosen["command"]
+    systems.provenance = provenance
+    systems.metrics = metrics
+    systems.baseline = provenance.get("baseline")
+    systems.seed = provenance.get("seed")
+    systems.finished = chosen["finished"]
+    return systems
