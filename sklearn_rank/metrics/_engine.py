@@ -359,6 +359,17 @@ _SPARE_BITS_INTEGER = 3
 _MANY_PAIRS = 16
 
 
+# Rows that the passes building and reading the sort keys take at once: 512 KiB of 64-bit
+# integers, which stay in cache from one pass to the next, and no temporary array of n
+# stacks on the keys.
+_ROWS_AT_ONCE = 1 << 16
+
+
+def _row_slices(n):
+    """Consecutive slices of ``_ROWS_AT_ONCE`` rows (the last one shorter) covering ``n``."""
+    return (slice(lo, min(lo + _ROWS_AT_ONCE, n)) for lo in range(0, n, _ROWS_AT_ONCE))
+
+
 def segment_argsort(values, codes, n_codes, *, relabel=None, secondary=None, prefix_bits=None):
     """Rows grouped by code, each group by decreasing value: one sort of 64-bit integers.
 
@@ -399,27 +410,32 @@ def segment_argsort(values, codes, n_codes, *, relabel=None, secondary=None, pre
     if bits < 0 or not _prefix_suffices(values, bits, n / max(n_codes, 1)):
         return _lexsort_segments(values, codes if relabel is None else relabel[codes],
                                  secondary, n_codes)
-    # built from the low bits up, in place, so that at most two arrays of n are alive
+    # built in place, a slice of rows at a time: the keys are the one array of n alive
     exact = None  # whether equal prefixes mean equal values, when known from the image
     if values.dtype.kind in "iu":
         key, exact = _descending_integer_prefix(values, bits)
     else:
         key = _descending_prefix(values, bits) if bits else np.zeros(n, dtype=np.uint64)
-    if packed:
-        key <<= np.uint64(8)
-        key |= secondary
-    key <<= np.uint64(row_bits)
-    key |= np.arange(n, dtype=np.uint64)
-    code = codes.astype(np.uint64) if relabel is None else relabel.astype(np.uint64)[codes]
-    code <<= np.uint64(bits + low_bits)
-    key |= code
-    del code
+    table = None if relabel is None else relabel.astype(np.uint64)
+    for rows in _row_slices(n):
+        part = key[rows]
+        if packed:
+            part <<= np.uint64(8)
+            part |= secondary[rows]
+        part <<= np.uint64(row_bits)
+        part |= np.arange(rows.start, rows.stop, dtype=np.uint64)
+        code = codes[rows].astype(np.uint64) if table is None else table[codes[rows]]
+        code <<= np.uint64(bits + low_bits)
+        part |= code
     key.sort()
     # positions whose key differs from the previous one below the value prefix only: same
     # code, same value prefix, so the only places where rows can be tied or out of order
-    same = np.bitwise_xor(key[1:], key[:-1])
-    pairs = np.flatnonzero(same < np.uint64(1 << low_bits)) + 1
-    del same
+    found = [np.zeros(0, dtype=np.intp)]
+    for rows in _row_slices(n - 1):
+        same = np.bitwise_xor(key[rows.start + 1 : rows.stop + 1], key[rows])
+        found.append(np.flatnonzero(same < np.uint64(1 << low_bits)) + (rows.start + 1))
+    pairs = np.concatenate(found)
+    del found
     key &= np.uint64((1 << row_bits) - 1)
     order = key.view(np.int64).astype(np.intp, copy=False)
     if not len(pairs):
@@ -456,16 +472,17 @@ def _descending_prefix(values, bits):
     """The leading ``bits`` bits of an unsigned integer image of ``values`` whose order is
     the reverse of the values' order (IEEE 754 bit patterns, made monotone)."""
     image = np.add(values, 0.0, dtype=np.float64).view(np.int64)  # -0.0 + 0.0 is +0.0
-    # non-negative values: flip all bits but the sign (larger values, smaller images);
-    # negative values: keep their bits (sign set, and larger magnitudes, larger images)
-    flip = image >> 63
-    np.invert(flip, out=flip)
-    flip &= np.int64(np.iinfo(np.int64).max)
-    image ^= flip
-    del flip
-    image = image.view(np.uint64)
-    image >>= np.uint64(64 - bits)
-    return image
+    for rows in _row_slices(len(image)):
+        part = image[rows]
+        # non-negative values: flip all bits but the sign (larger values, smaller images);
+        # negative values: keep their bits (sign set, and larger magnitudes, larger images)
+        flip = part >> 63
+        np.invert(flip, out=flip)
+        flip &= np.int64(np.iinfo(np.int64).max)
+        part ^= flip
+        part = part.view(np.uint64)
+        part >>= np.uint64(64 - bits)
+    return image.view(np.uint64)
 
 
 def _descending_integer_prefix(values, bits):
@@ -710,6 +727,8 @@ def segment_starts(sizes):
 _LEVEL_CELLS_PER_ROW = 2
 # ...or at most this many cells, whatever the rows: small inputs, where both are instant.
 _LEVEL_CELLS_FREE = 1024
+# Rows whose bincount keys are built at once: 512 KiB of intp, which stays in cache.
+_LEVEL_ROWS_AT_ONCE = 1 << 16
 
 
 def query_weight(codes, sample_weight, sizes, *, return_unit=False):
@@ -843,12 +862,19 @@ class RankingInput:
         n_levels = int(self.top_label) + 1
         if self.n_queries * n_levels > _LEVEL_CELLS_PER_ROW * len(self.y_true) + _LEVEL_CELLS_FREE:
             return None
-        key = self.codes.astype(np.intp)
-        key *= n_levels
-        key += n_levels - 1
-        key -= grade
-        counts = np.bincount(key, minlength=self.n_queries * n_levels)
-        del key
+        n_cells = self.n_queries * n_levels
+        # bincount reads intp keys: built a slice of rows at a time, so that the key is
+        # never an array of n (it would stack on the ranking's arrays). A slice holds at
+        # least as many rows as there are cells, so adding up the counts costs at most a
+        # pass over the rows.
+        step = max(_LEVEL_ROWS_AT_ONCE, n_cells)
+        counts = np.zeros(n_cells, dtype=np.intp)
+        for lo in range(0, len(grade), step):
+            key = self.codes[lo : lo + step].astype(np.intp)
+            key *= n_levels
+            key += n_levels - 1
+            key -= grade[lo : lo + step]
+            counts += np.bincount(key, minlength=n_cells)
         counts = counts.astype(code_dtype(len(self.y_true)), copy=False)  # counts <= n
         return np.arange(n_levels - 1, -1, -1, dtype=np.float64), counts.reshape(-1, n_levels)
 
@@ -1107,18 +1133,27 @@ class Ranking:
             else:
                 secondary = np.subtract(255, label, dtype=np.uint8)
         order, tied = group.rank_by(group.values(data.y_score), secondary)
-        # after the sort, whose keys are the largest arrays alive: half an array of n each
-        self.query = group.query
-        self.position = group.position
         rows = order if group.rows is None else group.rows[order]
         del order
         self.grades = None if data.grades is None else data.grades[rows]
         self._y_true = data.y_true[rows] if self.grades is None else None
+        # per ranked row, whether it is judged and whether it is in the pool but unjudged
+        # (trec_eval's -1): None when every row is judged, or none is pooled-but-unjudged
+        self.judged = None if data.judged_mask is None else data.judged_mask[rows]
+        self.pool_unjudged = None if data.pool_unjudged is None else data.pool_unjudged[rows]
         del rows
+        # after the order is gone, so that its array of n and these do not stack
+        self.position = group.position
         self.has_ties = ties == "average" and len(tied) > 0
         if self.has_ties:
             self._new_block = np.ones(len(self.position), dtype=bool)
             self._new_block[tied] = False
+
+    @property
+    def query(self):
+        """Query code of each ranked row (built on first read: the metrics that only sum
+        per query, or read :meth:`relevant`, never need this array of n)."""
+        return self._group.query
 
     @cached_property
     def label(self):
@@ -1214,10 +1249,15 @@ class Ranking:
             rows = np.zeros(0, dtype=np.intp)
         else:  # compare bytes with a byte: no float copy of the grades
             rows = np.flatnonzero(self.grades >= np.uint8(max(np.ceil(threshold), 0)))
-        query = self.query[rows]
-        first = np.ones(len(rows), dtype=bool)
-        np.not_equal(query[1:], query[:-1], out=first[1:])
-        return rows, query, np.flatnonzero(first)
+        # each query's rows are contiguous: where its relevant rows begin among ``rows``
+        # follows from its first row, with no query code per ranked row
+        group = self._group
+        begin = np.searchsorted(rows, group.layout_starts)
+        count = np.diff(begin, append=len(rows))
+        query = np.repeat(group.layout.astype(code_dtype(self.n_queries)), count)
+        # kept for the other metrics: 32-bit where they fit, half the memory
+        rows = rows.astype(code_dtype(len(self.position)), copy=False)
+        return rows, query, begin[count > 0]
 
     @cached
     def top(self, k):
