@@ -5,6 +5,7 @@ Usage (in an environment with ``pip install -e ".[bench]"``)::
     python asv_bench/compare_peers.py                      # 1M rows, 10k queries
     python asv_bench/compare_peers.py --n-queries 100000   # 1M rows, 100k queries
     python asv_bench/compare_peers.py --n-rows 100000 --repeat 5
+    python asv_bench/compare_peers.py --suite trec_eval    # TREC files: trec_eval vs pytrec_eval
 
 The data (see ``benchmarks/common.py``): ``n_rows`` rows in ``n_queries`` queries of ragged
 sizes, rows in random order (query ids unsorted, not contiguous), grades 0-4, distinct scores.
@@ -46,6 +47,29 @@ use one. A peer without a metric (ERR@10 anywhere but sklearn-rank) shows ``-``.
 Every peer's value is checked against sklearn-rank's with the matching convention (absolute
 tolerance 1e-6) before any number is printed as comparable; the script exits with status 1 on a
 mismatch.
+
+The trec_eval suite (``--suite trec_eval``, part of the default ``all``) writes a TREC run of
+``--trec-lines`` lines (the rows of the data above: distinct scores) and its qrels (60% of the
+retrieved documents judged, 2% of those -1, and 20% more judged documents never retrieved), then
+times every measure of trec_eval's ``all_trec``:
+
+sklearn-rank trec_eval
+    the process ``python -m sklearn_rank trec_eval -m all_trec QRELS RUN``: start, imports,
+    reading, computing and printing.
+pytrec_eval script
+    the process a pytrec_eval user runs: ``pytrec_eval.parse_qrel`` and ``parse_run`` of the
+    files, ``RelevanceEvaluator(...).evaluate`` of the all_trec measures it has (all but rbp,
+    rbp_resid and unj), and the means printed as trec_eval prints them.
+read_trec + evaluate
+    in process: :func:`~sklearn_rank.datasets.read_trec` of the files and
+    :func:`~sklearn_rank.metrics.evaluate` of every measure of all_trec (trec_eval's names,
+    ``judged="y_true"``, ``convention="trec_eval"``).
+pytrec_eval evaluate
+    ``evaluator.evaluate(run)`` alone, on dicts and an evaluator built once, untimed.
+
+The printed means of both processes, and the means in process, are checked against
+pytrec_eval's (but iprec_at_recall and 11pt_avg: pytrec_eval runs trec_eval 9.0.7, which
+rounded recall levels to numbers of documents otherwise).
 """
 
 import argparse
@@ -57,6 +81,7 @@ import platform
 import sys
 import time
 import tracemalloc
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -320,17 +345,8 @@ def format_table(title, columns, rows, cell):
     return "\n".join(lines)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--n-rows", type=int, default=1_000_000)
-    parser.add_argument("--n-queries", type=int, default=10_000)
-    parser.add_argument("--repeat", type=int, default=3, help="runs per entry; the best counts")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--peers", nargs="+", choices=list(PEERS), default=list(PEERS), help="peers to run"
-    )
-    args = parser.parse_args(argv)
-
+def compare_arrays(args):
+    """The metrics of flat arrays against the peers; returns the exit status."""
     y, s, q = make_benchmark_data(args.n_rows, args.n_queries, seed=args.seed)
     sizes = np.unique(q, return_counts=True)[1]
     versions = []
@@ -433,6 +449,231 @@ def main(argv=None):
         print(f"\n{len(mismatches)} value(s) differ from sklearn-rank's", file=sys.stderr)
         return 1
     return 0
+
+
+# --------------------------------------------------------------------------------------------
+# trec_eval: every measure, from TREC files
+# --------------------------------------------------------------------------------------------
+
+# trec_eval's all_trec measures that pytrec_eval computes (it lacks rbp, rbp_resid and unj).
+PYTREC_ALL_TREC = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "utility",
+    "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut",
+    "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map",
+    "set_F", "num_nonrel_judged_ret",
+)
+# pytrec_eval runs trec_eval 9.0.7, which turns a recall level x into floor(x * R + 0.9)
+# relevant documents; trec_eval 9.0.8 and sklearn-rank round x * R to the nearest.
+ROUNDING_CHANGED = ("iprec_at_recall", "11pt_avg")
+
+# What a pytrec_eval user runs: its own readers, every measure, the means printed as trec_eval
+# prints them.
+PYTREC_EVAL_SCRIPT = """\
+import sys
+import pytrec_eval
+with open(sys.argv[1]) as f:
+    qrel = pytrec_eval.parse_qrel(f)
+with open(sys.argv[2]) as f:
+    run = pytrec_eval.parse_run(f)
+per_query = pytrec_eval.RelevanceEvaluator(qrel, set(sys.argv[3:])).evaluate(run)
+names = sorted(set(next(iter(per_query.values()))) - {"runid", "relstring"})
+for name in names:
+    value = pytrec_eval.compute_aggregated_measure(
+        name, [values[name] for values in per_query.values()])
+    text = str(int(value)) if name.startswith("num_") else f"{value:6.4f}"
+    print(f"{name:<22}\\tall\\t{text}")
+"""
+
+
+def write_trec_files(folder, n_lines, n_queries, seed):
+    """A run of ``n_lines`` lines and its qrels, from :func:`make_benchmark_data`.
+
+    Every row is a run line (distinct integer scores); the qrels judge 60% of the retrieved
+    documents with their grade (2% of them -1: in the pool, unjudged), the other 40% are
+    unjudged, outside the pool, and 20% more judged documents are never retrieved.
+    """
+    y, s, q = make_benchmark_data(n_lines, n_queries, seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    queries = q.astype(str).tolist()
+    documents = [f"D{i}" for i in range(n_lines)]
+    grades = y.astype(np.int64)
+    grades[rng.random(n_lines) < 0.02] = -1
+    judged = np.flatnonzero(rng.random(n_lines) < 0.6).tolist()
+    extra = rng.integers(0, n_lines, n_lines // 5).tolist()
+    extra_grades = y[rng.integers(0, n_lines, len(extra))].tolist()
+    run = Path(folder) / "run.txt"
+    qrels = Path(folder) / "qrels.txt"
+    scores = s.astype(np.int64).tolist()
+    run.write_text("".join(f"{q_} Q0 {d} 0 {v} sys\n"
+                           for q_, d, v in zip(queries, documents, scores)))
+    grade_list = grades.tolist()
+    qrels.write_text(
+        "".join(f"{queries[i]} 0 {documents[i]} {grade_list[i]}\n" for i in judged)
+        + "".join(f"{queries[i]} 0 X{j} {g}\n" for j, (i, g) in
+                  enumerate(zip(extra, extra_grades))))
+    return qrels, run, len(judged) + len(extra)
+
+
+def _all_lines(text):
+    """{measure: printed value} of trec_eval's 'all' lines."""
+    lines = (line.split("\t") for line in text.splitlines())
+    return {name.rstrip(): value for name, qid, value in lines if qid == "all"}
+
+
+def compare_trec_eval(args):
+    """``sklearn-rank trec_eval -m all_trec`` against pytrec_eval on the same TREC files, as
+    processes (start, reading, computing, printing) and in process; returns the exit status.
+    """
+    import subprocess
+    import tempfile
+
+    from sklearn_rank.datasets import read_trec
+    from sklearn_rank.metrics._trec_names import expand_measures
+
+    try:
+        import pytrec_eval
+    except ImportError as exc:
+        print(f"skipped: trec_eval suite ({exc})")
+        return 0
+    names = [item.name for item in expand_measures(["all_trec"])
+             if item.measure.entry is not None]
+    with tempfile.TemporaryDirectory() as folder:
+        qrels, run, n_judgements = write_trec_files(folder, args.trec_lines, args.n_queries,
+                                                    args.seed)
+        print(f"\ntrec_eval -m all_trec: a run of {args.trec_lines:,} lines in "
+              f"{args.n_queries:,} queries, qrels of {n_judgements:,} lines; "
+              f"best of {args.repeat}")
+        command = [sys.executable, "-m", "sklearn_rank", "trec_eval", "-m", "all_trec",
+                   str(qrels), str(run)]
+        script = [sys.executable, "-c", PYTREC_EVAL_SCRIPT, str(qrels), str(run),
+                  *PYTREC_ALL_TREC]
+
+        def process(argv):
+            def run_process():
+                done = subprocess.run(argv, capture_output=True, text=True)
+                if done.returncode:
+                    raise RuntimeError(f"{argv[:5]} failed: {done.stderr.strip()}")
+                return done.stdout
+            return run_process
+
+        prepared = []
+
+        def read():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # queries without run lines
+                return read_trec(qrels, run)
+
+        def evaluate_all(data):
+            return evaluate(data["y_true"], data["y_score"], qid=data["qid"],
+                            retrieved=data["retrieved"], judged="y_true", metrics=names,
+                            convention="trec_eval")
+
+        def pytrec_eval_read():
+            with open(qrels) as f:
+                qrel = pytrec_eval.parse_qrel(f)
+            with open(run) as f:
+                run_dict = pytrec_eval.parse_run(f)
+            return qrel, run_dict
+
+        def pytrec_eval_prepare():  # untimed, once: its dicts and its evaluator
+            if not prepared:
+                qrel, run_dict = pytrec_eval_read()
+                prepared.append(
+                    (pytrec_eval.RelevanceEvaluator(qrel, set(PYTREC_ALL_TREC)), run_dict))
+            return prepared[0]
+
+        def pytrec_eval_in_process():
+            qrel, run_dict = pytrec_eval_read()
+            return pytrec_eval.RelevanceEvaluator(qrel, set(PYTREC_ALL_TREC)).evaluate(run_dict)
+
+        data_read = []
+
+        def read_once():  # untimed, once: the arrays that evaluate alone takes
+            if not data_read:
+                data_read.append(read())
+            return data_read[0]
+
+        entries = {
+            "sklearn-rank trec_eval": (process(command), None),
+            "pytrec_eval script": (process(script), None),
+            "read_trec + evaluate": (lambda: evaluate_all(read()), None),
+            "pytrec_eval evaluate": (lambda prepared: prepared[0].evaluate(prepared[1]),
+                                     pytrec_eval_prepare),
+            "read_trec": (read, None),
+            "evaluate": (evaluate_all, read_once),
+            "pytrec_eval read + evaluate": (pytrec_eval_in_process, None),
+        }
+        timed = best_times(entries, args.repeat)
+
+    seconds = {key: elapsed for key, (elapsed, _) in timed.items()}
+    ours, theirs = _all_lines(timed["sklearn-rank trec_eval"][1]), _all_lines(
+        timed["pytrec_eval script"][1])
+    means = timed["read_trec + evaluate"][1]
+    per_query = timed["pytrec_eval evaluate"][1]
+    print(f"  processes: sklearn-rank trec_eval {seconds['sklearn-rank trec_eval']:.2f} s, "
+          f"pytrec_eval (parse_qrel, parse_run, evaluate) "
+          f"{seconds['pytrec_eval script']:.2f} s: "
+          f"{seconds['pytrec_eval script'] / seconds['sklearn-rank trec_eval']:.1f}x "
+          "(target: 3x)")
+    print(f"  in process: read_trec + evaluate of {len(names)} measures "
+          f"{seconds['read_trec + evaluate']:.2f} s, pytrec_eval's evaluate alone "
+          f"{seconds['pytrec_eval evaluate']:.2f} s: "
+          f"{seconds['pytrec_eval evaluate'] / seconds['read_trec + evaluate']:.1f}x "
+          "(target: 10x)")
+    print(f"  in process, the parts: read_trec {seconds['read_trec']:.2f} s, evaluate "
+          f"{seconds['evaluate']:.2f} s; pytrec_eval's parse_qrel + parse_run + evaluate "
+          f"{seconds['pytrec_eval read + evaluate']:.2f} s: "
+          f"{seconds['pytrec_eval read + evaluate'] / seconds['read_trec + evaluate']:.1f}x")
+
+    # Apples to apples: the printed means, and the in-process means against pytrec_eval's.
+    mismatches = []
+    compared = sorted(set(ours) & set(theirs))
+    for name in compared:
+        if not name.startswith(ROUNDING_CHANGED) and ours[name] != theirs[name]:
+            mismatches.append(f"printed {name}: sklearn-rank {ours[name]}, pytrec_eval "
+                              f"{theirs[name]}")
+    values = {}
+    for query_values in per_query.values():
+        for name, value in query_values.items():
+            values.setdefault(name, []).append(value)
+    for name in sorted(set(means) & set(values)):
+        if name.startswith(ROUNDING_CHANGED):
+            continue
+        expected = pytrec_eval.compute_aggregated_measure(name, values[name])
+        if not abs(means[name] - expected) <= 1e-9:
+            mismatches.append(f"in process {name}: sklearn-rank {means[name]!r}, pytrec_eval "
+                              f"{expected!r}")
+    print(f"  values: {len(compared)} printed means and {len(set(means) & set(values))} "
+          f"means in process checked against pytrec_eval (all but {', '.join(ROUNDING_CHANGED)}"
+          f", whose rounding changed in trec_eval 9.0.8): "
+          f"{'MISMATCH' if mismatches else 'ok'}")
+    for line in mismatches:
+        print(f"    {line}", file=sys.stderr)
+    return 1 if mismatches else 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n-rows", type=int, default=1_000_000)
+    parser.add_argument("--n-queries", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per entry; the best counts")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--peers", nargs="+", choices=list(PEERS), default=list(PEERS), help="peers to run"
+    )
+    parser.add_argument("--suite", choices=("arrays", "trec_eval", "all"), default="all",
+                        help="the metrics of flat arrays against the peers, sklearn-rank "
+                        "trec_eval against pytrec_eval on TREC files, or both (default)")
+    parser.add_argument("--trec-lines", type=int, default=1_000_000,
+                        help="lines of the run of the trec_eval suite")
+    args = parser.parse_args(argv)
+    status = 0
+    if args.suite in ("arrays", "all"):
+        status |= compare_arrays(args)
+    if args.suite in ("trec_eval", "all"):
+        status |= compare_trec_eval(args)
+    return status
 
 
 if __name__ == "__main__":

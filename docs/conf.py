@@ -127,6 +127,8 @@ def warn_mailto_references(app, doctree):
 
 #: The comment of metrics.rst that the table of metric names replaces when Sphinx reads the page.
 METRIC_NAMES_TABLE = ".. The table of metric names: docs/conf.py writes it here from the registry."
+TREC_MEASURES_TABLE = (".. The table of trec_eval's measures: docs/conf.py writes it here from "
+                       "sklearn_rank.metrics._trec_names.")
 
 
 def metric_names_table():
@@ -178,8 +180,21 @@ def insert_metric_names_table(app, docname, source):
     source[0] = source[0].replace(METRIC_NAMES_TABLE, metric_names_table())
 
 
+def insert_trec_measures_table(app, docname, source):
+    """Put the table of trec_eval's measures in place of its comment in trec_eval.rst."""
+    if docname != "trec_eval":
+        return
+    from sklearn_rank.metrics._trec_names import trec_measures_table
+
+    if TREC_MEASURES_TABLE not in source[0]:
+        logger.warning("trec_eval.rst lacks the comment %r, where the table of measures goes",
+                       TREC_MEASURES_TABLE, type="sklearn_rank", subtype="trec_measures")
+    source[0] = source[0].replace(TREC_MEASURES_TABLE, trec_measures_table())
+
+
 def setup(app):
     app.connect("source-read", insert_metric_names_table)
+    app.connect("source-read", insert_trec_measures_table)
     app.connect("autodoc-skip-member", skip_foreign_members)
     app.connect("doctree-read", warn_mailto_references)
 

@@ -30,6 +30,7 @@ DEFAULTS = {
 # means another thing elsewhere (ERR's persistence is 1.0 and no convention sets it).
 METRIC_DEFAULTS = {
     "rbp": {"persistence": 0.8, "graded": False},
+    "rbp_residual": {"persistence": 0.8, "all_judged": "tail"},
 }
 
 # Per system: options common to all its metrics under "*", then per-metric overrides
@@ -59,6 +60,9 @@ CONVENTIONS = {
         # m_rbp.c: p = 0.9, and each judgement divided by the query's largest judgement
         # (out.test.aql, graded 0-4, shows it; -l does not apply).
         "rbp": {"persistence": 0.9, "graded": True, "max_grade": "query"},
+        # m_rbp.c's rbp_resid: p = 0.9, and 0 for a query whose ranked documents are all
+        # judged (the residual is only computed where one is not)
+        "rbp_residual": {"persistence": 0.9, "all_judged": "zero"},
     },
     # LightGBM ndcg@k and map@k (rank_metric.hpp, map_metric.hpp): label_gain 2^i - 1,
     # std::stable_sort by score, a query without relevant documents scores 1, AP@k divides

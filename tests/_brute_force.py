@@ -5,7 +5,17 @@ the metrics API contract and deliberately shares nothing with the engine: one qu
 at a time, plain Python loops over ranks, and ties resolved by explicitly building
 every ordering. ``ties="average"`` is the exact mean of the metric over all
 orderings of every block of tied scores (``itertools.permutations`` of each block,
-the Cartesian product over blocks), so it is only usable on small queries.
+the Cartesian product over blocks), so it is only usable on small queries. The one
+exception is the measures of ``_brute_force_curves.AVERAGED_LIST`` (interpolated
+precision, the 11-point average, trec_eval's G), whose mean over orderings has no
+tractable exact form: sklearn-rank defines their ``ties="average"`` as the measure of
+the list whose tied documents take their block's mean relevance or gain, and
+``_brute_force_curves`` computes that list in exact fractions.
+
+The formulas of the measures of incomplete judgements, sets and counts live in
+``_brute_force_judged.py``, those of interpolated precision, the R-based and G-based
+measures and the DCG family's gain mappings and discounts in ``_brute_force_curves.py``;
+this module merges them into one table and one driver.
 
 The entry point is :func:`brute_force`::
 
@@ -23,12 +33,22 @@ Conventions the engine has to agree with:
 - ``k=None`` means no truncation: precision divides by the list length, AP's
   ``"min_k"`` denominator is then R;
 - a query none of whose rows is retrieved scores 0 (when it has a relevant document);
-- the RBP residual p^min(k, n) is defined for every query, relevant documents or not.
+- with ``judged="y_true"``, NaN and negative labels are unjudged documents: grade 0 in
+  the ranking (``unjudged="nonrelevant"``) or out of it (``"condensed"``), relevant to
+  no metric; the measures of incomplete judgements tell them from judged ones;
+- counts, rates of judgements, the RBP residual and utility are defined on every query,
+  relevant documents or not; fall-out needs a judged non-relevant document; the DCG
+  family and G a document of positive gain (see :func:`defined`);
+- the per-query values become one number by the metric's aggregation
+  (:data:`AGGREGATIONS`): the weighted mean, the weighted sum for counts, trec_eval's
+  geometric mean (of values floored at 1e-5) for gm_map and gm_bpref.
 """
 
 import itertools
 import math
 
+import _brute_force_curves
+import _brute_force_judged
 import numpy as np
 
 #: Metric names understood by :func:`brute_force`, mapped to the public function name.
@@ -48,16 +68,28 @@ METRIC_FUNCTIONS = {
     "spearman": "spearman_score",
     "pairwise_accuracy": "pairwise_accuracy_score",
     "half_life_utility": "half_life_utility_score",
-    # --- helper M1: incomplete judgements, sets, counts ---
-    # --- end M1 ---
-    # --- helper M2: curves, R-based, the DCG family's gains ---
-    # --- end M2 ---
+    # incomplete judgements, retrieved sets and counts
+    **{name: f"{name}_score" for name in (
+        "bpref", "gm_bpref", "infap", "judged", "unjudged_rate", "rbp_residual", "set_p",
+        "set_recall", "set_f", "set_map", "set_relative_p", "relative_p", "num_ret", "num_rel",
+        "num_rel_ret", "num_nonrel_judged_ret", "num_q", "utility", "fallout", "f1")},
+    # interpolated precision, R-based and G-based measures, the DCG family's gains
+    **{name: f"{name}_score" for name in (
+        "gm_map", "iprec_at_recall", "eleven_point_average", "rprec_mult", "g", "bing",
+        "ndcg_rel", "rndcg")},
 }
 
 #: Metrics whose value is a correlation between labels and scores, not a function of
 #: a ranked list: ``k`` and ``ties`` do not apply, ``no_relevant`` is the value for a
 #: query whose labels are constant.
 CORRELATION_METRICS = ("kendall_tau", "spearman", "pairwise_accuracy")
+
+#: Metrics whose value does not depend on the order of the ranked documents, so that
+#: ``ties`` does not apply: the correlations, and the measures of the retrieved set.
+UNRANKED_METRICS = (*CORRELATION_METRICS, *_brute_force_judged.UNORDERED)
+
+#: How the per-query values of a metric become one number, when not by their mean.
+AGGREGATIONS = {**_brute_force_judged.AGGREGATIONS, **_brute_force_curves.AGGREGATIONS}
 
 # Largest number of orderings ties="average" may enumerate for one query.
 _MAX_ORDERINGS = 50_000
@@ -298,10 +330,15 @@ _RANKED_METRICS = {
     "hits": hits,
     "r_precision": r_precision,
     "half_life_utility": half_life_utility,
-    # --- helper M1: incomplete judgements, sets, counts ---
-    # --- end M1 ---
-    # --- helper M2: curves, R-based, the DCG family's gains ---
-    # --- end M2 ---
+    # incomplete judgements, retrieved sets and counts, in _brute_force_judged.py. Its
+    # rbp_residual, trec_eval's rbp_resid, replaces the one above: with every document
+    # judged it is the same p**min(k, n)
+    **_brute_force_judged.RANKED_METRICS,
+    # interpolated precision, R-based and G-based measures, in _brute_force_curves.py. Its
+    # dcg and ndcg, which take a gain mapping and the discount, replace the ones above (equal for
+    # named gains and the log discount). With ties="average", iprec_at_recall,
+    # eleven_point_average and g are not the mean over orderings: see its AVERAGED_LIST.
+    **_brute_force_curves.RANKED_METRICS,
 }
 
 
@@ -402,12 +439,35 @@ def _has_relevant(metric, judged, options):
     return any(label >= threshold for label in judged)
 
 
+def defined(metric, judged, options):
+    """Whether ``metric`` is defined on a query whose rows have labels ``judged``; where it
+    is not, ``no_relevant`` gives its value. The measures of ``_brute_force_curves`` say so
+    themselves (their formula returns None), and are not asked here."""
+    if metric in _brute_force_judged.RANKED_METRICS:
+        threshold = options.get("relevance_threshold", 1)
+        return _brute_force_judged.defined(metric, judged, relevance_threshold=threshold)
+    return _has_relevant(metric, judged, options)
+
+
+def _grade(label):
+    """The grade by which optimistic and pessimistic ties order a document: 0 when
+    unjudged (NaN, or negative as trec_eval's -1), as the engine orders it."""
+    return label if label == label and label >= 0 else 0.0
+
+
 def query_value(metric, y_true, y_score, retrieved, *, k=None, ties="average", **options):
-    """Value of ``metric`` on one query, or None when the query has no relevant document.
+    """Value of ``metric`` on one query, or None where it is undefined (:func:`defined`).
 
     ``y_true``, ``y_score`` and ``retrieved`` hold all the rows of the query in input
-    order. ``max_grade`` must already be a number for ERR and graded RBP.
+    order. ``max_grade`` must already be a number for ERR and graded RBP. ``ties`` is
+    ignored by the metrics of :data:`UNRANKED_METRICS`.
     """
+    if metric in _brute_force_curves.RANKED_METRICS:
+        return _brute_force_curves.query_value(metric, y_true, y_score, retrieved, k=k,
+                                               ties=ties, **options)
+    if metric not in _brute_force_judged.RANKED_METRICS:
+        # the formulas of this module read grades: an unjudged document is one of grade 0
+        y_true = [_grade(float(v)) for v in y_true]
     judged = [float(v) for v in y_true]
     labels = [float(v) for v, r in zip(y_true, retrieved) if r]
     scores = [float(s) for s, r in zip(y_score, retrieved) if r]
@@ -417,14 +477,15 @@ def query_value(metric, y_true, y_score, retrieved, *, k=None, ties="average", *
             raise TypeError("correlation metrics take no k in the brute force")
         return _correlation(metric, labels, scores, options)
 
-    # The residual measures the unexamined depth, defined with or without relevant documents.
-    if metric != "rbp_residual" and not _has_relevant(metric, judged, options):
+    if not defined(metric, judged, options):
         return None
+    if metric in UNRANKED_METRICS:
+        ties = "stable"  # one ordering: the value of a set is that of any of its orders
     formula = _RANKED_METRICS[metric]
     if metric != "r_precision":
         options = {"k": k, **options}
     expected = 0.0
-    for order, probability in orderings(labels, scores, ties):
+    for order, probability in orderings([_grade(v) for v in labels], scores, ties):
         ranked = [labels[i] for i in order]
         expected += probability * formula(ranked, judged, **options)
     return expected
@@ -438,6 +499,8 @@ def brute_force(
     *,
     sample_weight=None,
     retrieved=None,
+    judged=None,
+    unjudged="nonrelevant",
     no_relevant=0.0,
     **options,
 ):
@@ -446,12 +509,19 @@ def brute_force(
     Parameters
     ----------
     metric : str
-        A key of :data:`METRIC_FUNCTIONS`, or ``"rbp_residual"``.
+        A key of :data:`METRIC_FUNCTIONS`.
     y_true, y_score : array-like of shape (n_samples,)
     qid : array-like of shape (n_samples,), default=None
         None means a single query.
     sample_weight : array-like of shape (n_samples,), default=None
     retrieved : array-like of bool of shape (n_samples,), default=None
+    judged : {None, "y_true"}, default=None
+        ``"y_true"``: NaN and negative labels mark unjudged documents (NaN outside the
+        judgement pool, negative inside it, as trec_eval's -1). None: every label must be
+        a grade.
+    unjudged : {"nonrelevant", "condensed"}, default="nonrelevant"
+        An unjudged document is ranked with grade 0, or taken out of the ranking first
+        (a condensed list); either way it counts in no R and in no ideal ordering.
     no_relevant : float or "raise", default=0.0
     **options
         ``k``, ``ties`` and the metric's own options, as in the public function.
@@ -459,7 +529,9 @@ def brute_force(
     Returns
     -------
     mean : float
-        Weighted mean over the queries that were not skipped (NaN if all were).
+        The per-query values of the queries that were not skipped (NaN if all were),
+        aggregated by the metric's rule (:data:`AGGREGATIONS`): by default their
+        weighted mean.
     per_query : ndarray of shape (n_queries,)
         One value per query in ``np.unique(qid)`` order, NaN for a skipped query.
     """
@@ -468,6 +540,15 @@ def brute_force(
     n = len(y_true)
     qid = np.zeros(n, dtype=int) if qid is None else np.asarray(qid)
     retrieved = np.ones(n, dtype=bool) if retrieved is None else np.asarray(retrieved)
+    is_judged = np.array([label == label and label >= 0 for label in y_true], dtype=bool)
+    if judged is None and not is_judged.all():
+        raise ValueError("NaN or negative labels without judged='y_true'")
+    if judged not in (None, "y_true"):
+        raise ValueError(f"the brute force reads judged=None or 'y_true'; got {judged!r}")
+    if unjudged == "condensed":
+        retrieved = retrieved & is_judged
+    elif unjudged != "nonrelevant":
+        raise ValueError(f"unknown unjudged={unjudged!r}")
     sample_weight = (
         np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     )
@@ -478,7 +559,7 @@ def brute_force(
         metric.startswith("rbp") and options.get("graded", False)
     )
     if uses_max_grade and max_grade is None:
-        options["max_grade"] = float(y_true.max())
+        options["max_grade"] = float(max(_grade(label) for label in y_true))
 
     queries = np.unique(qid)
     per_query = np.full(len(queries), np.nan)
@@ -488,7 +569,7 @@ def brute_force(
         weights[q_index] = sum(sample_weight[i] for i in rows) / len(rows)
         query_options = dict(options)
         if uses_max_grade and max_grade == "query":
-            query_options["max_grade"] = max(y_true[i] for i in rows)
+            query_options["max_grade"] = max(_grade(y_true[i]) for i in rows)
         value = query_value(
             metric,
             [y_true[i] for i in rows],
@@ -504,8 +585,5 @@ def brute_force(
             value = no_relevant
         per_query[q_index] = value
 
-    kept = ~np.isnan(per_query)
-    if not kept.any():
-        return math.nan, per_query
-    mean = sum(w * v for w, v in zip(weights[kept], per_query[kept])) / sum(weights[kept])
-    return float(mean), per_query
+    how = AGGREGATIONS.get(metric, "mean")
+    return float(_brute_force_judged.aggregate_by(how, per_query, weights)), per_query

@@ -1,18 +1,20 @@
 """The vectorised metrics against the slow reference of ``tests/_brute_force.py``.
 
-Every metric and option is compared, per query and on the weighted mean, on small
+Every metric of the registry and every option is compared, per query and on the
+aggregate (the weighted mean, the sum of counts, the geometric mean of gm_*), on small
 random inputs built so that the hard cases are common: scores drawn from a handful
 of values (ties everywhere, including +-inf), queries without a relevant document,
-non-contiguous query ids, unretrieved judged rows and random weights.
+non-contiguous query ids, unretrieved judged rows and random weights. A metric gets
+``k`` and ``ties`` only when its registry entry takes them.
 """
 
 import math
 import warnings
 
+import _brute_force_judged
 import numpy as np
 import pytest
 from _brute_force import (
-    CORRELATION_METRICS,
     METRIC_FUNCTIONS,
     brute_force,
     kendall_tau_b,
@@ -23,10 +25,16 @@ from numpy.testing import assert_allclose
 from sklearn.exceptions import UndefinedMetricWarning
 
 from sklearn_rank import metrics
+from sklearn_rank.metrics._registry import METRICS
 
 RTOL = ATOL = 1e-12
 KS = (None, 1, 2, 3, 5)
 TIES = ("average", "stable", "optimistic", "pessimistic")
+
+
+def takes(metric, option):
+    """Whether the registry entry of ``metric`` has ``option``."""
+    return option in METRICS[metric].options
 
 
 # --------------------------------------------------------------------------------------
@@ -173,6 +181,58 @@ RANKED_GRID = [
         for half_life in (2, 5)
         for rating in (0, 1)
     ),
+    # the DCG family's gain mappings (an unlisted grade keeps its value) and 1/rank discount
+    *(
+        (metric, options)
+        for metric in ("dcg", "ndcg")
+        for options in (
+            {"discount": "rank"},
+            {"gain": "linear", "discount": "rank"},
+            {"gain": {0: 0.5, 1: 3.0, 2: 9.0}, "discount": "rank"},
+            {"gain": {1: 3.0, 3: 0.5}, "log_base": 10},
+        )
+    ),
+    # incomplete judgements, retrieved sets and counts: the grid of
+    # tests/test_trec_measures_judged.py
+    *_brute_force_judged.GRID,
+    # interpolated precision, R-based and G-based measures
+    *(
+        ("gm_map", {"relevance_threshold": threshold, "ap_denominator": denominator})
+        for threshold in (1, 2)
+        for denominator in ("all", "min_k", "found")
+    ),
+    *(
+        ("iprec_at_recall", {"recall": recall, "recall_rounding": rounding})
+        for recall in (0.0, 0.3, 0.5, 1.0)
+        for rounding in ("nearest", "legacy")
+    ),
+    ("iprec_at_recall", {"recall": 0.5, "relevance_threshold": 2}),
+    ("eleven_point_average", {}),
+    ("eleven_point_average", {"recall_rounding": "legacy", "relevance_threshold": 2}),
+    ("eleven_point_average", {"recall_levels": (0.25, 0.5, 0.75), "recall_rounding": "legacy"}),
+    *(("rprec_mult", {"mult": mult}) for mult in (0.2, 0.5, 1.0, 2.0)),
+    ("rprec_mult", {"mult": 1.5, "relevance_threshold": 2}),
+    *(("bing", {"relevance_threshold": threshold}) for threshold in (1, 2)),
+    ("g", {}),
+    ("g", {"gain": "linear"}),
+    ("g", {"gain": {0: 0.5, 1: 3.0, 2: 9.0}}),
+    *(
+        (metric, options)
+        for metric in ("ndcg_rel", "rndcg")
+        for options in (
+            {},
+            {"gain": "linear"},
+            {"discount": "rank"},
+            {"gain": {1: 3.0, 2: 9.0, 3: 0.5}, "log_base": 10},
+        )
+    ),
+    *(("rndcg", {"relevance_threshold": threshold}) for threshold in (2, 3)),
+]
+# (metric, options, ties): every tie rule for a metric that takes one, else ties=None
+RANKED_CASES = [
+    (metric, options, ties)
+    for metric, options in RANKED_GRID
+    for ties in (TIES if takes(metric, "ties") else (None,))
 ]
 
 
@@ -182,14 +242,25 @@ def _id(metric, options):
     return f"{metric}({inner})"
 
 
-@pytest.mark.parametrize("ties", TIES)
 @pytest.mark.parametrize(
-    "metric, options", RANKED_GRID, ids=[_id(*params) for params in RANKED_GRID]
+    "metric, options, ties", RANKED_CASES,
+    ids=[f"{_id(metric, options)}-{ties}" for metric, options, ties in RANKED_CASES],
 )
 def test_ranked_metric_matches_brute_force(metric, options, ties):
+    if ties is not None:
+        options = {**options, "ties": ties}
     for case in CASES:
-        for k in KS:
-            assert_same(metric, case, k=k, ties=ties, **options)
+        for k in KS if takes(metric, "k") else (None,):
+            assert_same(metric, case, **({"k": k} if takes(metric, "k") else {}), **options)
+
+
+def test_ranked_grid_sets_ties_and_k_only_where_the_registry_takes_them():
+    # the others would raise TypeError; the grid must still reach every metric
+    assert {metric for metric, _, _ in RANKED_CASES} >= set(METRICS) - {
+        "r_precision", "kendall_tau", "spearman", "pairwise_accuracy"}
+    for metric, options, ties in RANKED_CASES:
+        assert set(options) <= set(METRICS[metric].options), (metric, options)
+        assert (ties is None) == (not takes(metric, "ties")), metric
 
 
 @pytest.mark.parametrize("ties", TIES)
@@ -220,7 +291,8 @@ def test_rbp_residual_matches_brute_force(persistence):
 @pytest.mark.parametrize("metric", list(METRIC_FUNCTIONS))
 def test_call_with_nothing_retrieved(metric):
     # Every judged document unretrieved: the ranked lists are empty, every query scores 0
-    # (correlations: no pair, the no_relevant value).
+    # (correlations: no pair, the no_relevant value; counts of relevant documents and
+    # rates of unjudged documents are what they are without a ranking).
     case = {
         "y_true": np.array([1.0, 0.0, 2.0]),
         "y_score": np.array([0.0, 1.0, 0.0]),
@@ -228,6 +300,37 @@ def test_call_with_nothing_retrieved(metric):
         "retrieved": np.array([False, False, False]),
     }
     assert_same(metric, case)
+
+
+def unjudged_case(seed):
+    """A random case whose labels are NaN (outside the judgement pool) or -1 (in the pool,
+    unjudged) on some rows, read with judged="y_true"."""
+    case = make_case(seed, max_queries=6, min_queries=3)
+    kind = np.random.default_rng(seed + 1000).random(len(case["y_true"]))
+    case["y_true"] = np.where(kind < 0.15, np.nan, np.where(kind < 0.25, -1.0, case["y_true"]))
+    case["judged"] = "y_true"
+    return case
+
+
+UNJUDGED_CASES = [unjudged_case(seed) for seed in range(4)]
+
+
+@pytest.mark.parametrize("unjudged", ["nonrelevant", "condensed"])
+@pytest.mark.parametrize("metric", list(METRIC_FUNCTIONS))
+def test_unjudged_documents_match_brute_force(metric, unjudged):
+    # Every metric takes `unjudged`: an unjudged document ranks as grade 0, or is taken out
+    # of the ranking first; it is relevant to none, judged for none.
+    assert any(np.isnan(case["y_true"]).any() and (case["y_true"] < 0).any()
+               for case in UNJUDGED_CASES)
+    for case in UNJUDGED_CASES:
+        for ties in TIES if takes(metric, "ties") else (None,):
+            for k in (None, 2) if takes(metric, "k") else (None,):
+                options = {"unjudged": unjudged, "no_relevant": np.nan}
+                if ties is not None:
+                    options["ties"] = ties
+                if k is not None:
+                    options["k"] = k
+                assert_same(metric, case, **options)
 
 
 CORRELATION_GRID = [
@@ -253,7 +356,7 @@ def test_correlation_metric_matches_brute_force(metric, options):
 @pytest.mark.parametrize("no_relevant", [0.0, 1.0, np.nan, "raise"], ids=str)
 @pytest.mark.parametrize("metric", list(METRIC_FUNCTIONS))
 def test_no_relevant_policy_matches_brute_force(metric, no_relevant):
-    k_values = (None,) if metric in CORRELATION_METRICS + ("r_precision",) else (None, 3)
+    k_values = (None, 3) if takes(metric, "k") else (None,)
     for case in CASES:
         for k in k_values:
             options = {"no_relevant": no_relevant}
@@ -329,6 +432,29 @@ EVALUATE_NAMES = {
     "spearman": ("spearman", {}),
     "pairwise_accuracy": ("pairwise_accuracy", {}),
     "half_life_utility": ("half_life_utility", {}),
+    "bpref": ("bpref", {}),
+    "gm_bpref(rel=2)": ("gm_bpref", {"relevance_threshold": 2}),
+    "infAP": ("infap", {}),
+    "judged@3": ("judged", {"k": 3}),
+    "unj@2": ("unjudged_rate", {"k": 2}),
+    "rbp_resid(p=0.5)": ("rbp_residual", {"persistence": 0.5}),
+    "set_f(beta=2)": ("set_f", {"beta": 2}),
+    "set_map": ("set_map", {}),
+    "num_rel_ret": ("num_rel_ret", {}),
+    "num_q": ("num_q", {}),
+    "utility(a=2,c=-1)": ("utility", {"relevant_retrieved": 2, "relevant_missed": -1}),
+    "fallout@3": ("fallout", {"k": 3}),
+    "f1@2": ("f1", {"k": 2}),
+    "relative_p@3": ("relative_p", {"k": 3}),
+    "gm_map@3": ("gm_map", {"k": 3}),
+    "iprec_at_recall(recall=0.5)": ("iprec_at_recall", {"recall": 0.5}),
+    "11pt_avg": ("eleven_point_average", {}),
+    "rprec_mult(mult=2)": ("rprec_mult", {"mult": 2}),
+    "g": ("g", {}),
+    "bing": ("bing", {}),
+    "ndcg_rel(gains={1: 3, 2: 9})": ("ndcg_rel", {"gain": {1: 3, 2: 9}}),
+    "rndcg": ("rndcg", {}),
+    "ndcg@3(discount=rank)": ("ndcg", {"k": 3, "discount": "rank"}),
 }
 
 
@@ -349,7 +475,7 @@ def test_evaluate_matches_single_functions(ties, return_per_query):
         )
         assert list(result) == names
         for name, (metric, options) in EVALUATE_NAMES.items():
-            if metric not in CORRELATION_METRICS:
+            if takes(metric, "ties"):
                 options = {**options, "ties": ties}
             function = getattr(metrics, METRIC_FUNCTIONS[metric])
             expected = function(

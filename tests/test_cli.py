@@ -201,9 +201,10 @@ def test_evaluate_trec_files(capsys, trec_files, convention):
                              *metrics, "--format", "json", "--per-query", *options)
     assert code == 0, err
     result = json.loads(out)
-    d = read_trec(qrels, run)
+    with pytest.warns(UserWarning, match=r"\('3'\)"):  # judged, but not in the run
+        d = read_trec(qrels, run)
     common = {"qid": d["qid"], "metrics": metrics, "retrieved": d["retrieved"],
-              "convention": convention}
+              "judged": "y_true", "convention": convention}
     expected = evaluate(d["y_true"], d["y_score"], **common)
     per_query = evaluate(d["y_true"], d["y_score"], return_per_query=True, **common)
     assert result["convention"] == convention
@@ -226,8 +227,31 @@ def test_evaluate_trec_text_output_names_the_files(capsys, trec_files):
                            "--convention", "trec_eval")
     assert code == 0
     assert "2 queries in both" in flat(out)
-    assert "(1 judged but not retrieved)" in flat(out)  # d of query 1
+    # d of query 1; z of query 1 is not in the qrels
+    assert "(1 judged but not retrieved, 1 retrieved but unjudged (non-relevant);" in flat(out)
+    # query 3 is judged, but the run has no line for it: said, never dropped silently
+    assert "1 judged query left out, the run having no line for it ('3')" in flat(out)
     assert "convention 'trec_eval'" in flat(out)
+
+
+def test_evaluate_trec_complete_scores_the_missing_queries_zero(capsys, trec_files):
+    run, qrels = trec_files
+    metrics = ["map", "ndcg@10", "bpref"]
+    code, out, err = run_cli(capsys, "evaluate", "--run", run, "--qrels", qrels, "--complete",
+                             "--metrics", *metrics, "--format", "json", "--per-query",
+                             "--convention", "trec_eval")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["n_queries"] == 3
+    assert [row["qid"] for row in result["per_query"]] == ["1", "2", "3"]
+    assert [result["per_query"][2][m] for m in metrics] == [0.0, 0.0, 0.0]
+    d = read_trec(qrels, run, complete=True)
+    expected = evaluate(d["y_true"], d["y_score"], qid=d["qid"], retrieved=d["retrieved"],
+                        judged="y_true", metrics=metrics, convention="trec_eval")
+    for m in metrics:
+        assert result["metrics"][m] == pytest.approx(expected[m])
+    code, out, err = run_cli(capsys, "evaluate", "--table", run, "--complete")
+    assert code == 2 and "--complete is an option of --run/--qrels" in err
 
 
 def test_evaluate_csv_table_per_query(capsys, tmp_path, csv_table, table_data):
@@ -306,7 +330,7 @@ def test_cv_generated_data(capsys):
     code, out, err = run_cli(capsys, "cv", *FAST, "--models", "pointwise", "lambdarank",
                              "--metrics", "ndcg@10", "map")
     assert code == 0, err
-    assert "make_ranking(n_queries=30, random_state=0)" in flat(out)
+    assert "make_ranking(n_queries=30, random_state=0, realistic=True)" in flat(out)
     assert "pointwise (baseline)" in out and "\nlambdarank " in out
     header = next(line for line in out.splitlines() if line.startswith("System"))
     assert header.split() == ["System", "ndcg@10", "map"]
@@ -323,7 +347,9 @@ def test_cv_progress_and_baseline(capsys):
     assert code == 0
     assert "lambdarank (baseline)" in out
     lines = err.splitlines()
-    assert len(lines) == 6 and lines[-1].startswith("cross-validation: 6/6 lambdarank, fold 3/3")
+    # a line as the work starts, then one as each (model, fold) ends
+    assert lines[0] == "cross-validation: 0/6 (2 models x 3 folds, 1 process)"
+    assert len(lines) == 7 and lines[-1].startswith("cross-validation: 6/6 lambdarank, fold 3/3")
 
 
 def test_cv_marks_significant_differences(capsys, monkeypatch):
@@ -349,9 +375,13 @@ def test_cv_svmlight_file_and_output_files(capsys, tmp_path, letor_file):
                                  "--output", path)
         assert code == 0, err
     assert f"Data: {letor_file}: 20 queries" in flat(out)
-    assert files[".md"].read_text().startswith("| System | ndcg@5 |")
-    assert files[".tex"].read_text().startswith(r"\begin{tabular}")
-    assert files[".txt"].read_text().startswith("System")
+    # the table after a header of provenance, a comment in Markdown and LaTeX
+    markdown = files[".md"].read_text()
+    assert markdown.startswith("<!--\nData: ") and "\n-->\n\n| System | ndcg@5 |" in markdown
+    latex = files[".tex"].read_text()
+    assert latex.startswith("% Data: ") and "\n\n\\begin{tabular}" in latex
+    assert flat(files[".txt"].read_text()).startswith(f"Data: {letor_file}: 20 queries")
+    assert "\n\nSystem " in files[".txt"].read_text()
     with open(files[".csv"], newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert [row["model"] for row in rows] == ["lambdarank", "pointwise"]
@@ -414,7 +444,7 @@ def test_tune_grid(capsys):
     code, out, err = run_cli(capsys, "tune", *FAST[:-1], "--param", "num_leaves=3,7",
                              "--param", "learning_rate=0.1,0.3")
     assert code == 0, err
-    assert "GridSearchCV, 4 candidates x 3 folds" in flat(out)
+    assert "grid (ParameterGrid), 4 candidates x 3 folds" in flat(out)
     best = next(line for line in out.splitlines() if line.startswith("Best parameters:"))
     table = out[out.index("\nrank ") + 1:].splitlines()
     first = table[2].split()
@@ -423,7 +453,7 @@ def test_tune_grid(capsys):
     assert int(first[4]) in (3, 7) and float(first[5]) in (0.1, 0.3)
     score = next(line for line in out.splitlines() if line.startswith("Best ndcg@10:"))
     assert f"{first[1]} ± {first[3]}" in score
-    assert len(err.splitlines()) == 12  # one progress line per fit
+    assert len(err.splitlines()) == 13  # a line as the search starts, then one per fit
     assert err.splitlines()[-1].startswith("grid search: 12/12")
 
 
@@ -441,7 +471,7 @@ def test_tune_random_with_distributions_and_plot(capsys, tmp_path):
                              "--param", "learning_rate=loguniform(0.05,0.3)",
                              "--param", "num_leaves=randint(3,9)", "--plot", path)
     assert code == 0, err
-    assert "RandomizedSearchCV, 3 candidates" in flat(out)
+    assert "random (ParameterSampler, random_state=0), 3 candidates" in flat(out)
     best = next(line for line in out.splitlines() if line.startswith("Best parameters:"))
     leaves = int(best.split("num_leaves=")[1])
     assert 3 <= leaves <= 9
@@ -453,7 +483,7 @@ def test_tune_random_over_a_small_grid_samples_it_once(capsys):
     code, out, _ = run_cli(capsys, "tune", *FAST, "--search", "random", "--n-iter", 10,
                            "--param", "num_leaves=3,7")
     assert code == 0
-    assert "RandomizedSearchCV, 2 candidates" in flat(out)
+    assert "random (ParameterSampler, random_state=0), 2 candidates" in flat(out)
 
 
 def test_tune_notes_parameters_passed_to_the_booster(capsys):
@@ -600,7 +630,8 @@ ERRORS = [
      ["expected numbers as bounds, got 'a'"]),
     (["tune", "--plot", "{folder}/p.png", "--plot-param", "depth"], {}, 2,
      ["--plot-param 'depth' is not a searched parameter"]),
-    (["tune", "--model", "catboost"], {}, 2, ["argument --model: invalid choice"]),
+    (["tune", "--model", "ranknet"], {}, 2,
+     ["--model 'ranknet': unknown model 'ranknet'", "lightgbm", "MODULE:CLASS"]),
     (["tune", "--n-iter", "5"], {}, 2, ["--n-iter sets the candidates of --search random"]),
     (["tune", "--plot-param", "num_leaves"], {}, 2, ["--plot-param", "--plot, which is not"]),
 ]
@@ -809,4 +840,4 @@ def test_tune_progress_is_passed_to_the_scorer(capsys):
     assert code == 0
     lines = err.splitlines()
     assert lines[-1].startswith("grid search: 6/6 ")  # 2 candidates x 3 folds, one by one
-    assert len(lines) == 6
+    assert len(lines) == 7 and lines[0].startswith("grid search: 0/6 ")

@@ -359,7 +359,7 @@ def run_page(path, untested_expected=0, kinds=("doctest", "script")):
 
 
 # The pages that take more than a few seconds: they fit rankers on the data of their text.
-SLOW_PAGES = {"benchmarking.rst", "tuning.rst"}
+SLOW_PAGES = {"benchmarking.rst", "tuning.rst", "scaling.rst"}
 
 
 @pytest.mark.parametrize("page", [

@@ -25,15 +25,28 @@ from sklearn_rank.metrics import (
     rbp_score,
     spearman_score,
 )
+from sklearn_rank.metrics._registry import METRICS
 from sklearn_rank.model_selection import QueryKFold
 from sklearn_rank.utils._qid import check_qid, factorize, group_sizes
 
-# Every metric of the registry, with and without a cut-off.
+# Every metric of the registry, with and without a cut-off (test_all_names_every_metric).
 ALL = ["ndcg", "ndcg@2", "dcg@3", "err", "err@2", "rbp", "rbp@2(graded=true)", "map",
        "map@2(ap_denominator=found)", "map@2(ap_denominator=min_k)", "mrr", "mrr@1", "p@2",
-       "p@2(short_lists=length)", "r@2", "success@1", "rprec", "hlu", "hlu@2", "kendall_tau",
-       "spearman", "pairwise_accuracy"]
+       "p@2(short_lists=length)", "r@2", "success@1", "hits@2", "rprec", "hlu", "hlu@2",
+       "kendall_tau", "spearman", "pairwise_accuracy",
+       # incomplete judgements, retrieved sets and counts
+       "bpref", "gm_bpref", "infap", "judged", "judged@2", "unj@2", "rbp_resid",
+       "rbp_resid@2(all_judged=zero)", "set_p", "set_recall", "set_f", "set_map",
+       "set_relative_p", "relative_p@2", "num_ret", "num_rel", "num_rel_ret",
+       "num_nonrel_judged_ret", "num_q", "utility", "fallout", "fallout@2", "f1", "f1@2",
+       # interpolated precision, R-based and G-based measures, the DCG family's options
+       "gm_map", "gm_map@2", "iprec_at_recall(recall=0.3)", "11pt_avg", "rprec_mult(mult=0.5)",
+       "g", "bing", "ndcg_rel", "rndcg", "ndcg@2(discount=rank)", "dcg(gains={1: 3, 2: 9})"]
 TIES = ["average", "stable", "optimistic", "pessimistic"]
+
+
+def test_all_names_every_metric():
+    assert {parse_metric(name)[0].name for name in ALL} == set(METRICS)
 
 
 def dense_ranks(values):
@@ -461,3 +474,19 @@ def test_a_log_base_written_as_a_long_integer_is_a_number():
     as_float = dcg_score(y_true, y_score, qid=qid, log_base=1e20)
     assert list(as_int.values()) == [as_float]
     assert dcg_score(y_true, y_score, qid=qid, log_base=10**20) == as_float
+
+
+@pytest.mark.parametrize("qid", [
+    ["1", "1", "10", "2", "2", "7"],          # grouped and ascending: the runs are the queries
+    ["b", "b", "a", "a", "c"],                # grouped, not ascending
+    ["a", "b", "a", "c"],                     # a query in two runs
+    ["007", "007", "7", "7"],                 # two queries, as written
+    ["q"] * 5,
+])
+@pytest.mark.parametrize("kind", ["U", "S"])
+def test_factorize_grouped_string_ids_as_np_unique(qid, kind):
+    qid = np.array(qid, dtype=kind)
+    codes, uniques = factorize(qid, len(qid))
+    expected, inverse = np.unique(qid, return_inverse=True)
+    np.testing.assert_array_equal(uniques, expected)
+    np.testing.assert_array_equal(codes, inverse)

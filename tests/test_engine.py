@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sklearn_rank.metrics import evaluate
+from sklearn_rank.metrics import evaluate, parse_metric
 from sklearn_rank.metrics._engine import (
     Buckets,
     RankingInput,
@@ -15,11 +15,25 @@ from sklearn_rank.metrics._engine import (
     segment_starts,
     stable_argsort_codes,
 )
+from sklearn_rank.metrics._registry import METRICS as REGISTRY
 from sklearn_rank.utils._qid import factorize
 
+# At least one name of every metric of the registry (test_every_registry_metric_is_run)
 METRICS = ["ndcg@3", "dcg", "err@5", "map", "map@2(ap_denominator=found)", "mrr", "p@2",
-           "r@3", "success@1", "rprec", "rbp(p=0.7)", "hlu", "kendall_tau", "spearman",
-           "pairwise_accuracy"]
+           "r@3", "success@1", "hits@2", "rprec", "rbp(p=0.7)", "hlu", "kendall_tau",
+           "spearman", "pairwise_accuracy",
+           # incomplete judgements, retrieved sets and counts
+           "bpref", "gm_bpref", "infap", "judged@3", "unj@5", "rbp_resid(p=0.5)", "set_p",
+           "set_recall", "set_f(beta=2)", "set_map", "set_relative_p", "relative_p@3",
+           "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "num_q",
+           "utility(b=-2,d=0.5)", "fallout@3", "f1@2",
+           # interpolated precision, R-based and G-based measures, the DCG family's options
+           "gm_map", "iprec_at_recall(recall=0.5)", "11pt_avg", "rprec_mult(mult=2)", "g",
+           "bing", "ndcg_rel", "rndcg", "ndcg@3(discount=rank)", "dcg(gains={1: 3, 2: 9})"]
+
+
+def test_every_registry_metric_is_run():
+    assert {parse_metric(name)[0].name for name in METRICS} == set(REGISTRY)
 
 
 def sample(rng, n_queries, max_size, n_values):

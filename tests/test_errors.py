@@ -2,6 +2,7 @@
 
 import re
 
+import _brute_force
 import numpy as np
 import pytest
 from sklearn.utils._param_validation import InvalidParameterError
@@ -17,6 +18,7 @@ from sklearn_rank.metrics import (
     precision_score,
     rbp_score,
 )
+from sklearn_rank.metrics._registry import METRICS
 
 Y = [2, 1, 0, 0]
 S = [0.4, 0.3, 0.2, 0.1]
@@ -113,6 +115,61 @@ CASES = [
 def test_bad_input_raises_clear_error(func, args, kwargs, exc, message):
     with pytest.raises(exc, match=message):
         func(*args, **kwargs)
+
+
+# The checks of the data, the same for every metric of the registry: (args, kwargs,
+# exception, regex of the message, in which {function} is the public function's name).
+DATA_CASES = [
+    (([1, 0, 2], [0.1, 0.2]), {}, ValueError, r"lengths differ: y_true has 3, y_score has 2"),
+    ((Y, S), {"qid": [1, 1, 3]}, ValueError,
+     r"qid for {function} must have one query id per row: got 3 ids for 4 rows\.$"),
+    ((Y, S), {"judged": [True] * 3}, ValueError, r"judged has 3"),
+    ((Y, S), {"retrieved": [0.5, 1, 1, 1]}, TypeError,
+     r"retrieved must be a boolean mask; got dtype float64"),
+    ((Y, S), {"judged": [1, 0.5, 1, 1]}, TypeError,
+     r"judged must be a boolean mask; got dtype float64"),
+    # NaN and negative grades mean "unjudged" only when asked for (judged="y_true")
+    (([1, np.nan, 0, 0], S), {}, ValueError,
+     r"y_true must hold finite relevance labels; got 1 NaN value\(s\), the first at row 1"),
+    (([1, -1, 0, 0], S), {}, ValueError,
+     r"y_true must hold non-negative relevance labels; got -1 at row 1"),
+    ((Y, [0.1, np.nan, 0.3, 0.2]), {}, ValueError,
+     r"y_score must not contain NaN \(infinite scores are allowed\).*row 1"),
+    ((Y, S), {"sample_weight": [1, -1, 1, 1]}, ValueError,
+     r"sample_weight must hold finite non-negative numbers"),
+    ((Y, S), {"convention": "trec"}, InvalidParameterError,
+     r"'convention' parameter of {function} must be a str among"),
+]
+
+
+@pytest.mark.parametrize("args, kwargs, exc, message", DATA_CASES,
+                         ids=[str(i) for i in range(len(DATA_CASES))])
+@pytest.mark.parametrize("name", list(METRICS))
+def test_every_metric_checks_its_data(name, args, kwargs, exc, message):
+    function = METRICS[name].function
+    with pytest.raises(exc, match=message.replace("{function}", function.__name__)):
+        function(*args, **kwargs)
+
+
+@pytest.mark.parametrize("name", list(METRICS))
+def test_no_relevant_raise_names_the_function_and_why(name):
+    # Query 1 holds only non-relevant documents, query 2 only relevant ones of one grade:
+    # every metric is undefined on at least one of them, or defined on both (counts,
+    # utility, rates of judgements): the slow reference says which, independently.
+    y_true, y_score, qid = [0, 0, 2, 2], [0.4, 0.3, 0.2, 0.1], [1, 1, 2, 2]
+    metric = METRICS[name]
+    _, reference = _brute_force.brute_force(name, y_true, y_score, qid, no_relevant=np.nan)
+    undefined = [q for q, value in zip((1, 2), reference) if np.isnan(value)]
+    if not undefined:
+        values = metric.function(y_true, y_score, qid=qid, no_relevant="raise",
+                                 return_per_query=True)
+        assert np.isfinite(values).all()
+        return
+    message = (f"{metric.function_name} is undefined for {len(undefined)} of 2 queries "
+               f"{metric.undefined_reason} \\(e.g. qid {', '.join(map(str, undefined))}\\), and "
+               "no_relevant='raise'")
+    with pytest.raises(ValueError, match=message):
+        metric.function(y_true, y_score, qid=qid, no_relevant="raise")
 
 
 def test_unknown_convention_lists_the_valid_ones():

@@ -3,7 +3,9 @@
 A ranking metric of (y_true, y_score, qid) must not depend on how the caller happens to
 store the data: the order of the rows, the names of the queries, the container type,
 weights that are all equal, or the scale of the scores. Its values must stay in range, and
-the mean it returns must be the (weighted) mean of its per-query values.
+the number it returns must be its per-query values aggregated by its registry entry's rule
+(``Metric.aggregation``): their (weighted) mean, their weighted sum for counts, or
+trec_eval's geometric mean, of values floored at 1e-5, for gm_map and gm_bpref.
 """
 
 import math
@@ -18,8 +20,11 @@ from numpy.testing import assert_allclose
 from sklearn.exceptions import UndefinedMetricWarning
 
 from sklearn_rank import metrics
+from sklearn_rank.metrics._registry import METRICS
 
 RTOL = ATOL = 1e-12
+# trec_eval's MIN_GEO_MEAN: the floor of the values of a geometric mean
+GEOMETRIC_MEAN_FLOOR = 1e-5
 
 # (id, public function, keywords, range of the per-query values or None when unbounded).
 UNIT = (0.0, 1.0)
@@ -47,12 +52,57 @@ REGISTRY = [
     ("kendall_tau", "kendall_tau_score", {}, (-1.0, 1.0)),
     ("spearman", "spearman_score", {}, (-1.0, 1.0)),
     ("pairwise_accuracy", "pairwise_accuracy_score", {}, UNIT),
-    # --- helper M1: incomplete judgements, sets, counts ---
-    # --- end M1 ---
-    # --- helper M2: curves, R-based, the DCG family's gains ---
-    # --- end M2 ---
+    # incomplete judgements, retrieved sets and counts
+    ("bpref", "bpref_score", {}, UNIT),
+    ("bpref-threshold2", "bpref_score", {"relevance_threshold": 2}, UNIT),
+    ("gm_bpref", "gm_bpref_score", {}, UNIT),
+    ("infap", "infap_score", {}, UNIT),
+    ("judged@3", "judged_score", {"k": 3}, UNIT),
+    ("unjudged_rate@5", "unjudged_rate_score", {"k": 5}, UNIT),
+    ("rbp_residual@4", "rbp_residual_score", {"k": 4, "persistence": 0.5}, UNIT),
+    ("rbp_residual-zero", "rbp_residual_score", {"all_judged": "zero"}, UNIT),
+    ("set_p", "set_p_score", {}, UNIT),
+    ("set_recall", "set_recall_score", {}, UNIT),
+    ("set_f-beta2", "set_f_score", {"beta": 2.0}, UNIT),
+    ("set_map", "set_map_score", {}, UNIT),
+    ("set_relative_p", "set_relative_p_score", {}, UNIT),
+    ("relative_p@3", "relative_p_score", {"k": 3}, UNIT),
+    ("num_ret", "num_ret_score", {}, (0.0, math.inf)),
+    ("num_rel", "num_rel_score", {}, (0.0, math.inf)),
+    ("num_rel_ret", "num_rel_ret_score", {}, (0.0, math.inf)),
+    ("num_nonrel_judged_ret", "num_nonrel_judged_ret_score", {}, (0.0, math.inf)),
+    ("num_q", "num_q_score", {}, (0.0, math.inf)),
+    ("utility", "utility_score", {}, (-math.inf, math.inf)),
+    ("utility-abcd", "utility_score", {"relevant_retrieved": 2.0, "relevant_missed": -1.0,
+                                       "nonrelevant_missed": 0.5}, (-math.inf, math.inf)),
+    ("fallout@3", "fallout_score", {"k": 3}, UNIT),
+    ("f1@3", "f1_score", {"k": 3}, UNIT),
+    # interpolated precision, R-based and G-based measures, the DCG family's gains
+    ("ndcg-gains", "ndcg_score", {"gain": {1: 3.0, 2: 9.0, 3: 4.5}}, UNIT),
+    ("ndcg@3-rank", "ndcg_score", {"k": 3, "discount": "rank"}, UNIT),
+    ("dcg@4-rank-gains", "dcg_score", {"k": 4, "discount": "rank", "gain": {0: 0.5, 3: 1}},
+     (0.0, math.inf)),
+    ("gm_map", "gm_map_score", {}, UNIT),
+    ("iprec_at_recall-0.5", "iprec_at_recall_score", {"recall": 0.5}, UNIT),
+    ("iprec_at_recall-legacy", "iprec_at_recall_score",
+     {"recall": 0.3, "recall_rounding": "legacy"}, UNIT),
+    ("11pt_avg", "eleven_point_average_score", {}, UNIT),
+    ("3pt_avg-threshold2", "eleven_point_average_score",
+     {"recall_levels": (0.2, 0.5, 0.8), "relevance_threshold": 2}, UNIT),
+    ("rprec_mult-0.2", "rprec_mult_score", {"mult": 0.2}, UNIT),
+    ("rprec_mult-2", "rprec_mult_score", {"mult": 2.0}, UNIT),
+    ("g", "g_score", {}, UNIT),
+    ("g-gains", "g_score", {"gain": {0: 0.5, 2: 1.0}}, UNIT),
+    ("bing", "bing_score", {}, UNIT),
+    ("ndcg_rel", "ndcg_rel_score", {}, UNIT),
+    ("ndcg_rel-linear-rank", "ndcg_rel_score", {"gain": "linear", "discount": "rank"}, UNIT),
+    ("rndcg", "rndcg_score", {}, UNIT),
+    ("rndcg-gains-log10", "rndcg_score", {"gain": {1: 2.0, 2: 2.0}, "log_base": 10}, UNIT),
 ]
-CORRELATIONS = ("kendall_tau_score", "spearman_score", "pairwise_accuracy_score")
+# The registry entry of each public function.
+SPEC = {metric.function_name: metric for metric in METRICS.values()}
+# Functions without a `ties` option: the correlations and the measures of the retrieved set.
+UNRANKED = tuple(name for name, metric in SPEC.items() if "ties" not in metric.options)
 
 SETTINGS = settings(
     max_examples=50,
@@ -78,11 +128,24 @@ def ranking_data(draw, max_rows=20):
 
 
 def call(function_name, data, options, ties, **extra):
-    """Call a metric, passing ``ties`` to the metrics that rank."""
+    """Call a metric, passing ``ties`` to the metrics that take it."""
     function = getattr(metrics, function_name)
-    if function_name not in CORRELATIONS:
+    if function_name not in UNRANKED:
         options = {**options, "ties": ties}
     return function(**data, **options, **extra)
+
+
+def aggregate(function_name, values, weights):
+    """The per-query ``values`` over queries of ``weights`` by the metric's aggregation,
+    written out here: NaN values (skipped queries) are left out."""
+    how = SPEC[function_name].aggregation
+    if how == "sum":
+        return np.sum(values * weights)
+    if how == "geometric_mean":
+        logs = np.log(np.maximum(values, GEOMETRIC_MEAN_FLOOR))
+        return np.exp(np.sum(logs * weights) / np.sum(weights))
+    assert how == "mean", how
+    return np.sum(values * weights) / np.sum(weights)
 
 
 def per_query(function_name, data, options, ties, **extra):
@@ -174,11 +237,13 @@ def test_container_type_does_not_matter(container, data, qid_as_strings):
     ties=st.sampled_from(["average", "stable", "optimistic", "pessimistic"]),
 )
 def test_constant_weights_equal_no_weights(data, weight, ties):
+    # A mean is blind to a weight common to every row; a sum (the counts) is multiplied by it.
     weights = np.full(len(data["y_true"]), weight)
     for name, function_name, options, _ in REGISTRY:
+        scale = weight if SPEC[function_name].aggregation == "sum" else 1.0
         assert_allclose(
             call(function_name, data, options, ties, sample_weight=weights),
-            call(function_name, data, options, ties),
+            scale * call(function_name, data, options, ties),
             rtol=RTOL,
             atol=ATOL,
             err_msg=name,
@@ -241,7 +306,8 @@ def test_values_are_in_range(data, ties, no_relevant):
     ties=st.sampled_from(["average", "stable", "optimistic", "pessimistic"]),
     no_relevant=st.sampled_from([0.0, 1.0, np.nan]),
 )
-def test_mean_is_weighted_mean_of_per_query_values(data, weights, ties, no_relevant):
+def test_aggregate_is_the_weighted_aggregate_of_per_query_values(data, weights, ties,
+                                                                  no_relevant):
     extra = {"no_relevant": no_relevant}
     query_weights = np.ones(len(np.unique(data["qid"])))
     if weights is not None:
@@ -261,5 +327,11 @@ def test_mean_is_weighted_mean_of_per_query_values(data, weights, ties, no_relev
         if not kept.any():
             assert math.isnan(mean), name
             continue
-        expected = np.sum(values[kept] * query_weights[kept]) / np.sum(query_weights[kept])
+        expected = aggregate(function_name, values[kept], query_weights[kept])
         assert_allclose(mean, expected, rtol=RTOL, atol=ATOL, err_msg=name)
+
+
+def test_aggregations_of_the_registry_are_all_exercised():
+    # the registry holds a metric of each aggregation, and REGISTRY calls each of them
+    used = {SPEC[function_name].aggregation for _, function_name, _, _ in REGISTRY}
+    assert used == {"mean", "sum", "geometric_mean"}

@@ -71,11 +71,23 @@ SAMPLES = {
     "half_life": 2.0,
     "default_rating": 1.0,
     "unjudged": "condensed",
-    # --- helper M1: incomplete judgements, sets, counts ---
-    # --- end M1 ---
-    # --- helper M2: curves, R-based, the DCG family's gains ---
-    # --- end M2 ---
+    # incomplete judgements, retrieved sets and counts
+    "all_judged": "zero",
+    "beta": 0.5,
+    "relevant_retrieved": 2.0,
+    "nonrelevant_retrieved": -0.5,
+    "relevant_missed": -1.0,
+    "nonrelevant_missed": 0.25,
+    "collection_size": 1000,
+    # interpolated precision, R-based and G-based measures, the DCG family's gains
+    "discount": "rank",
+    "recall": 0.5,
+    "recall_levels": [0.25, 0.5, 0.75],
+    "recall_rounding": "legacy",
+    "mult": 2.0,
 }
+
+
 
 
 def _same_value(a, b):
@@ -215,13 +227,20 @@ def test_test_registries_cover_every_metric():
     unranked = [m for m in METRICS.values() if "ties" not in m.options]
     invariance = {function for _, function, _, _ in test_invariance.REGISTRY}
     assert invariance == functions, "tests/test_invariance.py REGISTRY"
-    assert set(test_invariance.CORRELATIONS) == {m.function_name for m in unranked}
+    # the functions to which test_invariance passes no `ties`: those without the option
+    assert set(test_invariance.UNRANKED) == {m.function_name for m in unranked}
     for _, function, options, _ in test_invariance.REGISTRY:
         metric = METRICS[function.removesuffix("_score")]
         assert set(options) <= set(metric.options), function
     expected = {m.name: m.function_name for m in METRICS.values()}
     assert expected == _brute_force.METRIC_FUNCTIONS
-    assert set(_brute_force.CORRELATION_METRICS) == {m.name for m in unranked}
+    # the brute force's own lists, written from the formulas, agree with the registry: the
+    # metrics whose value does not depend on the order (no `ties`), the correlations among
+    # them, and how each metric's per-query values are aggregated
+    assert set(_brute_force.UNRANKED_METRICS) == {m.name for m in unranked}
+    assert set(_brute_force.CORRELATION_METRICS) <= {m.name for m in unranked}
+    aggregations = {m.name: m.aggregation for m in METRICS.values() if m.aggregation != "mean"}
+    assert aggregations == _brute_force.AGGREGATIONS
 
 
 def test_brute_force_grids_cover_every_option():
@@ -412,12 +431,17 @@ def test_key_names_the_same_numbers(name, convention):
 # --------------------------------------------------------------------------------------
 @pytest.mark.parametrize("scale", [1.0, 1e-310, 1e300])
 @pytest.mark.parametrize("name", NAMES)
-def test_aggregate_is_the_mean_of_evaluate_bit_for_bit(name, scale):
+def test_aggregate_is_the_value_of_evaluate_bit_for_bit(name, scale):
     metric = METRICS[name]
     data = _data(n_queries=9, seed=3, weights=True)
     data["sample_weight"] *= scale
     data["y_true"][data["qid"] == 2] = 0  # a query without relevant documents: skipped
-    weights = check_ranking_input(**data).query_weight
+    checked = check_ranking_input(**data)
+    weights = checked.query_weight
+    if metric.aggregation == "sum":
+        # a mean reads ratios of weights only, and query_weight is scaled when the weights
+        # are extreme; a sum (the counts) reads the weights in the units of sample_weight
+        weights = weights * checked.weight_unit
     for no_relevant in (0.0, np.nan):
         per_query = evaluate(**data, metrics=[name], no_relevant=no_relevant,
                              return_per_query=True)[name]

@@ -11,6 +11,7 @@ from copy import deepcopy
 
 import numpy as np
 import pytest
+from _brute_force_judged import READS_JUDGEMENTS
 from sklearn.exceptions import UndefinedMetricWarning
 
 from sklearn_rank.datasets import read_trec
@@ -21,7 +22,7 @@ from sklearn_rank.metrics import (
     evaluate_per_query,
 )
 from sklearn_rank.metrics._engine import check_ranking_input
-from sklearn_rank.metrics._registry import METRICS
+from sklearn_rank.metrics._registry import METRICS, parse_metric
 from sklearn_rank.utils._qid import unique_ids
 
 # Every metric of the registry, with a cut-off where it takes one, and the graded variants.
@@ -193,8 +194,8 @@ def test_options_are_resolved():
                                 convention="trec_eval", no_relevant=np.nan)
     ndcg = result.options["ndcg@1000"]
     assert ndcg == {"metric": "ndcg", "convention": "trec_eval", "k": 1000, "gain": "linear",
-                    "log_base": 2.0, "ties": "stable", "no_relevant": ndcg["no_relevant"],
-                    "unjudged": "nonrelevant"}
+                    "discount": "log", "log_base": 2.0, "ties": "stable",
+                    "no_relevant": ndcg["no_relevant"], "unjudged": "nonrelevant"}
     assert np.isnan(ndcg["no_relevant"])
     assert result.options["P@5"]["short_lists"] == "k"
     assert result.options["map"]["metric"] == "map" and result.options["map"]["k"] is None
@@ -296,7 +297,7 @@ def test_evaluate_per_query_errors_as_evaluate(kwargs, error, message):
 # --------------------------------------------------------------------------------------
 
 
-def test_judged_mask_is_kept_and_ignored_by_every_metric():
+def test_judged_mask_is_kept_and_read_only_by_the_measures_of_judgements():
     y_true, y_score, qid, weight = _data()
     judged = (y_true > 0) | (np.arange(len(y_true)) % 3 == 0)
     data = check_ranking_input(y_true, y_score, qid, judged=judged)
@@ -305,9 +306,16 @@ def test_judged_mask_is_kept_and_ignored_by_every_metric():
     # a mask that excludes nothing is no mask: nothing to pay for
     everything = np.ones(len(qid), dtype=bool)
     assert check_ranking_input(y_true, y_score, qid, judged=everything).judged_mask is None
-    kwargs = dict(qid=qid, metrics=NAMES, sample_weight=weight)
+    assert set(METRICS) >= READS_JUDGEMENTS
+    names = [n for n in NAMES if parse_metric(n)[0].name not in READS_JUDGEMENTS]
+    kwargs = dict(qid=qid, metrics=names, sample_weight=weight)
     assert (evaluate_per_query(y_true, y_score, judged=judged, **kwargs)
             == evaluate_per_query(y_true, y_score, **kwargs))
+    # the others read the mask: each of them changes when a zero-graded row is unjudged
+    for name in sorted(READS_JUDGEMENTS):
+        masked = evaluate(y_true, y_score, qid=qid, metrics=[name], judged=judged)[name]
+        plain = evaluate(y_true, y_score, qid=qid, metrics=[name])[name]
+        assert masked != plain, name
 
 
 @pytest.mark.parametrize(
@@ -334,18 +342,30 @@ def test_read_trec_fills_the_judged_mask(tmp_path):
     (tmp_path / "qrels").write_text("1 0 a 1\n1 0 b -1\n1 0 z 2\n2 0 x 1\n9 0 q 1\n")
     (tmp_path / "run").write_text("1 Q0 a 1 0.5 s\n1 Q0 b 2 0.5 s\n1 Q0 c 3 0.9 s\n"
                                   "2 Q0 y 1 0.1 s\n3 Q0 w 1 0.7 s\n")
-    d = read_trec(tmp_path / "qrels", tmp_path / "run")
-    assert list(d) == ["y_true", "y_score", "qid", "retrieved", "docno", "judged"]
+    with pytest.warns(UserWarning, match=r"\('9'\)"):
+        d = read_trec(tmp_path / "qrels", tmp_path / "run")
+    assert list(d) == ["y_true", "y_score", "qid", "retrieved", "docno", "judged",
+                       "run_only_queries", "qrels_only_queries"]
     assert d["docno"].tolist() == ["c", "b", "a", "z", "y", "x"]
-    # c and y are retrieved but not in the qrels: unjudged, grade 0; b is judged -1
-    assert d["judged"].tolist() == [False, True, True, True, False, True]
+    assert d["run_only_queries"].tolist() == ["3"]
+    assert d["qrels_only_queries"].tolist() == ["9"]
+    # c and y are retrieved but not in the qrels (NaN); b is in the pool, judged -1
+    assert d["judged"].tolist() == [False, False, True, True, False, True]
     assert d["judged"].dtype == bool
-    assert d["y_true"][~d["judged"]].tolist() == [0, 0]
-    result = evaluate_per_query(d["y_true"], d["y_score"], qid=d["qid"],
-                                retrieved=d["retrieved"], judged=d["judged"],
-                                metrics=["map", "P@2"], convention="trec_eval")
+    np.testing.assert_array_equal(d["y_true"], [np.nan, -1, 1, 2, np.nan, 1])
+    common = {"qid": d["qid"], "retrieved": d["retrieved"], "metrics": ["map", "P@2", "bpref"],
+              "convention": "trec_eval"}
+    # y_true read as the mask, and the grades with the mask, are one evaluation
+    grades = np.where(d["judged"], d["y_true"], 0.0)
+    result = evaluate_per_query(d["y_true"], d["y_score"], judged="y_true", **common)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert aggregate(result) == evaluate(d["y_true"], d["y_score"], qid=d["qid"],
-                                             retrieved=d["retrieved"], metrics=["map", "P@2"],
-                                             convention="trec_eval")
+        masked = evaluate_per_query(grades, d["y_score"], judged=d["judged"], **common)
+    assert aggregate(result) == aggregate(masked)
+    for metric in common["metrics"]:
+        np.testing.assert_array_equal(result[metric], masked[metric])
+    # query 1 ranks c, b, a: a (relevant) third; z, relevant, never retrieved
+    np.testing.assert_allclose(result["map"], [(1 / 3) / 2, 0.0])
+    # NaN never passes without judged="y_true"
+    with pytest.raises(ValueError, match="y_true"):
+        evaluate(d["y_true"], d["y_score"], qid=d["qid"], metrics=["map"])

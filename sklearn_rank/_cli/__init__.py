@@ -1,4 +1,4 @@
-"""The ``sklearn-rank`` command line: ``evaluate``, ``cv``, ``tune`` and ``report``.
+"""The ``sklearn-rank`` command line: ``evaluate``, ``cv``, ``tune``, ``trec_eval`` and ``report``.
 
 Each subcommand is a module with ``NAME``, ``SUMMARY``, ``add_arguments(parser)`` and
 ``run(args)``; :data:`COMMANDS` lists them. The modules import only the standard library
@@ -8,13 +8,13 @@ matplotlib or pandas.
 
 import sys
 
-from . import _cv, _evaluate, _report, _tune
+from . import _cv, _evaluate, _report, _trec_eval, _tune
 from ._common import USAGE, ArgumentParser, CLIError
 
 __all__ = ["main"]
 
 PROG = "sklearn-rank"
-COMMANDS = {module.NAME: module for module in (_evaluate, _cv, _tune, _report)}
+COMMANDS = {module.NAME: module for module in (_evaluate, _cv, _tune, _trec_eval, _report)}
 # The subcommand run when none is named: the demonstration of ``python -m sklearn_rank``.
 DEFAULT_COMMAND = "cv"
 _TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")

@@ -1,6 +1,9 @@
 """``sklearn-rank evaluate``: the metrics of scores against judgements, from files."""
 
+import contextlib
+import os
 import re
+import warnings
 
 import numpy as np
 
@@ -14,6 +17,8 @@ from ._common import (
     check_output_path,
     format_number,
     generated_data,
+    import_extra,
+    int_at_least,
     metric_name,
     to_json,
     usage_error,
@@ -30,9 +35,16 @@ Input, one of:
   --run RUN --qrels QRELS  a TREC run ('qid Q0 docno rank score tag') judged by TREC qrels
                            ('qid iteration docno grade'). Judged documents missing from the
                            run count as trec_eval counts them: they are relevant documents
-                           never retrieved (AP and recall divide by them).
+                           never retrieved (AP and recall divide by them). Retrieved
+                           documents the qrels do not list, and grades below 0, are
+                           unjudged: non-relevant, as in trec_eval. Judged queries the run
+                           has no line for are left out (a note says which) unless
+                           --complete scores them 0, as trec_eval -c does.
   --table FILE             a .csv, .tsv or .parquet table with one row per (query, document)
                            and columns qid, label and score (rename with --qid-column...).
+  --table DIR              a directory of Parquet files with those columns, larger than
+                           memory: read and evaluated by Dask, partition by partition, on
+                           --scheduler (the rows of a query may sit in several files).
   nothing                  generated data (make_ranking), scored by its first feature.
 """
 EPILOG = """\
@@ -40,6 +52,7 @@ examples:
   sklearn-rank evaluate --run run.txt --qrels qrels.txt --convention trec_eval
   sklearn-rank evaluate --table scores.csv --metrics ndcg@10 err@10 --per-query
   sklearn-rank evaluate --table scores.parquet --score-column prediction --format json
+  sklearn-rank evaluate --table scores/ --scheduler local --workers 2
 """
 DEFAULT_METRICS = ("ndcg@10", "err@10", "map", "mrr", "p@10")
 _SUMMARY_ROW = "all"  # trec_eval's name of the row of means
@@ -49,9 +62,13 @@ def add_arguments(parser):
     source = parser.add_argument_group("input")
     source.add_argument("--run", metavar="RUN", help="TREC run file (with --qrels)")
     source.add_argument("--qrels", metavar="QRELS", help="TREC qrels file (with --run)")
+    source.add_argument("--complete", action="store_true",
+                        help="with --run/--qrels: evaluate every query of --qrels, those the "
+                        "run has no line for scoring 0 (trec_eval -c)")
     source.add_argument("--table", metavar="FILE",
                         help="table of qid, label and score columns: .csv, .tsv or .parquet "
-                        "(Parquet needs pandas with pyarrow, or polars)")
+                        "(Parquet needs pandas with pyarrow, or polars), or a directory of "
+                        "Parquet files, evaluated with Dask (the 'dask' extra)")
     source.add_argument("--qid-column", default="qid", metavar="NAME",
                         help="query id column of --table (default: qid)")
     source.add_argument("--label-column", default="label", metavar="NAME",
@@ -63,6 +80,18 @@ def add_arguments(parser):
                         "('007' and '7' are two queries), int reads them as integers (one "
                         "query) (default: str for .csv/.tsv; for Parquet, the column's type)")
     add_generated_data_options(source, n_queries=100)
+    scale = parser.add_argument_group("Dask (--table DIR)")
+    scale.add_argument("--scheduler", metavar="local|ADDRESS",
+                       help="where a directory of Parquet files is evaluated: 'local' starts a "
+                       "Dask LocalCluster of --workers processes on this machine (loopback "
+                       "only); an address such as tcp://10.0.0.5:8786 connects to a running "
+                       "scheduler (default: Dask's threaded scheduler, in this process)")
+    scale.add_argument("--workers", type=int_at_least(1), metavar="N",
+                       help="worker processes of --scheduler local, one thread each (default: "
+                       "Dask's choice, one per CPU core)")
+    scale.add_argument("--partitioned-by-query", action="store_true",
+                       help="the rows of each query sit in one Parquet file: no shuffle by "
+                       "query (checked: a query found in two files is an error)")
     what = parser.add_argument_group("metrics and output")
     what.add_argument("--metrics", nargs="+", type=metric_name, default=list(DEFAULT_METRICS),
                       metavar="METRIC",
@@ -86,24 +115,33 @@ def run(args):
     if (args.run is None) != (args.qrels is None):
         given, missing = ("--run", "--qrels") if args.qrels is None else ("--qrels", "--run")
         raise usage_error(f"{given} needs {missing}: a TREC run is judged against qrels.")
+    if args.complete and args.run is None:
+        raise usage_error("--complete is an option of --run/--qrels: it evaluates the queries "
+                          "of the qrels that the run has no line for.")
     if args.qid_type is not None and args.table is None:
         raise usage_error("--qid-type sets the type of the query ids of --table; the query ids "
                           "of TREC files are strings, as trec_eval reads them.")
+    directory = args.table is not None and os.path.isdir(args.table)
+    _check_dask_options(args, directory)
     if args.output is not None:
         inputs = [("--run", args.run), ("--qrels", args.qrels), ("--table", args.table)]
         check_output_path(args.output, "--output", (".csv",), inputs)
 
-    if args.run is not None:
-        data = _read_trec(args.run, args.qrels)
-    elif args.table is not None:
-        data = _read_table(args.table, args.qid_column, args.label_column, args.score_column,
-                           args.qid_type)
+    wanted = args.per_query or args.output is not None
+    if directory:
+        query_ids, result, means, description = _evaluate_directory(args, metrics, wanted)
     else:
-        data = _generated(args.n_queries, args.seed)
-
-    result, means = _compute(data, metrics, args.convention)
-    query_ids, per_query = result.query_ids, None
-    if args.per_query or args.output is not None:
+        if args.run is not None:
+            data = _read_trec(args.run, args.qrels, args.complete)
+        elif args.table is not None:
+            data = _read_table(args.table, args.qid_column, args.label_column,
+                               args.score_column, args.qid_type)
+        else:
+            data = _generated(args.n_queries, args.seed)
+        result, means = _compute(data, metrics, args.convention)
+        query_ids, description = result.query_ids, data["describe"](len(result))
+    per_query = None
+    if wanted:
         order = _display_order(query_ids)
         query_ids = query_ids[order]
         per_query = {m: result[m][order] for m in metrics}
@@ -115,7 +153,6 @@ def run(args):
         write_text(args.output, format_table(["qid", *metrics], rows, "csv"), "--output")
 
     shown = per_query if args.per_query else None
-    description = data["describe"](len(result))
     print(_render(args.format, description, metrics, args.convention, means, query_ids, shown))
     return 0
 
@@ -126,23 +163,40 @@ def run(args):
 # metrics' result, which works the query ids out once.
 
 
-def _read_trec(run, qrels):
+def _read_trec(run, qrels, complete=False):
     from ..datasets import read_trec
 
     run = check_input_file(run, "--run")
     qrels = check_input_file(qrels, "--qrels")
     try:
-        data = read_trec(qrels, run)
+        with warnings.catch_warnings():
+            # said below, in the description of the input, with what --complete does
+            warnings.filterwarnings("ignore", message=r".* have no line in the run")
+            data = read_trec(qrels, run, complete=complete)
     except (OSError, ValueError) as exc:  # the message names the file
         option = "--run" if repr(str(run)) in str(exc) else "--qrels"
         raise CLIError(f"{option}: {exc}") from None
     if len(data["qid"]) == 0:
         raise CLIError(f"no query of --run {str(run)!r} is judged in --qrels {str(qrels)!r}: "
                        "expected the same query ids (first column) in both files.")
+    # NaN (not in the qrels) and negative grades (trec_eval's -1) mark the unjudged rows
+    data["judged"] = "y_true"
     unretrieved, n_rows = int((~data["retrieved"]).sum()), len(data["qid"])
+    unjudged = int(np.count_nonzero(~(data["y_true"] >= 0)))
+    left_out = [] if complete else list(data["qrels_only_queries"])
+    notes = ""
+    if unjudged:
+        notes += f", {unjudged:,} retrieved but unjudged (non-relevant)"
+    if left_out:
+        shown = ", ".join(repr(str(q)) for q in left_out[:5]) + (
+            ", ..." if len(left_out) > 5 else "")
+        queries, them = ("query", "it") if len(left_out) == 1 else ("queries", "them")
+        notes += (f"; {len(left_out):,} judged {queries} left out, the run having no line "
+                  f"for {them} ({shown}): --complete scores {them} 0, as trec_eval -c")
+    where = "judged" if complete else "in both"
     data["describe"] = lambda n_queries: (
-        f"{run} judged by {qrels}: {n_queries:,} queries in both, "
-        f"{n_rows:,} documents ({unretrieved:,} judged but not retrieved)"
+        f"{run} judged by {qrels}: {n_queries:,} queries {where}, "
+        f"{n_rows:,} documents ({unretrieved:,} judged but not retrieved{notes})"
     )
     return data
 
@@ -178,6 +232,189 @@ def _read_table(path, qid_column, label_column, score_column, qid_type=None):
         raise CLIError(f"--table {str(path)!r} has no rows.")
     return {"y_true": y_true, "y_score": y_score, "qid": qid, "retrieved": None, "judged": None,
             "describe": lambda n_queries: f"{path}: {n_queries:,} queries, {len(qid):,} rows"}
+
+
+# A directory of Parquet files: read and evaluated by Dask, partition by partition.
+
+_PARQUET_SUFFIXES = (".parquet", ".parq", ".pq")
+
+
+def _check_dask_options(args, directory):
+    """The Dask options go with a directory; --workers with --scheduler local."""
+    given = [option for option, value in (("--scheduler", args.scheduler),
+                                          ("--workers", args.workers),
+                                          ("--partitioned-by-query", args.partitioned_by_query))
+             if value]
+    if given and not directory:
+        what = (f"--table {args.table!r} is a file" if args.table is not None
+                else "no --table DIR is given")
+        raise usage_error(f"{given[0]} applies to a directory of Parquet files (--table DIR), "
+                          f"evaluated with Dask; {what}.")
+    if args.workers is not None and args.scheduler != "local":
+        raise usage_error("--workers sets the worker processes of --scheduler local; a running "
+                          "scheduler (--scheduler ADDRESS) has its own workers.")
+
+
+def _evaluate_directory(args, metrics, per_query):
+    """``(query_ids, per-query values, means, description)`` of a directory of Parquet
+    files; with ``per_query`` False, ``query_ids`` is ``range(n_queries)`` and the values
+    None: the per-query values never reach this process."""
+    import_extra("dask.dataframe", "dask", "--table DIR")
+    from ..metrics._dask import dask_evaluate, dask_summary
+
+    path = args.table
+    files = [p for p in _files_under(path) if p.lower().endswith(_PARQUET_SUFFIXES)]
+    if not files:
+        raise CLIError(f"--table {str(path)!r} is a directory without Parquet files "
+                       f"({', '.join(_PARQUET_SUFFIXES)}); expected a directory of Parquet "
+                       "files, or a .csv, .tsv or .parquet file.")
+    with _dask_scheduler(args.scheduler, args.workers) as where, warnings.catch_warnings():
+        # dask's Parquet reader calls reset_index(inplace=True), which pandas 3.1 deprecates:
+        # nothing that a user of the command can act on
+        warnings.filterwarnings("ignore", message="The inplace keyword",
+                                module=r"dask\.dataframe\.io\.parquet")
+        files_read, frame = _read_directory(path, args)
+        y_true, y_score, qid = frame["label"], frame["score"], frame["qid"]
+        try:
+            if per_query:
+                table = dask_evaluate(
+                    y_true, y_score, qid, metrics, None, None, None, args.convention, {},
+                    caller="evaluate", return_per_query=True,
+                    partitioned_by_query=args.partitioned_by_query).compute()
+                n_rows = len(files_read)  # from the files' metadata
+            else:
+                summary = dask_summary(y_true, y_score, qid, metrics, args.convention,
+                                       partitioned_by_query=args.partitioned_by_query)
+        except (TypeError, ValueError) as exc:
+            message = " ".join([str(exc), *getattr(exc, "__notes__", ())])
+            if message.startswith(repr(str(path))):  # the reader's, naming the directory
+                raise CLIError(f"--table {message}") from None
+            raise CLIError(f"cannot compute the metrics: {message}") from None
+        except OSError as exc:
+            raise CLIError(f"--table {str(path)!r}: cannot read it: {exc}") from None
+    if per_query:
+        result, means = _per_query_result(table, metrics)
+        query_ids = result.query_ids
+    else:
+        result, means, n_rows = None, summary["means"], summary["rows"]
+        query_ids = range(summary["queries"])
+    description = (f"{path}: {len(query_ids):,} queries, {n_rows:,} rows in {len(files):,} "
+                   f"Parquet files, evaluated with Dask on {where}")
+    return query_ids, result, means, description
+
+
+def _files_under(path):
+    for folder, _, names in os.walk(path):
+        yield from (os.path.join(folder, name) for name in names)
+
+
+@contextlib.contextmanager
+def _dask_scheduler(address, workers):
+    """Where Dask computes, as a phrase for the output: the threaded scheduler (None), a
+    LocalCluster of ``workers`` processes on loopback (``"local"``) or a running scheduler."""
+    if address is None:
+        yield "its threaded scheduler, in this process"
+        return
+    import logging
+
+    distributed = import_extra("distributed", "dask", "--scheduler")
+    if address == "local":
+        # no dashboard port to collide with another cluster's; the shuffle's routine
+        # messages (logged as warnings) kept off the output
+        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                      processes=True, host="127.0.0.1",
+                                      dashboard_address="127.0.0.1:0",
+                                      silence_logs=logging.ERROR) as cluster, \
+                distributed.Client(cluster) as client:
+            n = len(client.scheduler_info()["workers"])
+            yield f"a local cluster of {n} worker process{'es' if n > 1 else ''}"
+        return
+    try:
+        _check_address(address)
+        # not the default client: one that fails to connect would stay the default, and
+        # the next computation in this process would wait for it forever
+        client = distributed.Client(address, timeout="10s", set_as_default=False)
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        raise CLIError(f"--scheduler {address!r}: cannot connect to a Dask scheduler there "
+                       f"({exc}); expected 'local' or the address of a running scheduler, "
+                       "such as tcp://10.0.0.5:8786.") from None
+    with client, client.as_current():
+        yield f"the scheduler at {address}"
+
+
+def _check_address(address):
+    """Raise a ValueError for an address that no scheduler can have (a client built on it
+    fails in a way that leaves it behind, closing itself for seconds)."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
+
+    scheme, location = parse_address(address if "://" in address else f"tcp://{address}",
+                                     strict=True)
+    get_backend(scheme)
+    if scheme in ("tcp", "tls"):
+        parse_host_port(location)
+
+
+def _read_directory(path, args):
+    """The Dask DataFrames of the Parquet files under ``path``: as read, and its three
+    columns checked, then read in each partition as the single-file path reads a table (the
+    same checks, messages naming the partition and row)."""
+    import dask.dataframe as dd
+
+    names = {"--qid-column": args.qid_column, "--label-column": args.label_column,
+             "--score-column": args.score_column}
+    try:
+        # files in the order of their names, and, when they hold whole queries, one
+        # partition each: a file's row groups read as several partitions would split them
+        frame = dd.read_parquet(path, split_row_groups=False if args.partitioned_by_query
+                                else "infer")
+    except (OSError, ValueError, TypeError) as exc:
+        raise CLIError(f"--table {str(path)!r}: cannot read it as a directory of Parquet "
+                       f"files: {exc}") from None
+    columns = [str(c) for c in frame.columns]
+    for option, name in names.items():
+        if name not in columns:
+            raise CLIError(f"--table {str(path)!r} has no column {name!r} (its columns: "
+                           f"{', '.join(map(repr, columns))}); name the column with {option}.")
+    frame = frame[list(dict.fromkeys(names.values()))]
+    names = list(names.values())
+    return frame, frame.map_partitions(_table_partition, str(path), names, args.qid_type,
+                                       meta=_table_partition(frame._meta, str(path), names,
+                                                             args.qid_type),
+                                       enforce_metadata=False, align_dataframes=False)
+
+
+def _table_partition(part, path, names, qid_type, partition_info=None):
+    """One partition's ``qid``, ``label`` and ``score``, read as ``read_table`` reads them:
+    grades and scores as floats, query ids as --qid-type says (the column's type by
+    default); a missing id, or a cell that is not a number, is an error naming its row."""
+    import pandas as pd
+
+    from ..datasets._tables import _numbers, _pandas_values, _query_ids
+
+    number = partition_info["number"] if partition_info else 0
+
+    def where(i):
+        return f"partition {number}, row {i + 1}"
+
+    qid, label, score = (_pandas_values(part[name]) for name in names)
+    return pd.DataFrame({
+        "qid": _query_ids(path, names[0], qid, where, qid_type, _TABLE_OPTIONS),
+        "label": _numbers(path, names[1], label, where, finite=True),
+        "score": _numbers(path, names[2], score, where),
+    }, index=part.index)
+
+
+def _per_query_result(table, metrics):
+    """The collected per-query frame as a :class:`PerQueryResult` in query order, and its
+    means, aggregated as ``evaluate`` aggregates them."""
+    from ..metrics import PerQueryResult, aggregate, parse_metric
+
+    table = table.sort_values("qid", kind="stable")
+    result = PerQueryResult(
+        table["qid"].to_numpy(), {m: table[m].to_numpy() for m in metrics},
+        options={m: {"metric": parse_metric(m)[0].name} for m in metrics})
+    return result, aggregate(result)
 
 
 # ----------------------------------------------------------------------------------------

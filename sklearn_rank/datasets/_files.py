@@ -1,8 +1,10 @@
 """Read learning-to-rank and TREC files into the flat arrays of sklearn-rank."""
 
 import mmap
+import numbers
 import os
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -315,103 +317,408 @@ def _check_query_spellings(path):
             )
 
 
-def _read_columns(path, n_columns, what, layout, example):
-    """The fields of the data lines of a TREC file, and the number of each line.
+# ----------------------------------------------------------------------------------------
+# TREC runs and qrels, read as trec_eval reads them (get_qrels.c, get_trec_results.c,
+# form_res_rels.c), with numpy: no Python loop over lines.
 
-    As trec_eval does, blank lines and lines starting with ``#`` are skipped, and fields
-    after the ``n_columns`` first are ignored.
+# bytes.translate table: 1 for C's isspace in the "C" locale, on which trec_eval splits its
+# fields (\t \n \v \f \r and space), 0 for the other bytes
+_C_SPACE = bytes(int(byte in b"\t\n\v\f\r ") for byte in range(256))
+# Fixed-width byte strings hold a column at most this many times the file's size; a column
+# with a few very long fields is held as Python bytes objects instead.
+_MAX_WIDTH_RATIO = 4
+
+_QRELS = ("qrels", "'qid iteration docno grade'", "301 0 FR940202-2-00150 1")
+_RUN = ("run", "'qid Q0 docno rank score tag'", "301 Q0 FR940202-2-00150 1 2.129 tag")
+
+
+class _TrecLines:
+    """The data lines of a TREC file, split into fields as trec_eval splits them.
+
+    Fields are separated by C whitespace; blank lines and lines whose first field starts
+    with ``#`` are skipped; fields after the ``n_columns`` first are ignored. A lone ``\\r``
+    ends a line, as in Python's text files. ``lines`` holds the number of each data line in
+    the file; :meth:`text` and :meth:`numbers` give a column.
     """
-    path = Path(os.fspath(path))
-    if not path.is_file():
-        what_is = "is a directory" if path.is_dir() else "does not exist"
-        raise FileNotFoundError(f"No TREC {what} file at {str(path)!r}: it {what_is}.")
-    rows, numbers = [], []
-    try:
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                fields = line.split()
-                if not fields or fields[0].startswith("#"):
-                    continue
-                if len(fields) < n_columns:
-                    raise ValueError(
-                        f"Line {number} of {str(path)!r} has {len(fields)} field"
-                        f"{'s' if len(fields) != 1 else ''}; a TREC {what} line has "
-                        f"{n_columns}, {layout}, e.g. {example!r}."
-                    )
-                rows.append(fields[:n_columns])
-                numbers.append(number)
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{str(path)!r} is not UTF-8 text (byte {exc.start}); expected TREC "
-                         f"{what} lines, {layout}.") from None
-    if not rows:
-        raise ValueError(f"{str(path)!r} holds no TREC {what} line; expected lines of "
-                         f"{n_columns} fields, {layout}, e.g. {example!r}.")
-    return np.array(rows, dtype=object), np.array(numbers)
+
+    def __init__(self, path, n_columns, what, layout, example):
+        path = Path(os.fspath(path))
+        if not path.is_file():
+            what_is = "is a directory" if path.is_dir() else "does not exist"
+            raise FileNotFoundError(f"No TREC {what} file at {str(path)!r}: it {what_is}.")
+        data = path.read_bytes()
+        if not data.isascii():
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{str(path)!r} is not UTF-8 text (byte {exc.start}); "
+                                 f"expected TREC {what} lines, {layout}.") from None
+        nul = data.find(b"\0")
+        if nul >= 0:
+            raise ValueError(f"{str(path)!r} holds a NUL byte (byte {nul}); expected TREC "
+                             f"{what} text lines, {layout}.")
+        if b"\r" in data:
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        buf = np.frombuffer(data, dtype=np.uint8)
+        # a field begins where a space is followed by a non-space, and ends at the next space
+        space = np.frombuffer((b" " + data + b" ").translate(_C_SPACE), dtype=bool)
+        edges = np.flatnonzero(space[1:] != space[:-1])
+        del space
+        begins, ends = edges[0::2], edges[1::2]
+        # the first field of a line is the first one after a newline (or the file's start)
+        newlines = np.flatnonzero(buf == ord("\n"))
+        starts_line = np.zeros(len(begins) + 1, dtype=bool)
+        starts_line[0] = True
+        starts_line[np.searchsorted(begins, newlines)] = True
+        first = np.flatnonzero(starts_line[:-1])
+        n_fields = np.diff(np.r_[first, len(begins)])
+        data_line = buf[begins[first]] != ord("#")
+        first, n_fields = first[data_line], n_fields[data_line]
+        lines = np.searchsorted(newlines, begins[first]) + 1
+        if not len(first):
+            raise ValueError(f"{str(path)!r} holds no TREC {what} line; expected lines of "
+                             f"{n_columns} fields, {layout}, e.g. {example!r}.")
+        short = n_fields < n_columns
+        if short.any():
+            i = int(np.argmax(short))
+            raise ValueError(
+                f"Line {lines[i]} of {str(path)!r} has {n_fields[i]} field"
+                f"{'s' if n_fields[i] != 1 else ''}; a TREC {what} line has {n_columns}, "
+                f"{layout}, e.g. {example!r}."
+            )
+        self.path, self.lines = path, lines
+        self._data, self._begins, self._ends, self._first = data, begins, ends, first
+
+    def __len__(self):
+        return len(self.lines)
+
+    def text(self, column):
+        """The fields of a column as byte strings (see :func:`_text_field`)."""
+        fields = self._first + column
+        return _text_field(self._data, self._begins[fields], self._ends[fields])
+
+    def numbers(self, column, name):
+        """The fields of a column as floats; one that is not a number, or NaN, is an
+        error naming its line."""
+        return _number_field(self.text(column), self.lines, self.path, name)
 
 
-def _numbers(column, lines, path, name):
-    """A column of a TREC file as floats; a non-number or NaN is an error naming its line."""
-    try:
-        values = column.astype(np.float64)
-    except ValueError:
-        values = None
-    if values is not None and not np.isnan(values).any():
+def _text_field(data, start, end):
+    """Fields as byte strings, compared and sorted byte by byte as C's ``strcmp`` compares
+    them: a numpy ``S`` array (``object`` when a few fields are very long)."""
+    length = end - start
+    width = int(length.max())
+    if width * len(start) > _MAX_WIDTH_RATIO * len(data) + 2**16:
+        return np.array([data[b:e] for b, e in zip(start.tolist(), end.tolist())], dtype=object)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    chars = np.zeros((len(start), width), dtype=np.uint8)
+    shortest = int(length.min())
+    for j in range(width):  # one pass per byte position, over every line at once
+        if j < shortest:
+            chars[:, j] = buf[start + j]
+        else:
+            rows = np.flatnonzero(length > j)
+            chars[rows, j] = buf[start[rows] + j]
+    return chars.view(f"S{width}").ravel()
+
+
+# Plain decimals of at most this many digits are parsed by _decimal_values: below 2**53, the
+# integer of their digits and the power of ten that scales it are exact doubles.
+_EXACT_DIGITS = 15
+_POWERS_OF_TEN = 10.0 ** np.arange(_EXACT_DIGITS + 1)
+
+
+def _decimal_values(text):
+    """Floats of byte-string fields written ``[+-]digits[.digits]`` (15 digits at most),
+    NaN for the others, parsed a byte position at a time over all fields at once.
+
+    The integer of the digits divided by the power of ten of the decimals, both exact
+    doubles, is rounded once by the division: the correctly rounded value that ``strtod``
+    and ``float`` give (Clinger's fast path), at a fraction of the cost of numpy's cast.
+    """
+    if text.dtype.kind != "S" or not len(text) or text.dtype.itemsize > _EXACT_DIGITS + 2:
+        return np.full(len(text), np.nan)
+    n, width = len(text), text.dtype.itemsize
+    chars = text.view(np.uint8).reshape(n, width)
+    value = np.zeros(n)
+    digits = np.zeros(n, dtype=np.intp)
+    decimals = np.zeros(n, dtype=np.intp)
+    dot = np.zeros(n, dtype=bool)
+    sign = (chars[:, 0] == ord("-")) | (chars[:, 0] == ord("+"))
+    plain = np.ones(n, dtype=bool)
+    for j in range(width):
+        byte = chars[:, j]
+        digit = byte - np.uint8(ord("0"))
+        is_digit = digit < 10
+        is_dot = byte == ord(".")
+        # a field ends at its first NUL (the files hold none); a sign comes first only
+        plain &= is_digit | is_dot | (byte == 0) | (sign if j == 0 else False)
+        plain &= ~(is_dot & dot)
+        dot |= is_dot
+        value = np.where(is_digit, value * 10.0 + digit, value)
+        digits += is_digit
+        decimals += is_digit & dot
+    plain &= (digits > 0) & (digits <= _EXACT_DIGITS)
+    value /= _POWERS_OF_TEN[np.minimum(decimals, _EXACT_DIGITS)]
+    np.negative(value, out=value, where=chars[:, 0] == ord("-"))
+    value[~plain] = np.nan
+    return value
+
+
+def _number_field(text, lines, path, name):
+    """Byte-string fields as floats; one that is not a number, or NaN, is an error naming
+    its line."""
+    values = _decimal_values(text)
+    other = np.flatnonzero(np.isnan(values))
+    if not len(other):
         return values
-    for value, number in zip(column, lines):
+    text, lines = text[other], lines[other]
+    try:
+        values[other] = text.astype(np.float64)
+    except ValueError:
+        pass
+    else:
+        if not np.isnan(values[other]).any():
+            return values
+    for value, number in zip(text, lines):
         try:
             bad = np.isnan(float(value))
         except ValueError:
             bad = True
         if bad:
-            raise ValueError(f"Line {number} of {str(path)!r}: the {name} {value!r} is not a "
-                             "number.")
+            raise ValueError(f"Line {number} of {str(os.fspath(path))!r}: the {name} "
+                             f"{value.decode()!r} is not a number.")
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _first_duplicate(keys, lines, queries):
-    """``(key, first line, second line)`` of the first (query, docno) listed twice, or None."""
-    seen = {}
-    for key, number in zip(keys, lines):
-        if key[0] not in queries:
-            continue
-        if key in seen:
-            return key, seen[key], number
-        seen[key] = number
-    return None
+def _codes(*columns, runs=False):
+    """Integer codes of the byte strings of ``columns`` (concatenated), in byte order, and
+    the distinct strings. ``runs``: code each run of equal strings once (query ids, which
+    come in blocks)."""
+    text = np.concatenate(columns)
+    head = None
+    if runs and len(text):
+        head = np.flatnonzero(np.r_[True, text[1:] != text[:-1]])
+        text, n_rows = text[head], len(text)
+    numbers = _digit_ids(text) if runs else None
+    if numbers is not None:
+        codes, uniques = _number_codes(numbers, text.dtype)
+    elif len(text) and text.dtype.kind == "S" and text.dtype.itemsize <= 2 * _WORD:
+        codes, uniques = _word_codes(text)
+    else:
+        codes, uniques = factorize(text, len(text))
+    if head is not None:
+        codes = np.repeat(codes, np.diff(np.r_[head, n_rows]))
+    return codes.astype(np.intp, copy=False), uniques
 
 
-def read_trec(qrels, run):
+_WORD = 8
+
+
+def _digit_ids(text):
+    """The integers that byte strings of decimal digits write, or None if a string is
+    another, has a leading zero (``"007"`` and ``"7"`` are two queries) or more than 18
+    digits. TREC's query ids are mostly such numbers: the integers, coded with no sort
+    of the rows, are then one-to-one with the strings."""
+    if text.dtype.kind != "S" or not len(text) or text.dtype.itemsize > 18:
+        return None
+    n, width = len(text), text.dtype.itemsize
+    chars = text.view(np.uint8).reshape(n, width)
+    if width > 1 and ((chars[:, 0] == ord("0")) & (chars[:, 1] != 0)).any():
+        return None
+    value = np.zeros(n, dtype=np.int64)
+    for j in range(width):
+        byte = chars[:, j]
+        digit = byte - np.uint8(ord("0"))
+        end = byte == 0  # the padding after a string (the files hold no NUL)
+        if not (end | (digit < 10)).all() or (j == 0 and end.any()):
+            return None
+        value = np.where(end, value, value * 10 + digit)
+    return value
+
+
+def _number_codes(numbers, dtype):
+    """:func:`_codes` of strings of digits from their integers (see :func:`_digit_ids`):
+    the integers' codes, relabelled in the byte order of their strings."""
+    codes, distinct = factorize(numbers, len(numbers))
+    strings = distinct.astype(dtype)  # as written: digits without a leading zero
+    by_bytes = np.argsort(strings, kind="stable")
+    rank = np.empty(len(strings), dtype=np.intp)
+    rank[by_bytes] = np.arange(len(strings))
+    return rank[codes], strings[by_bytes]
+
+
+def _word_codes(text):
+    """:func:`_codes` of short byte strings (``S`` of at most 16 bytes): their bytes read
+    as big-endian 64-bit integers, which compare as the strings do, are sorted (faster than
+    hashing or comparing strings)."""
+    n, width = len(text), text.dtype.itemsize
+    n_words = -(-width // _WORD)
+    chars = np.zeros((n, n_words * _WORD), dtype=np.uint8)
+    chars[:, :width] = text.view(np.uint8).reshape(n, width)
+    words = chars.view(">u8").astype(np.uint64)
+    if n_words == 1:
+        _, first, codes = np.unique(words[:, 0], return_index=True, return_inverse=True)
+        return codes, text[first]
+    order = np.lexsort(words.T[::-1])
+    words = words[order]
+    new = np.r_[True, (words[1:] != words[:-1]).any(axis=1)]
+    codes = np.empty(n, dtype=np.intp)
+    codes[order] = np.cumsum(new) - 1
+    return codes, text[order[new]]
+
+
+def _as_str(text):
+    """Byte strings (``S`` or ``object``) as a numpy ``str`` array."""
+    if text.dtype == object:
+        return np.array([t.decode() for t in text], dtype=str)
+    try:
+        return text.astype(str)  # ASCII: one cast in C
+    except UnicodeDecodeError:
+        return np.char.decode(text, "utf-8")
+
+
+def _stable_argsort_codes(codes):
+    """Stable argsort of non-negative integer codes: a radix sort when they fit 16 bits."""
+    if len(codes) and int(codes.max()) < 1 << 16:
+        codes = codes.astype(np.uint16)
+    return np.argsort(codes, kind="stable")
+
+
+def _ranking_order(query, score, doc):
+    """The order of trec_eval's ranking: by query, score descending, then document code
+    descending. Runs are mostly written query by query in score order: then only the
+    tied scores are sorted."""
+    order = _stable_argsort_codes(query)  # linear on blocks of queries
+    q, s = query[order], score[order]
+    same_query = q[1:] == q[:-1]
+    if (same_query & (s[1:] > s[:-1])).any():
+        # scores descending (any order among ties), then queries, stably; ties below
+        order = np.argsort(-score)
+        order = order[_stable_argsort_codes(query[order])]
+        q, s = query[order], score[order]
+        same_query = q[1:] == q[:-1]
+    d = doc[order]
+    tie = same_query & (s[1:] == s[:-1])
+    if (tie & (d[1:] > d[:-1])).any():
+        group = np.cumsum(np.r_[True, ~tie])
+        rows = np.flatnonzero(np.r_[tie, False] | np.r_[False, tie])
+        order[rows] = order[rows[np.lexsort((-d[rows], group[rows]))]]
+    return order
+
+
+def _refuse_duplicates(query, doc, lines, path, what, queries, docnos):
+    """Raise on a (query, document) listed twice: trec_eval's "duplicate docs" error.
+
+    The error names the earliest line that repeats an earlier one, and that earlier line.
+    """
+    key = query.astype(np.int64) * len(docnos) + doc
+    ordered = np.sort(key)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return
+    order = np.lexsort((lines, key))
+    key, lines = key[order], lines[order]
+    repeated = np.flatnonzero(key[1:] == key[:-1])
+    if not len(repeated):
+        return
+    i = repeated[np.argmin(lines[repeated + 1])]
+    row = order[i]
+    raise ValueError(
+        f"{str(os.fspath(path))!r} lists document {_as_str(docnos[[doc[row]]]).item()!r} "
+        f"twice for query {_as_str(queries[[query[row]]]).item()!r} (lines {lines[i]} and "
+        f"{lines[i + 1]}); trec_eval refuses duplicate documents in a {what} file "
+        "('duplicate docs'). Keep one line per document and query."
+    )
+
+
+def _check_read_trec_options(complete, max_docs):
+    if not isinstance(complete, (bool, np.bool_)):
+        raise TypeError(f"complete must be True or False (trec_eval -c); got {complete!r}.")
+    if max_docs is not None and (isinstance(max_docs, (bool, np.bool_))
+                                 or not isinstance(max_docs, numbers.Integral)
+                                 or max_docs < 1):
+        raise ValueError(f"max_docs must be a positive integer (trec_eval -M: the number of "
+                         f"documents of each query kept, in ranking order) or None (all); "
+                         f"got {max_docs!r}.")
+
+
+def _query_list(ids, limit=3):
+    shown = ", ".join(repr(q) for q in ids[:limit].tolist())
+    return shown + (", ..." if len(ids) > limit else "")
+
+
+def read_trec(qrels, run, *, complete=False, max_docs=None):
     """Flat arrays of a TREC run judged by TREC qrels, ordered as trec_eval ranks them.
 
-    One row per (query, document) pair that is judged, retrieved, or both. Judgements below 0
-    count as non-relevant (grade 0); retrieved documents without a judgement have grade 0
-    and ``judged=False``; judged documents absent from the run get ``retrieved=False``. Only
-    the queries both judged and in the run are kept, as trec_eval does. Rows are sorted by
-    query, then score descending, then document name descending: trec_eval's tie-break, so
-    that ``ties="stable"`` (the ``"trec_eval"`` convention) reproduces it.
+    One row per (query, document) pair of an evaluated query that the run retrieves, the
+    qrels list, or both. Rows are sorted by query, then retrieved documents by score
+    descending and document name descending (trec_eval's tie-break, which ``ties="stable"``
+    of the ``"trec_eval"`` convention keeps), then the documents that the qrels list and
+    the run did not retrieve (``retrieved=False``): they count in the number of relevant
+    documents and the ideal DCG, as in trec_eval.
+
+    ``y_true`` holds trec_eval's three kinds of judgement, which
+    ``judged="y_true"`` of the metrics reads: a grade (>= 0); NaN for a retrieved document
+    that the qrels do not list (outside the judgement pool: trec_eval's RELVALUE_NONPOOL);
+    the negative grade of the qrels (trec_eval's -1) for a document in the pool left
+    unjudged (RELVALUE_UNJUDGED). Metrics count both kinds of unjudged documents as
+    non-relevant, as trec_eval does, unless ``unjudged="condensed"`` (trec_eval ``-J``)
+    takes them out of the ranking; bpref, infAP and Judged@k tell them apart.
 
     The files are read as trec_eval reads them. Query ids and document names are strings
-    (``"007"`` and ``"7"`` are two queries). Blank lines and lines starting with ``#`` are
-    skipped; fields after the fourth of a qrels line and the sixth of a run line are ignored.
-    A document listed twice for the same query, in the run or in the qrels, is an error, as
-    it is in trec_eval ("duplicate docs"), for the queries that are evaluated: which of two
-    scores or grades counts would be a guess.
+    (``"007"`` and ``"7"`` are two queries), compared byte by byte. Blank lines and lines
+    starting with ``#`` are skipped; fields after the fourth of a qrels line and the sixth
+    of a run line are ignored. The rank field of the run is ignored: the scores rank the
+    documents.
+
+    Which queries are evaluated, as in trec_eval: those of the qrels that the run
+    retrieves for, or with ``complete=True`` (trec_eval ``-c``) every query of the qrels.
+    Queries of the run that the qrels do not judge are always left out, as trec_eval
+    ignores them; both lists are returned (``run_only_queries``, ``qrels_only_queries``),
+    and judged queries left out because the run has no line for them raise a warning.
+
+    Duplicates, as trec_eval treats them (form_res_rels.c): a document listed twice for an
+    evaluated query in the qrels, or twice among the first ``max_docs`` documents of an
+    evaluated query of the run, is an error, where trec_eval stops with "duplicate docs".
+    trec_eval never looks at the others: duplicates of queries that are not evaluated are
+    ignored, and a copy ranked beyond the first ``max_docs`` documents is dropped with
+    them (the copy with the higher score counts).
+
+    Grades are kept as written, where trec_eval truncates them to integers (``1.5`` is 1
+    for trec_eval): give integer grades to compare with it.
 
     Parameters
     ----------
     qrels : str or path-like
-        Judgements, lines ``qid iteration docno grade``.
+        Judgements, lines ``qid iteration docno grade``. A negative grade marks a document
+        in the pool left unjudged.
+
     run : str or path-like
-        Run, lines ``qid Q0 docno rank score tag``. The rank is ignored, as trec_eval
-        ignores it: the scores rank the documents.
+        Run, lines ``qid Q0 docno rank score tag``.
+
+    complete : bool, default=False
+        Evaluate every query of the qrels (trec_eval ``-c``): a judged query that the run
+        has no line for gets its judged documents as rows with ``retrieved=False``, so
+        that it scores 0 and counts in the mean. With ``False``, it is left out, as
+        trec_eval leaves it out without ``-c`` (which raises the mean of a run that
+        returns nothing for some queries): a warning names such queries.
+
+    max_docs : int, default=None
+        Keep only the first ``max_docs`` documents of each query of the run, in trec_eval's
+        ranking order (trec_eval ``-M``). Judged documents beyond them stay as rows with
+        ``retrieved=False``; unjudged ones are dropped. ``None`` keeps all.
 
     Returns
     -------
     arrays : dict
-        ``y_true``, ``y_score``, ``qid``, ``retrieved`` (arrays), ``docno``, and
-        ``judged``: whether the qrels judge the document (``False`` for a retrieved
-        document that they do not list), the ``judged=`` mask of
-        :func:`~sklearn_rank.metrics.evaluate_per_query`.
+        Per row (arrays of one length): ``y_true`` (float: grade, NaN or a negative
+        grade, as above), ``y_score`` (``-inf`` where not retrieved), ``qid`` and
+        ``docno`` (str), ``retrieved`` (bool) and ``judged`` (bool: the qrels give the
+        document a grade >= 0, the ``judged=`` mask of
+        :func:`~sklearn_rank.metrics.evaluate_per_query`). Per query (sorted arrays of
+        str): ``run_only_queries``, the queries of the run that the qrels do not judge
+        (left out), and ``qrels_only_queries``, the judged queries that the run has no
+        line for (left out, or evaluated with ``complete=True``).
 
     Raises
     ------
@@ -420,62 +727,133 @@ def read_trec(qrels, run):
     ValueError
         When a file is not UTF-8 text or holds no line, when a line has too few fields, when
         a grade or a score is not a number (NaN included), or when a document is listed twice
-        for a query that is both judged and in the run. The message names the file and the
-        line.
+        for an evaluated query, as above. The message names the file and the line.
+
+    Warns
+    -----
+    UserWarning
+        With ``complete=False``, when judged queries have no line in the run.
+
+    See Also
+    --------
+    sklearn_rank.metrics.evaluate : Every metric at once; ``judged="y_true"`` reads the
+        judgements of ``y_true``.
 
     Examples
     --------
+    Query 1 retrieves ``e``, which the qrels do not list (NaN), and ``d``, in the pool but
+    left unjudged (-1); the relevant ``f`` is not retrieved. The run has no line for the
+    judged query 2:
+
     >>> import os, tempfile
     >>> from sklearn_rank.datasets import read_trec
-    >>> from sklearn_rank.metrics import map_score
+    >>> from sklearn_rank.metrics import evaluate
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     qrels, run = os.path.join(folder, "qrels"), os.path.join(folder, "run")
     ...     with open(qrels, "w") as f:
-    ...         _ = f.write("1 0 a 1\\n1 0 b 0\\n1 0 c 1\\n")
+    ...         _ = f.write("1 0 a 1\\n1 0 b 0\\n1 0 c 1\\n1 0 d -1\\n1 0 f 1\\n2 0 x 1\\n")
     ...     with open(run, "w") as f:
-    ...         _ = f.write("1 Q0 a 1 0.9 sys\\n1 Q0 b 2 0.5 sys\\n")
-    ...     d = read_trec(qrels, run)
-    >>> d["docno"].tolist(), d["retrieved"].tolist(), d["judged"].tolist()
-    (['a', 'b', 'c'], [True, True, False], [True, True, True])
-    >>> map_score(d["y_true"], d["y_score"], qid=d["qid"], retrieved=d["retrieved"],
-    ...           convention="trec_eval")
-    0.5
+    ...         _ = f.write("1 Q0 a 1 0.9 sys\\n1 Q0 e 2 0.5 sys\\n1 Q0 d 3 0.4 sys\\n"
+    ...                     "1 Q0 c 4 0.3 sys\\n1 Q0 b 5 0.1 sys\\n")
+    ...     d = read_trec(qrels, run, complete=True)
+    >>> d["qid"].tolist()
+    ['1', '1', '1', '1', '1', '1', '2']
+    >>> d["docno"].tolist()
+    ['a', 'e', 'd', 'c', 'b', 'f', 'x']
+    >>> d["y_true"].tolist()
+    [1.0, nan, -1.0, 1.0, 0.0, 1.0, 1.0]
+    >>> d["retrieved"].tolist()
+    [True, True, True, True, True, False, False]
+    >>> d["judged"].tolist()
+    [True, False, False, True, True, True, True]
+    >>> d["qrels_only_queries"].tolist()
+    ['2']
+
+    ``judged="y_true"`` reads the judgements. As trec_eval ``-c``, the mean is over both
+    judged queries, query 2 scoring 0; ``unjudged="condensed"`` (trec_eval ``-J``) takes
+    ``e`` and ``d`` out of the ranking, which moves ``c`` up to rank 2:
+
+    >>> data = {name: d[name] for name in ("y_true", "y_score", "qid", "retrieved")}
+    >>> evaluate(**data, judged="y_true", metrics=["map", "P@2"], convention="trec_eval")
+    {'map': 0.25, 'P@2': 0.25}
+    >>> evaluate(**data, judged="y_true", metrics=["map", "P@2"], convention="trec_eval",
+    ...          unjudged="condensed")
+    {'map': 0.3333333333333333, 'P@2': 0.5}
     """
-    judged, judged_lines = _read_columns(qrels, 4, "qrels", "'qid iteration docno grade'",
-                                         "301 0 FR940202-2-00150 1")
-    ranked, ranked_lines = _read_columns(run, 6, "run", "'qid Q0 docno rank score tag'",
-                                         "301 Q0 FR940202-2-00150 1 2.129 tag")
-    grades = _numbers(judged[:, 3], judged_lines, qrels, "grade")
-    scores = _numbers(ranked[:, 4], ranked_lines, run, "score")
-    queries = set(ranked[:, 0]) & set(judged[:, 0])
-    for rows, lines, path, what in ((ranked, ranked_lines, run, "run"),
-                                    (judged, judged_lines, qrels, "qrels")):
-        keys = list(zip(rows[:, 0], rows[:, 2]))
-        duplicate = _first_duplicate(keys, lines, queries)
-        if duplicate is not None:
-            (q, d), first, second = duplicate
-            raise ValueError(
-                f"{str(os.fspath(path))!r} lists document {d!r} twice for query {q!r} (lines "
-                f"{first} and {second}); trec_eval refuses duplicate documents in a {what} "
-                "file. Keep one line per document and query."
-            )
-    grade_of = {(q, d): max(g, 0.0) for q, d, g in zip(judged[:, 0], judged[:, 2], grades)}
-    score_of = dict(zip(zip(ranked[:, 0], ranked[:, 2]), scores))
-    keys = sorted(key for key in set(score_of) | set(grade_of) if key[0] in queries)
-    qid = np.array([q for q, _ in keys], dtype=object)
-    docno = np.array([d for _, d in keys], dtype=object)
-    retrieved = np.array([key in score_of for key in keys], dtype=bool)
-    judged = np.array([key in grade_of for key in keys], dtype=bool)
-    y_score = np.array([score_of.get(key, -np.inf) for key in keys], dtype=np.float64)
-    y_true = np.array([grade_of.get(key, 0.0) for key in keys], dtype=np.float64)
-    # trec_eval's order: query, score descending, document name descending
-    docno_rank = factorize(docno, len(docno))[0]
-    order = np.lexsort((-docno_rank, -y_score, factorize(qid, len(qid))[0]))
-    return {
-        "y_true": y_true[order],
-        "y_score": y_score[order],
-        "qid": qid[order].astype(str),
+    _check_read_trec_options(complete, max_docs)
+    judged_lines, run_lines = _TrecLines(qrels, 4, *_QRELS), _TrecLines(run, 6, *_RUN)
+    grades, scores = judged_lines.numbers(3, "grade"), run_lines.numbers(4, "score")
+    q_lines, r_lines = judged_lines.lines, run_lines.lines
+    # query and document codes shared by both files, in byte order (strcmp's)
+    n_judgements = len(judged_lines)
+    query, queries = _codes(judged_lines.text(0), run_lines.text(0), runs=True)
+    doc, docnos = _codes(judged_lines.text(2), run_lines.text(2))
+    del judged_lines, run_lines
+    j_query, r_query = query[:n_judgements], query[n_judgements:]
+    j_doc, r_doc = doc[:n_judgements], doc[n_judgements:]
+    judged_query = np.zeros(len(queries), dtype=bool)
+    judged_query[j_query] = True
+    run_query = np.zeros(len(queries), dtype=bool)
+    run_query[r_query] = True
+    evaluated = judged_query & (run_query | complete)
+
+    # the run: its judged queries, ranked as trec_eval ranks them, cut at max_docs
+    rows = np.flatnonzero(judged_query[r_query])
+    ranked = rows[_ranking_order(r_query[rows], scores[rows], r_doc[rows])]
+    if max_docs is not None and len(ranked):
+        q = r_query[ranked]
+        first = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+        rank = np.arange(len(q)) - np.repeat(first, np.diff(np.r_[first, len(q)]))
+        ranked = ranked[rank < max_docs]
+    _refuse_duplicates(r_query[ranked], r_doc[ranked], r_lines[ranked], run, "run", queries,
+                       docnos)
+    judgements = np.flatnonzero(evaluated[j_query])
+    _refuse_duplicates(j_query[judgements], j_doc[judgements], q_lines[judgements], qrels,
+                       "qrels", queries, docnos)
+
+    # the judgement of each retrieved document, and the judged documents not retrieved
+    width = np.int64(len(docnos))
+    j_key = j_query[judgements].astype(np.int64) * width + j_doc[judgements]
+    by_key = np.argsort(j_key)
+    j_key = j_key[by_key]
+    r_key = r_query[ranked].astype(np.int64) * width + r_doc[ranked]
+    at = np.minimum(np.searchsorted(j_key, r_key), max(len(j_key) - 1, 0))
+    found = (j_key[at] == r_key) if len(j_key) else np.zeros(len(r_key), dtype=bool)
+    grade_of_retrieved = np.full(len(ranked), np.nan)
+    grade_of_retrieved[found] = grades[judgements[by_key[at[found]]]]
+    not_retrieved = np.ones(len(judgements), dtype=bool)
+    not_retrieved[by_key[at[found]]] = False
+    unretrieved = judgements[not_retrieved]
+    unretrieved = unretrieved[np.lexsort((-j_doc[unretrieved], j_query[unretrieved]))]
+
+    # retrieved rows first in each query: both parts are sorted, the sort is stable
+    row_query = np.concatenate([r_query[ranked], j_query[unretrieved]])
+    order = _stable_argsort_codes(row_query)
+    y_true = np.concatenate([grade_of_retrieved, grades[unretrieved]])[order]
+    y_score = np.concatenate([scores[ranked], np.full(len(unretrieved), -np.inf)])[order]
+    retrieved = np.arange(len(order)) < len(ranked)
+    row_doc = np.concatenate([r_doc[ranked], j_doc[unretrieved]])[order]
+    queries = _as_str(queries)
+    result = {
+        "y_true": y_true,
+        "y_score": y_score,
+        "qid": queries[row_query[order]],
         "retrieved": retrieved[order],
-        "docno": docno[order].astype(str),
-        "judged": judged[order],
+        "docno": _as_str(docnos)[row_doc],
+        "judged": y_true >= 0,
+        "run_only_queries": queries[run_query & ~judged_query],
+        "qrels_only_queries": queries[judged_query & ~run_query],
     }
+    missing = result["qrels_only_queries"]
+    if len(missing) and not complete:
+        warnings.warn(
+            f"{len(missing)} of the {int(judged_query.sum())} judged queries of "
+            f"{str(os.fspath(qrels))!r} have no line in the run {str(os.fspath(run))!r} "
+            f"({_query_list(missing)}): they are left out, as trec_eval leaves them out "
+            "without -c, which raises the mean of a run that retrieves nothing for them. "
+            "Pass complete=True to count them (trec_eval -c: they score 0); "
+            "'qrels_only_queries' lists them.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return result

@@ -20,12 +20,23 @@ Ties (``ties="average"``) are handled exactly. A tie block of ``m`` documents st
 
 With ``ties`` other than ``"average"`` every document is a block of its own and the same
 formulas reduce to the textbook ones.
+
+The DCG family (DCG, nDCG and, in :mod:`~sklearn_rank.metrics._per_query_curves`, trec_eval's
+G, ndcg_rel and Rndcg) shares its gains and ideal ordering here: ``gain`` is
+``"exponential"``, ``"linear"`` or a mapping grade -> gain (trec_eval's ``ndcg.1=3,2=9``:
+a grade that the mapping does not list keeps its own value as gain; an unjudged document has
+gain 0), the ideal ordering sorts the judged documents by decreasing gain and keeps the
+positive gains only (trec_eval's ``setup_gains``), and ``discount`` is ``1 / log_b(i + 1)``
+or ``1 / i`` at the 1-based rank ``i``.
 """
+
+import math
+from numbers import Real
 
 import numpy as np
 from scipy.special import digamma, gammaln
 
-from ._engine import Buckets, at_least, segment_sum
+from ._engine import Buckets, RankingInput, at_least, segment_sum
 
 # --------------------------------------------------------------------------------------
 # Shared pieces
@@ -46,11 +57,71 @@ def check_exponential(top):
         )
 
 
+def check_gain(gain):
+    """The ``gain`` option as the DCG family reads it: ``"exponential"``, ``"linear"``, or
+    a mapping grade -> gain, checked and returned as a dict of floats.
+
+    Raises ValueError for a grade that is not a non-negative finite number or a gain that
+    is not a finite number (booleans are neither).
+    """
+    if isinstance(gain, str):
+        return gain
+    checked = {}
+    for grade, value in gain.items():
+        if (isinstance(grade, (bool, np.bool_)) or not isinstance(grade, Real)
+                or not 0 <= grade < math.inf):
+            raise ValueError(
+                f"gain={dict(gain)!r} maps grades to gains, and a grade is a non-negative "
+                f"finite number (as in y_true); got the grade {grade!r}."
+            )
+        if (isinstance(value, (bool, np.bool_)) or not isinstance(value, Real)
+                or not math.isfinite(value)):
+            raise ValueError(
+                f"gain={dict(gain)!r} maps grades to gains, and a gain is a finite number; "
+                f"got {value!r} for the grade {grade!r}."
+            )
+        checked[float(grade)] = float(value)
+    return checked
+
+
 def gain_values(labels, gain):
+    """The gain of each label: ``2**y - 1``, ``y``, or a checked mapping's (see
+    :func:`check_gain`), where an unlisted grade keeps its own value and a label of -0.0
+    (an unjudged document, see :func:`gain_input`) has gain 0."""
+    if isinstance(gain, dict):
+        out = np.array(labels, dtype=np.float64)  # a copy: unlisted grades keep their value
+        for grade, value in gain.items():
+            out[labels == grade] = value
+        out[np.signbit(labels)] = 0.0
+        return out
     if gain == "linear":
         return labels
     check_exponential(labels.max() if len(labels) else 0.0)
     return np.exp2(labels) - 1.0
+
+
+def gain_input(data, gain):
+    """``data``, or a copy whose unjudged rows have grade -0.0 when ``gain`` gives grade 0
+    a gain.
+
+    trec_eval gives a document without a judgement gain 0 (``get_gain`` of
+    RELVALUE_NONPOOL or RELVALUE_UNJUDGED) and leaves it out of the ideal ordering, while a
+    judged non-relevant one has the gain of grade 0. -0.0 equals 0.0 wherever the engine
+    compares grades (``ties="optimistic"`` orders the rows as it does with 0.0), and
+    :func:`gain_values` reads its sign. The copy (cached on ``data``) costs a sort of its
+    own; it is only made in that case.
+    """
+    if not isinstance(gain, dict) or gain.get(0.0, 0.0) == 0 or data.judged_mask is None:
+        return data
+    cache = vars(data).setdefault("_cache", {})
+    if "gain_input" not in cache:
+        y_true = np.where(data.judged_mask, data.y_true, -0.0)
+        relabelled = RankingInput(y_true, data.y_score, data.codes, data.query_ids,
+                                  data.sample_weight, data.retrieved, data.judged_mask,
+                                  data.pool_unjudged)
+        relabelled.grades = None  # 8-bit grades would lose the sign of -0.0
+        cache["gain_input"] = relabelled
+    return cache["gain_input"]
 
 
 def position_weights(position, k, weight):
@@ -76,9 +147,56 @@ def log_discount(log_base):
     return lambda position: log_b / np.log(position + 2.0)
 
 
-def discount(position, k, log_base):
-    """``1 / log_b(i + 1)`` at the 1-based rank ``i = position + 1``, 0 beyond ``k``."""
-    return position_weights(position, k, log_discount(log_base))
+def discount_weight(discount, log_base):
+    """The position discount of the DCG family, a function of 0-based positions:
+    ``1 / log_b(i + 1)`` (``"log"``) or ``1 / i`` (``"rank"``: CatBoost's
+    ``denominator=Position``) at the 1-based rank ``i = position + 1``."""
+    if discount == "rank":
+        return lambda position: 1.0 / (position + 1.0)
+    return log_discount(log_base)
+
+
+def segment_cumsum(x, buckets):
+    """Running sums of ``x`` within each segment of ``buckets`` (a laid-out flat array),
+    added one by one from each segment's start, as trec_eval's loops add them."""
+    out = np.empty(len(x), dtype=np.float64)
+    source = np.append(x, 0.0) if buckets.padded else x
+    for _, width, index, valid in buckets.blocks:
+        sums = np.cumsum(Buckets.view(source, width, index), axis=1)
+        if valid is not None:
+            out[index[valid]] = sums[valid]
+        elif isinstance(index, slice):
+            out[index] = sums.ravel()
+        else:
+            out[index] = sums
+    return out
+
+
+def ideal_gains(data, gain):
+    """The gains of every query's rows by decreasing gain: trec_eval's ideal ordering.
+
+    A flat array laid out as ``data.all_rows`` (query ``q``'s position ``p`` is at
+    ``data.all_rows.starts[q] + p``). Only its positive gains count in an ideal DCG; rows of
+    gain 0 or less (unjudged rows among them) come last. Cached on ``data`` per ``gain``.
+    """
+    key = ("ideal_gains", gain if isinstance(gain, str) else tuple(sorted(gain.items())))
+    cache = vars(data).setdefault("_cache", {})
+    if key in cache:
+        return cache[key]
+    group = data.all_rows
+    levels = data._levels  # per-query counts of small integer grades: no sort
+    if levels is not None:
+        grades, counts = levels
+        by_gain = gain_values(grades, gain)
+        order = np.argsort(-by_gain, kind="stable")
+        counts = counts[group.layout][:, order]
+        sorted_gains = np.repeat(np.tile(by_gain[order], data.n_queries), counts.ravel())
+    else:
+        gains = gain_values(data.y_true, gain)
+        order, _ = group.rank_by(gains)
+        sorted_gains = np.asarray(gains, dtype=np.float64)[order]
+    cache[key] = sorted_gains
+    return sorted_gains
 
 
 def _log_comb(n, r):
@@ -125,30 +243,50 @@ def _binary(ranking, threshold):
 # --------------------------------------------------------------------------------------
 
 
-def _dcg(ranking, k, gain, log_base):
+def _dcg(ranking, k, gain, weight):
     def gains(labels):
         return gain_values(labels, gain)
 
     if ranking.has_ties:
         expected = ranking.expected(ranking.map_labels(gains))
-        return ranking.per_query(expected * discount(ranking.position, k, log_base))
+        return ranking.per_query(expected * position_weights(ranking.position, k, weight))
     top = ranking.top(k)
     weighted = ranking.map_labels(gains, top)
-    weighted *= discount(ranking.position[top], None, log_base)
+    weighted *= position_weights(ranking.position[top], None, weight)
     return ranking.per_query(weighted, k)
 
 
-def dcg(data, *, k, gain, log_base, ties):
-    return _dcg(data.ranking(ties), k, gain, log_base), data.max_label() <= 0
+def _without_positive_gain(data, gain):
+    """Queries without a document of positive gain, where the DCG family is undefined."""
+    if isinstance(gain, str):
+        return data.max_label() <= 0
+    return ideal_gains(data, gain)[data.all_rows.starts] <= 0
 
 
-def ideal_dcg(data, *, k, gain, log_base):
-    return data.ideal_sum(lambda grade: gain_values(grade, gain), log_discount(log_base), k)
+def dcg(data, *, k, gain, discount, log_base, ties):
+    gain = check_gain(gain)
+    data = gain_input(data, gain)
+    values = _dcg(data.ranking(ties), k, gain, discount_weight(discount, log_base))
+    return values, _without_positive_gain(data, gain)
 
 
-def ndcg(data, *, k, gain, log_base, ties):
-    values = _dcg(data.ranking(ties), k, gain, log_base)
-    ideal = ideal_dcg(data, k=k, gain=gain, log_base=log_base)
+def ideal_dcg(data, *, k, gain, weight):
+    """DCG@k of the ideal ordering, its positive gains only (trec_eval's ideal_dcg)."""
+    if isinstance(gain, str):  # gains grow with the grade: the engine's ideal sums
+        return data.ideal_sum(lambda grade: gain_values(grade, gain), weight, k)
+    group = data.all_rows
+    ideal = ideal_gains(data, gain)
+    positive = np.maximum(ideal, 0.0)
+    positive *= position_weights(group.position, k, weight)
+    return segment_sum(group.query, positive, data.n_queries)
+
+
+def ndcg(data, *, k, gain, discount, log_base, ties):
+    gain = check_gain(gain)
+    data = gain_input(data, gain)
+    weight = discount_weight(discount, log_base)
+    values = _dcg(data.ranking(ties), k, gain, weight)
+    ideal = ideal_dcg(data, k=k, gain=gain, weight=weight)
     undefined = ideal <= 0
     return np.divide(values, ideal, out=np.zeros_like(values), where=~undefined), undefined
 
@@ -451,9 +589,17 @@ def _precision_sums(ranking, threshold, k):
     if not len(first):
         return numerator, found
     count = np.diff(first, append=len(position))
-    found_so_far = np.arange(1.0, len(position) + 1.0)
-    found_so_far -= np.repeat(first.astype(np.float64), count)
-    found_so_far /= position + 1.0
+    # j, the count of relevant rows so far in the query: ones, each query's first set back
+    # by the count of the query before, summed in place (exact integers in float64; no
+    # second array of the relevant rows)
+    found_so_far = np.ones(len(position))
+    found_so_far[first[1:]] -= count[:-1]
+    np.cumsum(found_so_far, out=found_so_far)
+    # the rank p + 1, in place in the gathered positions (below n: no overflow), divides
+    # as the float p + 1.0 would
+    position += 1
+    found_so_far /= position
+    del position
     owners = query[first]
     numerator[owners] = np.add.reduceat(found_so_far, first)
     found[owners] = count

@@ -37,6 +37,8 @@ from ..utils._param_validation import (
     validate_parameter_constraints,
 )
 from . import _per_query as pq
+from . import _per_query_curves as pqc
+from . import _per_query_judged as pqj
 from ._engine import TIES, mean_over_queries
 
 # How the per-query values of a metric become one number (Metric.aggregate): the (weighted)
@@ -94,7 +96,20 @@ def _preset(name, *constraint, aliases=(), metric=None):
 
 # Options shared by several metrics. Options of one metric are written in its entry.
 K = Option("k", (Interval(Integral, 1, None, closed="left"), None))
+# ERR's gain: its stopping probability, 2**y - 1 or y over the top grade's.
 GAIN = _preset("gain", StrOptions({"exponential", "linear"}), None)
+# The DCG family's gain (ndcg, dcg, g, ndcg_rel, rndcg): ERR's two, or a mapping grade -> gain
+# (trec_eval's ndcg.1=3,2=9, ir_measures' nDCG(gains={1: 3, 2: 9})), in which an unlisted
+# grade keeps its own value as gain; the kernels check the mapping (_per_query.check_gain).
+DCG_GAIN = _preset("gain", StrOptions({"exponential", "linear"}), Mapping, None,
+                   aliases=("gains",))
+# The DCG family's position discount: 1 / log_b(i + 1) at rank i ("log", with LOG_BASE), or
+# 1 / i ("rank": CatBoost's NDCG denominator=Position, TF-Ranking's 1/rank discount).
+DISCOUNT = Option("discount", (StrOptions({"log", "rank"}),), "log")
+# Interpolated precision (iprec_at_recall, eleven_point_average): how a recall level x becomes
+# a number of relevant documents, x * R rounded to the nearest (lround: trec_eval 9.0.8) or
+# floor(x * R + 0.9) (trec_eval up to 9.0.7, which pytrec_eval and ir_measures' IPrec run).
+RECALL_ROUNDING = Option("recall_rounding", (StrOptions({"nearest", "legacy"}),), "nearest")
 # log_base is no convention: no system's preset sets it. DEFAULTS lists it all the same (it
 # always has, and docs/api.rst shows it), so its default is read from there, written once.
 LOG_BASE = Option("log_base", (Interval(Real, 1, None, closed="neither"),), DEFAULTS["log_base"])
@@ -268,7 +283,11 @@ class Metric:
         values : array-like of shape (n_queries,)
             Per-query values, NaN for a skipped query.
         weights : array-like of shape (n_queries,), default=None
-            Weight of each query (:attr:`RankingInput.query_weight`), None for equal weights.
+            Weight of each query, None for equal weights: the mean weight of its rows, in
+            ``sample_weight``'s units. For the means, :attr:`RankingInput.query_weight`
+            (rescaled, so that extreme weights neither overflow nor underflow) gives the
+            same value; a ``"sum"`` depends on the units, so pass ``query_weight`` times
+            :attr:`RankingInput.weight_unit`, as :func:`evaluate` does.
         label : str, default=None
             The metric as the caller named it, for messages; the registry name by default.
         stacklevel : int, default=2
@@ -354,7 +373,11 @@ class Metric:
 
 
 def _same(value, default):
-    """Whether a resolved option value is sklearn-rank's default (1 is 1.0, NaN is NaN)."""
+    """Whether a resolved option value is sklearn-rank's default (1 is 1.0, NaN is NaN, a
+    list of recall levels is the tuple of the same levels)."""
+    if _is_sequence(value) or _is_sequence(default):
+        return (_is_sequence(value) and _is_sequence(default) and len(value) == len(default)
+                and all(_same(v, d) for v, d in zip(value, default)))
     if isinstance(default, bool) or isinstance(value, (bool, np.bool_)):
         return isinstance(value, (bool, np.bool_)) and bool(value) is default
     if isinstance(value, Real) and isinstance(default, Real):
@@ -362,8 +385,16 @@ def _same(value, default):
     return type(value) is type(default) and value == default
 
 
+def _is_sequence(value):
+    """Whether an option value is a sequence of values (eleven_point_average's levels)."""
+    return isinstance(value, (list, tuple, np.ndarray))
+
+
 def _format(value):
-    """A value as :func:`parse_metric` reads it back: same type (bool, int, float, str)."""
+    """A value as :func:`parse_metric` reads it back: same type (bool, int, float, str); a
+    sequence as ``[a,b,...]``, which reads back as a list."""
+    if _is_sequence(value):
+        return "[" + ",".join(_format(v) for v in np.asarray(value).tolist()) + "]"
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     if isinstance(value, Mapping):
@@ -382,8 +413,8 @@ def _format(value):
 METRICS = {
     m.name: m
     for m in (
-        Metric("ndcg", pq.ndcg, (K, GAIN, LOG_BASE, TIES_OPTION)),
-        Metric("dcg", pq.dcg, (K, GAIN, LOG_BASE, TIES_OPTION)),
+        Metric("ndcg", pq.ndcg, (K, DCG_GAIN, DISCOUNT, LOG_BASE, TIES_OPTION)),
+        Metric("dcg", pq.dcg, (K, DCG_GAIN, DISCOUNT, LOG_BASE, TIES_OPTION)),
         Metric("err", pq.err, (
             K, GAIN, MAX_GRADE,
             Option("persistence", (Interval(Real, 0, 1, closed="right"),), 1.0, aliases=("p",)),
@@ -422,10 +453,77 @@ METRICS = {
             Option("default_rating", (Interval(Real, None, None, closed="neither"),), 0.0),
             TIES_OPTION), aliases=("hlu",),
             undefined_reason="without a document graded above default_rating"),
-        # --- helper M1: incomplete judgements, sets, counts ---
-        # --- end M1 ---
-        # --- helper M2: curves, R-based, the DCG family's gains ---
-        # --- end M2 ---
+        # Incomplete judgements, retrieved sets and counts (kernels in _per_query_judged).
+        # Counts, rates of judgements, the RBP residual and utility are defined on every
+        # query (their kernels' undefined is None): no_relevant never replaces them.
+        Metric("bpref", pqj.bpref, (RELEVANCE_THRESHOLD, TIES_OPTION)),
+        # trec_eval's gm_bpref: bpref per query, their geometric mean (floored at 1e-5)
+        Metric("gm_bpref", pqj.bpref, (RELEVANCE_THRESHOLD, TIES_OPTION),
+               aggregation="geometric_mean"),
+        Metric("infap", pqj.infap, (RELEVANCE_THRESHOLD, TIES_OPTION)),
+        Metric("judged", pqj.judged_at_k, (K, TIES_OPTION)),
+        # trec_eval's unj@k divides by k when fewer documents are ranked
+        Metric("unjudged_rate", pqj.unjudged_rate, (K, TIES_OPTION), aliases=("unj",),
+               higher_is_better=False, clip_k=False),
+        Metric("rbp_residual", pqj.rbp_residual, (
+            K,
+            _preset("persistence", Interval(Real, 0, 1, closed="neither"), None,
+                    aliases=("p",), metric="rbp_residual"),
+            _preset("all_judged", StrOptions({"tail", "zero"}), None, metric="rbp_residual"),
+            TIES_OPTION), aliases=("rbp_resid",), higher_is_better=False),
+        Metric("set_p", pqj.set_precision, (RELEVANCE_THRESHOLD,)),
+        Metric("set_recall", pqj.set_recall, (RELEVANCE_THRESHOLD,)),
+        Metric("set_f", pqj.set_f, (
+            RELEVANCE_THRESHOLD,
+            Option("beta", (Interval(Real, 0, None, closed="left"),), 1.0))),
+        Metric("set_map", pqj.set_map, (RELEVANCE_THRESHOLD,)),
+        Metric("set_relative_p", pqj.set_relative_precision, (RELEVANCE_THRESHOLD,)),
+        Metric("relative_p", pqj.relative_precision, (K, RELEVANCE_THRESHOLD, TIES_OPTION)),
+        Metric("num_ret", pqj.num_ret, (), aggregation="sum"),
+        Metric("num_rel", pqj.num_rel, (RELEVANCE_THRESHOLD,), aggregation="sum"),
+        Metric("num_rel_ret", pqj.num_rel_ret, (RELEVANCE_THRESHOLD,), aggregation="sum"),
+        Metric("num_nonrel_judged_ret", pqj.num_nonrel_judged_ret, (RELEVANCE_THRESHOLD,),
+               aggregation="sum", higher_is_better=False),
+        Metric("num_q", pqj.num_q, (), aggregation="sum"),
+        # trec_eval's utility.a,b,c,d and -N: a per retrieved relevant document, b per
+        # retrieved non-relevant one, c per missed relevant one, d per other document
+        Metric("utility", pqj.utility, (
+            RELEVANCE_THRESHOLD,
+            *(Option(name, (Interval(Real, None, None, closed="neither"),), default,
+                     aliases=(alias,))
+              for name, default, alias in (("relevant_retrieved", 1.0, "a"),
+                                           ("nonrelevant_retrieved", -1.0, "b"),
+                                           ("relevant_missed", 0.0, "c"),
+                                           ("nonrelevant_missed", 0.0, "d"))),
+            Option("collection_size", (Interval(Integral, 0, None, closed="left"), None)))),
+        # the judged non-relevant documents in the top k, of all judged non-relevant ones
+        Metric("fallout", pqj.fallout, (K, RELEVANCE_THRESHOLD, TIES_OPTION),
+               aliases=("fall_out",), higher_is_better=False,
+               undefined_reason="without a judged non-relevant document"),
+        # ranx's f1@k: 2 P@k R@k / (P@k + R@k), P@k dividing by k as trec_eval's P@k
+        Metric("f1", pqj.f1, (K, RELEVANCE_THRESHOLD, TIES_OPTION), clip_k=False),
+        # Interpolated precision, R-based and G-based measures (kernels in _per_query_curves).
+        # trec_eval's gm_map: AP per query, their geometric mean (floored at 1e-5)
+        Metric("gm_map", pq.average_precision,
+               (K, RELEVANCE_THRESHOLD, AP_DENOMINATOR, TIES_OPTION),
+               aliases=("gm_ap",), aggregation="geometric_mean"),
+        Metric("iprec_at_recall", pqc.iprec_at_recall, (
+            Option("recall", (Interval(Real, 0, 1, closed="both"),), 0.0),
+            RELEVANCE_THRESHOLD, RECALL_ROUNDING, TIES_OPTION), aliases=("iprec",)),
+        Metric("eleven_point_average", pqc.eleven_point_average, (
+            Option("recall_levels", ("array-like",), pqc.ELEVEN_POINTS),
+            RELEVANCE_THRESHOLD, RECALL_ROUNDING, TIES_OPTION), aliases=("11pt_avg",)),
+        Metric("rprec_mult", pqc.rprec_mult, (
+            Option("mult", (Interval(Real, 0, None, closed="neither"),), 1.0),
+            RELEVANCE_THRESHOLD, TIES_OPTION), aliases=("r_precision_mult",)),
+        Metric("g", pqc.g, (DCG_GAIN, TIES_OPTION),
+               undefined_reason="without a document of positive gain"),
+        Metric("bing", pqc.bing, (RELEVANCE_THRESHOLD, TIES_OPTION)),
+        Metric("ndcg_rel", pqc.ndcg_rel, (DCG_GAIN, DISCOUNT, LOG_BASE, TIES_OPTION),
+               undefined_reason="without a document of positive gain"),
+        Metric("rndcg", pqc.rndcg,
+               (DCG_GAIN, DISCOUNT, LOG_BASE, RELEVANCE_THRESHOLD, TIES_OPTION),
+               undefined_reason="without a relevant document or one of positive gain"),
     )
 }
 
@@ -492,10 +590,11 @@ def _number(text):
 
 
 def _split_parameters(text):
-    """The ``key=value`` items of a name's parentheses: split at commas outside braces."""
+    """The ``key=value`` items of a name's parentheses: split at commas outside braces and
+    brackets."""
     items, depth, start = [], 0, 0
     for i, char in enumerate(text):
-        depth += {"{": 1, "}": -1}.get(char, 0)
+        depth += {"{": 1, "}": -1, "[": 1, "]": -1}.get(char, 0)
         if char == "," and depth == 0:
             items.append(text[start:i])
             start = i + 1
@@ -505,7 +604,9 @@ def _split_parameters(text):
 
 def _value(text):
     """A parameter value as written: a number, nan/true/false, a ``{grade: value, ...}``
-    mapping, else the text itself."""
+    mapping, a ``[value, ...]`` list of numbers, else the text itself."""
+    if text.startswith("[") and text.endswith("]"):
+        return [_number(item.strip()) for item in text[1:-1].split(",") if item.strip()]
     if text.startswith("{") and text.endswith("}"):
         mapping = {}
         for pair in filter(None, (p.strip() for p in text[1:-1].split(","))):

@@ -186,6 +186,14 @@ def factorize(qid, n):
         raise ValueError("qid must not contain NaN: every document needs a query id.")
     elif qid.dtype == object and np.equal(qid, None).any():  # in C, not a loop over rows
         raise ValueError("qid must not contain None: every document needs a query id.")
+    elif qid.dtype.kind in "US" and len(qid) > 1:
+        # rows grouped by query in ascending order (read_trec's, a sorted file's): the runs
+        # of equal ids number the queries, with no hash of every row
+        head = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+        uniques = qid[head]
+        if (uniques[1:] > uniques[:-1]).all():
+            sizes = np.diff(np.append(head, len(qid)))
+            return np.repeat(np.arange(len(head), dtype=code_dtype(len(head))), sizes), uniques
     try:
         pandas = _pandas_at_hand(n) if qid.dtype.kind in "OUS" else None
         if pandas is not None:

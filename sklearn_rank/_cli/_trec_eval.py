@@ -1,0 +1,357 @@
+"""``sklearn-rank trec_eval``: NIST trec_eval's command line, flags and output, byte for byte.
+
+A thin command over :func:`~sklearn_rank.datasets.read_trec` and the metric registry: the
+measures and their order come from :mod:`sklearn_rank.metrics._trec_names`, the values from
+the registry's metrics with trec_eval's conventions. What it prints besides the metrics is
+trec_eval's: the run's tag (``runid``), the number of queries (``num_q``) and ``relstring``.
+"""
+
+import sys
+
+import numpy as np
+
+from ._common import CLIError, check_input_file, int_at_least, usage_error
+
+NAME = "trec_eval"
+SUMMARY = "trec_eval's measures of a TREC run, printed as trec_eval prints them"
+DESCRIPTION = """\
+Evaluate a TREC run against TREC qrels as NIST's trec_eval does, with its flags and its
+output: one line per measure, 'measure<TAB>query<TAB>value', the measure name padded to 22
+characters, values to 4 decimals, counts as integers; per query with -q, then the 'all' lines
+of means (sums for the counts). The measures come in trec_eval's order, whatever the order of
+the -m options.
+
+QRELS holds lines 'qid iteration docno grade' (grades are integers; a negative grade marks a
+document in the pool left unjudged), RUN lines 'qid Q0 docno rank score tag'. Documents are
+ranked by score, then by document name, descending; the rank field is ignored, as in
+trec_eval. Only the queries of QRELS are evaluated, and without -c only those the run has
+lines for.
+
+-m takes a measure (map), a measure with parameters after a '.' (P.5,10  ndcg_cut.10,20
+iprec_at_recall..10,.50  ndcg.1=3,2=9,4=4.5  utility.2,-1,0,0  set_F.0.5) or a set of
+measures: official (the default), set, all_trec. trec_eval's preference measures, ideal_dcg
+and its -D, -o, -R, -T, -Z and -v options are refused by name.
+"""
+EPILOG = """\
+examples:
+  sklearn-rank trec_eval qrels.txt run.txt
+  sklearn-rank trec_eval -q -m all_trec qrels.txt run.txt
+  sklearn-rank trec_eval -c -M100 -m P.5,10 -m ndcg_cut.10 -m map qrels.txt run.txt
+"""
+
+# trec_eval's options that sklearn-rank refuses, and why.
+_REFUSED = {
+    "-D": ("--Debug_level", "prints trec_eval's internal debugging output, which sklearn-rank "
+           "does not reproduce"),
+    "-o": ("--Output_old_results_format", "is obsolete in trec_eval itself"),
+    "-R": ("--Rel_info_format", "selects another judgement format; sklearn-rank reads qrels "
+           "only ('-R qrels')"),
+    "-T": ("--Results_format", "selects another results format; sklearn-rank reads "
+           "trec_results only ('-T trec_results')"),
+    "-Z": ("--Zscore", "prints Z scores from a file of means, which sklearn-rank does not read"),
+    "-v": ("--version", "prints trec_eval's version; 'sklearn-rank --version' prints "
+           "sklearn-rank's"),
+}
+# The format names whose -R / -T is trec_eval's default: harmless to give.
+_DEFAULT_FORMATS = {"-R": "qrels", "-T": "trec_results"}
+# What trec_eval sets to 0 for a query that the run lacks under -c, after computing the
+# measures on a placeholder ranking (trec_eval.c): the rest is 0 there on its own.
+_RESET_WHEN_MISSING = ("num_ret", "utility", "unj", "rbp_resid")
+_WIDTH = 22  # trec_eval's "%-22s"
+
+
+def add_arguments(parser):
+    parser.add_argument("-q", "--query_eval_wanted", dest="per_query", action="store_true",
+                        help="print each query's values, then the 'all' lines")
+    parser.add_argument("-m", "--measure", dest="measures", action="append", default=[],
+                        metavar="MEASURE[.PARAMS]",
+                        help="measure to print, repeatable: a measure, a measure with "
+                        "parameters (P.5,10), or official, set, all_trec "
+                        "(default: official)")
+    parser.add_argument("-c", "--complete_rel_info_wanted", dest="complete",
+                        action="store_true",
+                        help="evaluate every query of QRELS: a query that the run lacks scores "
+                        "0 and counts in the means")
+    parser.add_argument("-n", "--nosummary", dest="summary", action="store_false",
+                        help="no 'all' lines")
+    parser.add_argument("-l", "--level_for_rel", dest="level", type=int_at_least(1), default=1,
+                        metavar="N", help="smallest grade of a relevant document (default: 1)")
+    parser.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
+                        help="take documents without a judgement out of the ranking before "
+                        "computing (trec_eval warns: numbers easy to misreport)")
+    parser.add_argument("-M", "--Max_retrieved_per_topic", dest="max_docs",
+                        type=int_at_least(1), metavar="N",
+                        help="keep each query's first N ranked documents only")
+    parser.add_argument("-N", "--Number_docs_in_coll", dest="collection_size",
+                        type=int_at_least(0), metavar="N",
+                        help="number of documents in the collection, for the fourth "
+                        "coefficient of utility (non-relevant documents not retrieved)")
+    refused = parser.add_argument_group("trec_eval's options that sklearn-rank refuses")
+    for short, (long, _) in _REFUSED.items():
+        if short == "-v":
+            refused.add_argument(short, long, dest="refused_v", action="store_true",
+                                 help="refused")
+        else:
+            refused.add_argument(short, long, dest=f"refused_{short[1]}", metavar="ARG",
+                                 help="refused")
+    parser.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
+    parser.add_argument("run", metavar="RUN", help="TREC run file")
+
+
+def run(args):
+    """Run ``sklearn-rank trec_eval``; returns the exit code."""
+    _refuse_options(args)
+    if args.run == "-":
+        raise usage_error("RUN '-' (the run read from standard input, as trec_eval allows) is "
+                          "not supported; give the run's file.")
+    plan = _plan(args)
+    qrels = check_input_file(args.qrels, "QRELS")
+    run_file = check_input_file(args.run, "RUN")
+    data = _read(qrels, run_file, args)
+    query_ids, columns = _compute(data, plan, args)
+    text = _render([item for item, _ in plan], query_ids, columns, _run_id(run_file), args)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    return 0
+
+
+def _plan(args):
+    """``[(item, options)]``: the measures of the -m arguments, in trec_eval's order, with
+    every option of their metric (None for runid and relstring), checked before the files
+    are read."""
+    from ..metrics._registry import metric_options
+    from ..metrics._trec_names import expand_measures, needs_collection_size
+    from ..utils._param_validation import validate_parameter_constraints
+
+    try:
+        items = expand_measures(args.measures)
+    except ValueError as exc:
+        raise usage_error(str(exc)) from None
+    missing = [item.measure for item in items
+               if item.measure.metric is not None and item.measure.entry is None]
+    if missing:
+        names = ", ".join(dict.fromkeys(f"{m.name} (metric {m.metric!r})" for m in missing))
+        raise usage_error(f"-m: this version of sklearn-rank does not compute trec_eval's "
+                          f"{names}; leave them out of -m.")
+    set_by_command_line = {"relevance_threshold": float(args.level),
+                           "unjudged": "condensed" if args.judged_only else "nonrelevant"}
+    if args.collection_size is not None:
+        set_by_command_line["collection_size"] = args.collection_size
+    plan = []
+    for item in items:
+        metric = item.measure.entry
+        if metric is None:  # runid, relstring: the command prints them
+            plan.append((item, None))
+            continue
+        fixed = {**item.options, **{name: value for name, value in set_by_command_line.items()
+                                    if name in metric.option_names}}
+        if needs_collection_size(fixed):
+            raise usage_error(f"-m: {item.name} counts the non-relevant documents not "
+                              "retrieved, which needs the number of documents in the "
+                              "collection: give -N (trec_eval counts a collection of 0 "
+                              "documents without it).")
+        options = metric_options(metric, fixed, {})
+        try:
+            validate_parameter_constraints(metric.constraints, options,
+                                           caller_name=f"trec_eval's {item.name}")
+        except (TypeError, ValueError) as exc:
+            raise usage_error(f"-m: cannot compute {item.name}: {exc}") from None
+        plan.append((item, options))
+    return plan
+
+
+def _refuse_options(args):
+    for short, (long, reason) in _REFUSED.items():
+        value = getattr(args, f"refused_{short[1]}")
+        if value in (None, False) or value == _DEFAULT_FORMATS.get(short):
+            continue
+        raise usage_error(f"{short} ({long}) {reason}: sklearn-rank trec_eval does not "
+                          "support it.")
+
+
+# ----------------------------------------------------------------------------------------
+# Input
+
+
+def _read(qrels, run, args):
+    """read_trec's arrays, grades checked as trec_eval reads them (integers)."""
+    import warnings
+
+    from ..datasets import read_trec
+
+    with warnings.catch_warnings():
+        # judged queries without a line in the run: trec_eval leaves them out without a word
+        # without -c; stdout stays trec_eval's, and a note on stderr names them (below)
+        warnings.filterwarnings("ignore", message=r".* have no line in the run",
+                                category=UserWarning)
+        try:
+            data = read_trec(qrels, run, complete=args.complete, max_docs=args.max_docs)
+        except (OSError, ValueError) as exc:  # the message names the file
+            which = "RUN" if repr(str(run)) in str(exc) else "QRELS"
+            raise CLIError(f"{which}: {exc}") from None
+    if len(data["qid"]) == 0:
+        raise CLIError(f"no query of RUN {str(run)!r} is judged in QRELS {str(qrels)!r}: "
+                       "expected the same query ids (first column) in both files, as trec_eval "
+                       "does ('No queries with both results and relevance info').")
+    grades = data["y_true"]
+    fractional = np.flatnonzero(np.isfinite(grades) & (grades != np.trunc(grades)))
+    if len(fractional):
+        i = fractional[0]
+        raise CLIError(
+            f"QRELS {str(qrels)!r} gives document {data['docno'][i]!r} of query "
+            f"{data['qid'][i]!r} the grade {grades[i]:g}, and {len(fractional) - 1} other "
+            "judgement(s) a grade that is not an integer: trec_eval reads grades as integers "
+            "(it would truncate them). Give integer grades, or use 'sklearn-rank evaluate' "
+            "for fractional ones."
+        )
+    missing = data["qrels_only_queries"]
+    if len(missing) and not args.complete:
+        shown = ", ".join(map(repr, missing[:5].tolist())) + (", ..." if len(missing) > 5 else "")
+        one = len(missing) == 1
+        print(f"sklearn-rank trec_eval: note: {len(missing)} judged "
+              f"quer{'y has' if one else 'ies have'} no line in the run ({shown}): left out, "
+              f"as trec_eval leaves {'it' if one else 'them'} out without -c.", file=sys.stderr)
+    return data
+
+
+def _run_id(path):
+    """The run's tag: the sixth field of its last line, which trec_eval prints as runid."""
+    with open(path, "rb") as handle:
+        handle.seek(0, 2)
+        size = handle.tell()
+        block = 1 << 16
+        while True:
+            start = max(0, size - block)
+            handle.seek(start)
+            lines = handle.read(size - start).splitlines()
+            if start > 0:
+                lines = lines[1:]  # may be cut
+            for line in reversed(lines):
+                fields = line.split()
+                if fields and not fields[0].startswith(b"#"):
+                    return fields[5].decode("utf-8") if len(fields) > 5 else ""
+            if start == 0:
+                return ""
+            block *= 4
+
+
+# ----------------------------------------------------------------------------------------
+# Computation: the metrics of the registry, one column per measure
+
+
+def _compute(data, plan, args):
+    """Query ids (sorted as trec_eval sorts them) and, per item of ``plan``, its column:
+    ``(per-query values, summary)``, relstring's strings, or None for runid."""
+    from ..metrics._engine import check_ranking_input
+
+    codes, query_ids = _query_codes(data["qid"])
+    try:
+        ranking = check_ranking_input(data["y_true"], data["y_score"], codes,
+                                      retrieved=data["retrieved"], judged="y_true",
+                                      caller="sklearn-rank trec_eval")
+    except ValueError as exc:
+        raise CLIError(f"cannot evaluate RUN against QRELS: {exc}") from None
+    if codes is not data["qid"]:
+        query_ids = query_ids[ranking.query_ids]
+    else:
+        query_ids = ranking.query_ids
+    missing = None
+    if args.complete and len(data["qrels_only_queries"]):
+        missing = np.isin(query_ids, data["qrels_only_queries"])
+    from .._conventions import resolve
+
+    columns, computed = [], {}
+    for item, options in plan:
+        if item.measure.name == "relstring":
+            columns.append(_relstring(data, ranking, item.options["length"], args.judged_only))
+            continue
+        if options is None:  # runid
+            columns.append(None)
+            continue
+        metric = item.measure.entry
+        # gm_map is map's values and gm_bpref bpref's, aggregated otherwise: computed once
+        key = (metric.kernel, metric.clip_k,
+               repr(sorted(resolve(metric.name, "trec_eval", options).items())))
+        if key not in computed:
+            try:
+                computed[key] = metric.compute(ranking, options, convention="trec_eval",
+                                               label=item.name)[0]
+            except (TypeError, ValueError) as exc:
+                raise CLIError(f"cannot compute {item.name}: {exc}") from None
+        values = computed[key]
+        if missing is not None and item.measure.name in _RESET_WHEN_MISSING:
+            values = np.where(missing, 0.0, values)
+        summary = metric.aggregate(values, ranking.query_weight, label=item.name)
+        columns.append((values, summary))
+    return query_ids, columns
+
+
+def _query_codes(qid):
+    """Integer codes of the query ids and the ids they stand for: read_trec's rows come
+    query by query in ascending order, so that the codes number the runs of equal ids
+    (the engine then codes integers, without hashing strings). Ids in another order
+    are returned as they are, with None."""
+    head = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
+    query_ids = qid[head]
+    if not (query_ids[1:] > query_ids[:-1]).all():
+        return qid, None
+    return np.repeat(np.arange(len(head)), np.diff(np.r_[head, len(qid)])), query_ids
+
+
+def _relstring(data, ranking, length, judged_only):
+    """trec_eval's relstring: the judgements of each query's first ``length`` ranked
+    documents, one character each ('-' outside the pool, '.' in the pool but unjudged,
+    '>' above 9)."""
+    shown = data["retrieved"] & (data["y_true"] >= 0 if judged_only else True)
+    rows = np.flatnonzero(shown)
+    codes = ranking.codes[rows]
+    first = np.searchsorted(codes, np.arange(ranking.n_queries))
+    rank = np.arange(len(rows)) - first[codes]
+    rows, codes = rows[rank < length], codes[rank < length]
+    grades = data["y_true"][rows]
+    chars = np.full(len(rows), "<", dtype="U1")
+    with np.errstate(invalid="ignore"):
+        digit = (grades >= 0) & (grades <= 9)
+        chars[digit] = grades[digit].astype(np.int64).astype("U1")
+        chars[grades > 9] = ">"
+        chars[grades < 0] = "."
+    chars[np.isnan(grades)] = "-"
+    bounds = np.searchsorted(codes, np.arange(ranking.n_queries + 1))
+    text = "".join(chars.tolist())
+    return ["".join(text[a:b]) for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+
+
+# ----------------------------------------------------------------------------------------
+# Output, as trec_eval prints it (meas_print_single.c, meas_print_final.c)
+
+
+def _render(items, query_ids, columns, run_id, args):
+    lines = []
+    if args.per_query:
+        shown = [(item, column) for item, column in zip(items, columns)
+                 if item.measure.per_query]
+        per_item = [_query_lines(item, column, query_ids) for item, column in shown]
+        # trec_eval prints query by query: every measure of a query, then the next query
+        lines += [line for query_lines in zip(*per_item) for line in query_lines]
+    if args.summary:
+        for item, column in zip(items, columns):
+            if not item.measure.summary:
+                continue
+            if item.measure.name == "runid":
+                lines.append(f"{'runid':<{_WIDTH}}\tall\t{run_id}\n")
+            elif item.measure.count:
+                lines.append(f"{item.name:<{_WIDTH}}\tall\t{int(column[1])}\n")
+            else:
+                lines.append(f"{item.name:<{_WIDTH}}\tall\t{column[1]:6.4f}\n")
+    return "".join(lines)
+
+
+def _query_lines(item, column, query_ids):
+    head = f"{item.name:<{_WIDTH}}\t"
+    ids = [str(q) for q in query_ids.tolist()]
+    if item.measure.name == "relstring":
+        return [f"{head}{q}\t'{s}'\n" for q, s in zip(ids, column)]
+    values = column[0].tolist()
+    if item.measure.count:
+        return [f"{head}{q}\t{int(v)}\n" for q, v in zip(ids, values)]
+    return [f"{head}{q}\t{v:6.4f}\n" for q, v in zip(ids, values)]
