@@ -522,10 +522,13 @@ def _check_disjoint(ranges, collections):
                                                 "partition": np.zeros(0, dtype=np.int64)}),
         enforce_metadata=False, align_dataframes=False)
     spread = table.groupby("qid")["partition"].agg(["count", "min", "max"], split_out=True)
-    (split,) = dask.persist(spread[spread["count"] > 1])
-    n_split = len(split)
+    split = spread[spread["count"] > 1]
+    # one computation of both, not persist() then len(): a persisted frame read from Parquet
+    # loses its keys (dask 2026.8: "Missing dependency" on the threaded scheduler, "lost
+    # dependencies" on distributed)
+    n_split, firsts = dask.compute(split.map_partitions(len).sum(),
+                                   split.map_partitions(_first_row, meta=split._meta))
     if n_split:  # the smallest id named, whatever the order in which Dask found them
-        firsts = split.map_partitions(_first_row, meta=split._meta).compute()
         firsts = firsts.sort_index(kind="stable")
         qid, row = firsts.index[0], firsts.iloc[0]
         more = f" (and {n_split - 1} other queries)" if n_split > 1 else ""
