@@ -159,6 +159,11 @@ def test_killed_cv_resumed_computes_only_the_missing_units(capsys, monkeypatch, 
                     random_state=systems.seed)
     assert table.to_string() in reference
     assert list(systems) == ["a", "b"] and systems.metrics == ["ndcg@5", "map"]
+    # the store's run brings its metrics, baseline and seed: the same table by default,
+    # from the run or from the store's path
+    assert compare(systems).to_string() == table.to_string()
+    assert compare(folder / "run.sqlite").to_string() == table.to_string()
+    assert compare(str(folder / "run.sqlite"), metric="map").metrics == ["map"]
 
 
 # ----------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Many systems at once: all pairs or each against a baseline, with corrected p-values."""
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from numbers import Real
@@ -11,6 +12,7 @@ from ..utils._param_validation import Interval, StrOptions, validate_params
 from . import _table
 from ._data import align, as_sources, common_metrics, fold_means
 from ._paired import CONSTRAINTS, compare_pair, estimate_mean, fill_doc, rng_source
+from ._store import StoredRun, load_store
 
 CORRECTIONS = ("holm", "bonferroni")
 
@@ -305,7 +307,7 @@ class ComparisonResult:
 
 @validate_params(
     {
-        "systems": [Mapping],
+        "systems": [Mapping, str, os.PathLike],
         "metric": [str, list, tuple, None],
         "baseline": "no_validation",
         "test": CONSTRAINTS["test"],
@@ -332,8 +334,10 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
 
     Parameters
     ----------
-    systems : dict
-        System name -> per-query values. Each value in one of these forms:
+    systems : dict, str or path-like
+        A results store (``sklearn-rank cv --store FILE``), whose latest finished run is
+        read by :func:`load_store`; or system name -> per-query values, each value in one of
+        these forms:
 
         - an array-like of shape (n_queries,), aligned by position;
         - a tuple ``(qid, values)`` of two array-likes, aligned by query id;
@@ -342,6 +346,10 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
         - the dict returned by
           :func:`sklearn_rank.model_selection.cross_validate` with
           ``return_per_query=True``.
+
+        A run of a results store (:func:`load_store`, or a store's path) brings its metrics,
+        baseline and seed as the defaults of ``metric``, ``baseline`` and ``random_state``:
+        the table is the one that the command printed.
 
         All systems must have been evaluated on the same queries (an error names the
         query ids that differ). A query that appears in several folds (repeated
@@ -430,6 +438,12 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
            [0.    ,    nan, 0.    ],
            [0.1012, 0.    ,    nan]])
     """
+    if isinstance(systems, (str, os.PathLike)):
+        systems = load_store(systems)
+    if isinstance(systems, StoredRun):  # the command's table, unless told otherwise
+        metric = list(systems.metrics) if metric is None else metric
+        baseline = systems.baseline if baseline is None else baseline
+        random_state = systems.seed if random_state is None else random_state
     if len(systems) < 2:
         raise ValueError(
             f"compare needs at least 2 systems; got {len(systems)}. Use bootstrap_ci for the "
