@@ -297,13 +297,19 @@ def _metadata(args, data, test, choices, keys, baseline):
     }
 
 
+def _subcommands():
+    from . import COMMANDS  # the package imports this module: not at the top
+
+    return list(COMMANDS)
+
+
 def _demo_header(labels, args):
     text = (
         "sklearn-rank without a subcommand runs this demonstration, 'sklearn-rank cv': "
         f"a {args.n_splits}-fold cross-validated comparison of "
         f"{' and '.join(labels[1:])} with {labels[0]} on generated learning-to-rank data, "
         "with bootstrap confidence intervals and paired tests. 'sklearn-rank --help' lists "
-        "the subcommands (evaluate, cv, tune)."
+        f"the subcommands ({', '.join(_subcommands())})."
     )
     return wrap([text]).replace("\n  ", "\n")  # a paragraph: no hanging indent
 
