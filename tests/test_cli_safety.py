@@ -625,10 +625,14 @@ def test_csv_output_of_evaluate_is_complete(capsys, tmp_path):
 
 
 def test_closed_pipe_ends_quietly():
-    # `sklearn-rank tune | head -1`: the reader goes away; no traceback, SIGPIPE's status
+    # `sklearn-rank tune | head -1`: the reader goes away; no traceback, SIGPIPE's status.
+    # The output (6,000 rows of 5 values, about 300 kB) must outgrow the pipe's buffer
+    # (64 kB on Linux), so that the command is still writing when the reader goes: with a
+    # smaller one, its whole output fits in the pipe before the reader closes it, and the
+    # command rightly ends with 0.
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sklearn_rank", "evaluate", "--n-queries", "3000", "--metrics",
-         "ndcg@10", "--per-query"],
+        [sys.executable, "-m", "sklearn_rank", "evaluate", "--n-queries", "6000", "--metrics",
+         "ndcg@10", "err@10", "map", "mrr", "p@10", "--per-query"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     with proc:
         proc.stdout.readline()
