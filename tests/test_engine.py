@@ -191,6 +191,49 @@ def test_segment_argsort_matches_lexsort(kind, prefix_bits, with_secondary):
     np.testing.assert_array_equal(ties, want_ties)
 
 
+@pytest.mark.parametrize("kind", VALUE_KINDS)
+@pytest.mark.parametrize("batch_rows", [1, 7, 100, 2999])
+@pytest.mark.parametrize("with_secondary", [None, np.int64, np.uint8])
+def test_batched_segment_argsort_matches_lexsort(kind, batch_rows, with_secondary):
+    """Beyond _BATCH_ROWS rows the groups are sorted by batches of whole groups (forced
+    here by batch_rows): the same order and ties, whatever the batches' cut, with groups
+    without rows, a group larger than a batch, and a prefix too short for one packed key."""
+    rng = np.random.default_rng(8)
+    n, n_codes = 3000, 50
+    values = VALUE_KINDS[kind](rng, n)
+    codes = rng.integers(0, n_codes - 10, n).astype(np.int32)  # codes 40-49 have no row
+    codes[rng.random(n) < 0.2] = 7  # a large group
+    relabel = rng.permutation(n_codes)
+    secondary = None if with_secondary is None else rng.integers(0, 3, n).astype(with_secondary)
+    want_order, want_ties = _reference_segment_argsort(values, codes, relabel, secondary)
+    for prefix_bits in (None, 2):
+        order, ties = segment_argsort(values, codes, n_codes, relabel=relabel,
+                                      secondary=secondary, prefix_bits=prefix_bits,
+                                      batch_rows=batch_rows)
+        np.testing.assert_array_equal(order, want_order)
+        np.testing.assert_array_equal(ties, want_ties)
+
+
+def test_batched_sort_is_taken_when_one_key_lacks_bits(monkeypatch):
+    """The engine batches by itself beyond _BATCH_ROWS rows when one packed key would leave
+    too short a prefix (100M rows in a million queries), and ranks as lexsort does."""
+    from sklearn_rank.metrics import _engine
+
+    rng = np.random.default_rng(9)
+    n, n_codes = 4000, 400
+    values, codes = rng.normal(size=n), rng.integers(0, n_codes, n)
+    taken = []
+    batched = _engine._batched_segment_argsort
+    monkeypatch.setattr(_engine, "_batched_segment_argsort",
+                        lambda *args: taken.append(args[-1]) or batched(*args))
+    monkeypatch.setattr(_engine, "_BATCH_ROWS", 512)
+    order, ties = segment_argsort(values, codes, n_codes, prefix_bits=4)
+    assert taken == [512]
+    want_order, want_ties = _reference_segment_argsort(values, codes, np.arange(n_codes), None)
+    np.testing.assert_array_equal(order, want_order)
+    np.testing.assert_array_equal(ties, want_ties)
+
+
 @pytest.mark.parametrize("with_secondary", [False, True])
 def test_lexsort_fallback_agrees(with_secondary):
     """Beyond 2**32 rows the key cannot be packed; the fallback sorts the same way."""
@@ -472,3 +515,22 @@ def test_integer_scores_with_no_row_retrieved_score_like_float_scores():
         order, ties = segment_argsort(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32),
                                       3, prefix_bits=bits)
         assert len(order) == len(ties) == 0
+
+
+@pytest.mark.parametrize("chunk_rows", [1, 2, 5, 64])
+def test_precision_sums_by_chunks_are_bit_identical(monkeypatch, chunk_rows):
+    """AP and precision-based metrics sum the relevant rows by chunks of whole queries (of
+    _CHUNK_ROWS rows, 4M): any cut gives the very same values as one chunk."""
+    from sklearn_rank.metrics import _per_query
+
+    rng = np.random.default_rng(10)
+    n = 2000
+    y, s, q = rng.integers(0, 4, n), rng.random(n), rng.integers(0, 60, n)
+    y[q % 7 == 0] = 0  # queries without a relevant document
+    names = ["map", "map@3", "map@10", "ap@5(ap_denominator=found)",
+             "ap@5(ap_denominator=min_k)", "map(relevance_threshold=3)"]
+    whole = evaluate(y, s, qid=q, metrics=names, return_per_query=True)
+    monkeypatch.setattr(_per_query, "_CHUNK_ROWS", chunk_rows)
+    chunked = evaluate(y, s, qid=q, metrics=names, return_per_query=True)
+    for name in names:
+        np.testing.assert_array_equal(chunked[name], whole[name], err_msg=name)

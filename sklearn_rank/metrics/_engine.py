@@ -370,7 +370,13 @@ def _row_slices(n):
     return (slice(lo, min(lo + _ROWS_AT_ONCE, n)) for lo in range(0, n, _ROWS_AT_ONCE))
 
 
-def segment_argsort(values, codes, n_codes, *, relabel=None, secondary=None, prefix_bits=None):
+# Rows of one batch of the batched sort (see segment_argsort): 22 bits of row number leave
+# the value prefix enough bits for queries of up to a few thousand rows.
+_BATCH_ROWS = 1 << 22
+
+
+def segment_argsort(values, codes, n_codes, *, relabel=None, secondary=None, prefix_bits=None,
+                    batch_rows=None):
     """Rows grouped by code, each group by decreasing value: one sort of 64-bit integers.
 
     Returns ``(order, ties)``. ``order`` lists the rows of code 0 first (or, with
@@ -393,10 +399,26 @@ def segment_argsort(values, codes, n_codes, *, relabel=None, secondary=None, pre
     cost several times a plain two-key sort: the rows are then sorted by
     :func:`_lexsort_segments` instead, with the same result.
 
+    Beyond :data:`_BATCH_ROWS` rows (100M rows in a million queries, say), the code and row
+    numbers can leave too short a prefix: the rows are then grouped by code first (one
+    sort of the codes), and the groups sorted by batches of whole groups of at most
+    :data:`_BATCH_ROWS` rows, each by its own packed key, whose code and row numbers are
+    the batch's (fewer bits). ``batch_rows`` forces batches of that many rows (for tests).
+
     ``values`` and ``secondary`` are float or integer arrays without NaN. A ``uint8``
     ``secondary`` takes 8 bits of the key, just above the row, so that ties need no second
     sort; any other is applied by the exact sort of the tied rows.
     """
+    if batch_rows is not None and len(values) > batch_rows:
+        return _batched_segment_argsort(values, codes, n_codes, relabel, secondary,
+                                        prefix_bits, batch_rows)
+    return _packed_segment_argsort(values, codes, n_codes, relabel, secondary, prefix_bits,
+                                   batch=True)
+
+
+def _packed_segment_argsort(values, codes, n_codes, relabel, secondary, prefix_bits, batch):
+    """:func:`segment_argsort` by one packed key; by batches (``batch=True``) or
+    :func:`_lexsort_segments` when the key leaves too short a prefix."""
     n = len(values)
     row_bits = max(n - 1, 1).bit_length()
     code_bits = max(n_codes - 1, 1).bit_length()
@@ -408,6 +430,9 @@ def segment_argsort(values, codes, n_codes, *, relabel=None, secondary=None, pre
         bits = min(bits, prefix_bits)
     # bits < 0: beyond 2**32 rows, no room for the packed key
     if bits < 0 or not _prefix_suffices(values, bits, n / max(n_codes, 1)):
+        if batch and n > _BATCH_ROWS and n_codes > 1:
+            return _batched_segment_argsort(values, codes, n_codes, relabel, secondary,
+                                            prefix_bits, _BATCH_ROWS)
         return _lexsort_segments(values, codes if relabel is None else relabel[codes],
                                  secondary, n_codes)
     # built in place, a slice of rows at a time: the keys are the one array of n alive
@@ -562,6 +587,48 @@ def _expand_runs(size):
     member = np.repeat(np.arange(len(size)), size)
     offset = np.arange(len(member)) - np.repeat(np.cumsum(size) - size, size)
     return member, offset
+
+
+def _batched_segment_argsort(values, codes, n_codes, relabel, secondary, prefix_bits,
+                             batch_rows):
+    """:func:`segment_argsort` by batches of whole groups of at most ``batch_rows`` rows
+    (one group of more rows is a batch of its own), each sorted by a packed key of its own.
+
+    The groups, in the order of ``relabel``, are cut into consecutive batches; the rows go
+    to their batch by a stable radix sort of their batch numbers (a few hundred at most),
+    which keeps the input order within a batch, as the batch's row numbers then say.
+    """
+    code_order = np.arange(n_codes) if relabel is None else np.argsort(relabel, kind="stable")
+    rank = np.empty(n_codes, dtype=np.intp)  # a code's place in the group order
+    rank[code_order] = np.arange(n_codes)
+    ends = np.cumsum(np.bincount(codes, minlength=n_codes)[code_order])
+    firsts = [0]  # the first group of each batch, in group order: the whole groups that fit
+    while firsts[-1] < n_codes:
+        done = int(ends[firsts[-1] - 1]) if firsts[-1] else 0
+        firsts.append(max(int(np.searchsorted(ends, done + batch_rows, side="right")),
+                          firsts[-1] + 1))
+    firsts = np.array(firsts)
+    # 16-bit batch numbers (a radix sort) whenever they fit: always, but for tiny batches
+    width = np.uint16 if len(firsts) <= 1 << 16 else np.intp
+    batch_of_group = np.repeat(np.arange(len(firsts) - 1, dtype=width), np.diff(firsts))
+    row_batch = batch_of_group[rank][codes]
+    order = np.argsort(row_batch, kind="stable")  # the rows by batch, then ranked in place
+    del row_batch
+    ties = [np.zeros(0, dtype=np.intp)]
+    for first, last in zip(firsts[:-1].tolist(), firsts[1:].tolist()):
+        start = int(ends[first - 1]) if first else 0
+        stop = int(ends[last - 1])
+        if stop == start:  # groups without rows
+            continue
+        rows = order[start:stop]
+        local = rank[codes[rows]]
+        local -= first
+        part, tied = _packed_segment_argsort(
+            values[rows], local, last - first, None,
+            None if secondary is None else secondary[rows], prefix_bits, batch=False)
+        rows[:] = rows[part]  # the batch's slice of order, ranked
+        ties.append(tied + start)
+    return order, np.concatenate(ties)
 
 
 def _lexsort_segments(values, segments, secondary, n_segments=None):
@@ -1249,14 +1316,16 @@ class Ranking:
             rows = np.zeros(0, dtype=np.intp)
         else:  # compare bytes with a byte: no float copy of the grades
             rows = np.flatnonzero(self.grades >= np.uint8(max(np.ceil(threshold), 0)))
+        # kept for the other metrics: 32-bit where they fit, half the memory (narrowed
+        # first, so that the 64-bit indices are gone before the query codes are built)
+        rows = rows.astype(code_dtype(len(self.position)), copy=False)
         # each query's rows are contiguous: where its relevant rows begin among ``rows``
         # follows from its first row, with no query code per ranked row
         group = self._group
-        begin = np.searchsorted(rows, group.layout_starts)
+        # the starts in the rows' type (below len(position)): no widened copy of the rows
+        begin = np.searchsorted(rows, group.layout_starts.astype(rows.dtype))
         count = np.diff(begin, append=len(rows))
         query = np.repeat(group.layout.astype(code_dtype(self.n_queries)), count)
-        # kept for the other metrics: 32-bit where they fit, half the memory
-        rows = rows.astype(code_dtype(len(self.position)), copy=False)
         return rows, query, begin[count > 0]
 
     @cached

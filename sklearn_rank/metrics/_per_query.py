@@ -572,37 +572,51 @@ def average_precision(data, *, k, relevance_threshold, ap_denominator, ties):
     return values, undefined
 
 
+# Relevant rows per chunk of _precision_sums: its temporaries are a chunk's, not all rows'.
+_CHUNK_ROWS = 1 << 22
+
+
 def _precision_sums(ranking, threshold, k):
     """Without ties, per query: the sum of precision at the rank of each relevant document
     within the cut-off, and the number of those documents.
 
     The relevant rows alone are read: the ``j``-th of a query at 0-based position ``p``
-    adds ``j / (p + 1)``.
+    adds ``j / (p + 1)``. By chunks of whole queries of about :data:`_CHUNK_ROWS` relevant
+    rows, so that the gathered positions and the running counts are a chunk's.
     """
     rows, query, first = ranking.relevant(threshold)
-    position = ranking.position[rows]
-    if k is not None and len(position) and position.max() >= k:
-        kept = np.flatnonzero(position < k)
-        position, query = position[kept], query[kept]
-        first = np.flatnonzero(np.diff(query, prepend=-1))
     numerator, found = np.zeros(ranking.n_queries), np.zeros(ranking.n_queries)
     if not len(first):
         return numerator, found
-    count = np.diff(first, append=len(position))
-    # j, the count of relevant rows so far in the query: ones, each query's first set back
-    # by the count of the query before, summed in place (exact integers in float64; no
-    # second array of the relevant rows)
-    found_so_far = np.ones(len(position))
-    found_so_far[first[1:]] -= count[:-1]
-    np.cumsum(found_so_far, out=found_so_far)
-    # the rank p + 1, in place in the gathered positions (below n: no overflow), divides
-    # as the float p + 1.0 would
-    position += 1
-    found_so_far /= position
-    del position
-    owners = query[first]
-    numerator[owners] = np.add.reduceat(found_so_far, first)
-    found[owners] = count
+    # the queries that begin each chunk: the first at or after every _CHUNK_ROWS rows
+    bounds = np.unique(np.append(
+        np.searchsorted(first, np.arange(0, len(rows), _CHUNK_ROWS)), len(first)))
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        lo, hi = int(first[a]), int(first[b]) if b < len(first) else len(rows)
+        position = ranking.position[rows[lo:hi]]
+        starts = first[a:b] - lo  # each query's first, within the chunk
+        chunk_query = query[lo:hi]
+        if k is not None and position.max() >= k:
+            kept = np.flatnonzero(position < k)
+            position, chunk_query = position[kept], chunk_query[kept]
+            if not len(position):
+                continue
+            starts = np.flatnonzero(np.diff(chunk_query, prepend=-1))
+        count = np.diff(starts, append=len(position))
+        # j, the count of relevant rows so far in the query: ones, each query's first set
+        # back by the count of the query before, summed in place (exact integers in
+        # float64; no second array of the relevant rows)
+        found_so_far = np.ones(len(position))
+        found_so_far[starts[1:]] -= count[:-1]
+        np.cumsum(found_so_far, out=found_so_far)
+        # the rank p + 1, in place in the gathered positions (below n: no overflow),
+        # divides as the float p + 1.0 would
+        position += 1
+        found_so_far /= position
+        del position
+        owners = chunk_query[starts]
+        numerator[owners] = np.add.reduceat(found_so_far, starts)
+        found[owners] = count
     return numerator, found
 
 
