@@ -972,8 +972,7 @@ def pairwise_accuracy_score(y_true, y_score, *, qid=None, ties_credit=0.5, no_re
 # Incomplete judgements, retrieved sets and counts
 # --------------------------------------------------------------------------------------
 
-_JUDGED_DOCS = {
-    **_DOCS,
+_DOCS.update({
     "defined_no_relevant": """no_relevant : {0.0, 1.0, np.nan, "raise"}, default=None
         Accepted as every metric accepts it, but never applied: this measure is defined on
         every query, those without a relevant document included.""",
@@ -1014,16 +1013,11 @@ _JUDGED_DOCS = {
         documents. ``None`` means ``"average"``, or the value of ``convention``
         (trec_eval: ``"stable"``, with the rows in :func:`~sklearn_rank.datasets.read_trec`'s
         order).""",
-}
-
-
-def _fill_judged_doc(func):
-    func.__doc__ = func.__doc__ % _JUDGED_DOCS
-    return func
+})
 
 
 @validate_params(_constraints("bpref"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def bpref_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None,
                 no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
                 sample_weight=None, convention=None, return_per_query=False):
@@ -1092,7 +1086,7 @@ def bpref_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=Non
 
 
 @validate_params(_constraints("gm_bpref"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def gm_bpref_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None,
                    no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
                    sample_weight=None, convention=None, return_per_query=False):
@@ -1141,7 +1135,7 @@ def gm_bpref_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=
 
 
 @validate_params(_constraints("infap"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def infap_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None,
                 no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
                 sample_weight=None, convention=None, return_per_query=False):
@@ -1213,7 +1207,7 @@ def infap_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=Non
 
 
 @validate_params(_constraints("judged"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def judged_score(y_true, y_score, *, qid=None, k=None, ties=None, no_relevant=None,
                  unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
                  convention=None, return_per_query=False):
@@ -1264,7 +1258,7 @@ def judged_score(y_true, y_score, *, qid=None, k=None, ties=None, no_relevant=No
 
 
 @validate_params(_constraints("unjudged_rate"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def unjudged_rate_score(y_true, y_score, *, qid=None, k=None, ties=None, no_relevant=None,
                         unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
                         convention=None, return_per_query=False):
@@ -1316,7 +1310,7 @@ def unjudged_rate_score(y_true, y_score, *, qid=None, k=None, ties=None, no_rele
 
 
 @validate_params(_constraints("rbp_residual"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def rbp_residual_score(y_true, y_score, *, qid=None, k=None, persistence=None,
                        all_judged=None, ties=None, no_relevant=None, unjudged="nonrelevant",
                        retrieved=None, judged=None, sample_weight=None, convention=None,
@@ -1392,7 +1386,7 @@ def rbp_residual_score(y_true, y_score, *, qid=None, k=None, persistence=None,
 
 
 @validate_params(_constraints("set_p"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def set_p_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_relevant=None,
                 unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
                 convention=None, return_per_query=False):
@@ -1433,7 +1427,7 @@ def set_p_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_relev
 
 
 @validate_params(_constraints("set_recall"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def set_recall_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_relevant=None,
                      unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
                      convention=None, return_per_query=False):
@@ -1468,7 +1462,7 @@ def set_recall_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_
 
 
 @validate_params(_constraints("set_f"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def set_f_score(y_true, y_score, *, qid=None, relevance_threshold=None, beta=1.0,
                 no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
                 sample_weight=None, convention=None, return_per_query=False):
@@ -1515,7 +1509,7 @@ def set_f_score(y_true, y_score, *, qid=None, relevance_threshold=None, beta=1.0
 
 
 @validate_params(_constraints("set_map"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def set_map_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_relevant=None,
                   unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
                   convention=None, return_per_query=False):
@@ -1551,7 +1545,7 @@ def set_map_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_rel
 
 
 @validate_params(_constraints("set_relative_p"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def set_relative_p_score(y_true, y_score, *, qid=None, relevance_threshold=None,
                          no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
                          sample_weight=None, convention=None, return_per_query=False):
@@ -1587,7 +1581,7 @@ def set_relative_p_score(y_true, y_score, *, qid=None, relevance_threshold=None,
 
 
 @validate_params(_constraints("relative_p"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def relative_p_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
                      no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
                      sample_weight=None, convention=None, return_per_query=False):
@@ -1628,7 +1622,7 @@ def relative_p_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=N
 
 
 @validate_params(_constraints("num_ret"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def num_ret_score(y_true, y_score, *, qid=None, no_relevant=None, unjudged="nonrelevant",
                   retrieved=None, judged=None, sample_weight=None, convention=None,
                   return_per_query=False):
@@ -1664,7 +1658,7 @@ def num_ret_score(y_true, y_score, *, qid=None, no_relevant=None, unjudged="nonr
 
 
 @validate_params(_constraints("num_rel"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def num_rel_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_relevant=None,
                   unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
                   convention=None, return_per_query=False):
@@ -1698,7 +1692,7 @@ def num_rel_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_rel
 
 
 @validate_params(_constraints("num_rel_ret"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def num_rel_ret_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_relevant=None,
                       unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
                       convention=None, return_per_query=False):
@@ -1736,7 +1730,7 @@ def num_rel_ret_score(y_true, y_score, *, qid=None, relevance_threshold=None, no
 
 
 @validate_params(_constraints("num_nonrel_judged_ret"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def num_nonrel_judged_ret_score(y_true, y_score, *, qid=None, relevance_threshold=None,
                                 no_relevant=None, unjudged="nonrelevant", retrieved=None,
                                 judged=None, sample_weight=None, convention=None,
@@ -1775,7 +1769,7 @@ def num_nonrel_judged_ret_score(y_true, y_score, *, qid=None, relevance_threshol
 
 
 @validate_params(_constraints("num_q"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def num_q_score(y_true, y_score, *, qid=None, no_relevant=None, unjudged="nonrelevant",
                 retrieved=None, judged=None, sample_weight=None, convention=None,
                 return_per_query=False):
@@ -1807,7 +1801,7 @@ def num_q_score(y_true, y_score, *, qid=None, no_relevant=None, unjudged="nonrel
 
 
 @validate_params(_constraints("utility"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def utility_score(y_true, y_score, *, qid=None, relevance_threshold=None,
                   relevant_retrieved=1.0, nonrelevant_retrieved=-1.0, relevant_missed=0.0,
                   nonrelevant_missed=0.0, collection_size=None, no_relevant=None,
@@ -1876,7 +1870,7 @@ def utility_score(y_true, y_score, *, qid=None, relevance_threshold=None,
 
 
 @validate_params(_constraints("fallout"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def fallout_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
                   no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
                   sample_weight=None, convention=None, return_per_query=False):
@@ -1931,7 +1925,7 @@ def fallout_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None
 
 
 @validate_params(_constraints("f1"), prefer_skip_nested_validation=True)
-@_fill_judged_doc
+@_fill_doc
 def f1_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
              no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
              sample_weight=None, convention=None, return_per_query=False):
@@ -1985,8 +1979,7 @@ def f1_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, tie
 # Interpolated precision, R-based and G-based measures
 # --------------------------------------------------------------------------------------
 
-_CURVE_DOCS = {
-    **_DOCS,
+_DOCS.update({
     "recall_rounding": """recall_rounding : {"nearest", "legacy"}, default="nearest"
         How a recall level ``x`` becomes a number of relevant documents ``c`` out of the
         query's ``R``: ``x * R`` rounded to the nearest integer, halves up (trec_eval 9.0.8's
@@ -2017,16 +2010,11 @@ _CURVE_DOCS = {
         the named gains), for which the measure is undefined. ``np.nan`` skips such queries;
         ``"raise"`` raises a ``ValueError``. ``None`` means ``0.0``, or the value of
         ``convention``.""",
-}
-
-
-def _fill_curve_doc(func):
-    func.__doc__ = func.__doc__ % _CURVE_DOCS
-    return func
+})
 
 
 @validate_params(_constraints("gm_map"), prefer_skip_nested_validation=True)
-@_fill_curve_doc
+@_fill_doc
 def gm_map_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
                  ap_denominator=None, ties=None, no_relevant=None, unjudged="nonrelevant",
                  retrieved=None, judged=None, sample_weight=None, convention=None,
@@ -2096,7 +2084,7 @@ def gm_map_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
 
 
 @validate_params(_constraints("iprec_at_recall"), prefer_skip_nested_validation=True)
-@_fill_curve_doc
+@_fill_doc
 def iprec_at_recall_score(y_true, y_score, *, qid=None, recall=0.0, relevance_threshold=None,
                           recall_rounding="nearest", ties=None, no_relevant=None,
                           unjudged="nonrelevant", retrieved=None, judged=None,
@@ -2165,7 +2153,7 @@ def iprec_at_recall_score(y_true, y_score, *, qid=None, recall=0.0, relevance_th
 
 
 @validate_params(_constraints("eleven_point_average"), prefer_skip_nested_validation=True)
-@_fill_curve_doc
+@_fill_doc
 def eleven_point_average_score(y_true, y_score, *, qid=None,
                                recall_levels=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8,
                                               0.9, 1.0),
@@ -2225,7 +2213,7 @@ def eleven_point_average_score(y_true, y_score, *, qid=None,
 
 
 @validate_params(_constraints("rprec_mult"), prefer_skip_nested_validation=True)
-@_fill_curve_doc
+@_fill_doc
 def rprec_mult_score(y_true, y_score, *, qid=None, mult=1.0, relevance_threshold=None,
                      ties=None, no_relevant=None, unjudged="nonrelevant", retrieved=None,
                      judged=None, sample_weight=None, convention=None, return_per_query=False):
@@ -2280,7 +2268,7 @@ def rprec_mult_score(y_true, y_score, *, qid=None, mult=1.0, relevance_threshold
 
 
 @validate_params(_constraints("g"), prefer_skip_nested_validation=True)
-@_fill_curve_doc
+@_fill_doc
 def g_score(y_true, y_score, *, qid=None, gain=None, ties=None, no_relevant=None,
             unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
             convention=None, return_per_query=False):
@@ -2332,7 +2320,7 @@ def g_score(y_true, y_score, *, qid=None, gain=None, ties=None, no_relevant=None
 
 
 @validate_params(_constraints("bing"), prefer_skip_nested_validation=True)
-@_fill_curve_doc
+@_fill_doc
 def bing_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None,
                no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
                sample_weight=None, convention=None, return_per_query=False):
@@ -2383,7 +2371,7 @@ def bing_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None
 
 
 @validate_params(_constraints("ndcg_rel"), prefer_skip_nested_validation=True)
-@_fill_curve_doc
+@_fill_doc
 def ndcg_rel_score(y_true, y_score, *, qid=None, gain=None, discount="log", log_base=2,
                    ties=None, no_relevant=None, unjudged="nonrelevant", retrieved=None,
                    judged=None, sample_weight=None, convention=None, return_per_query=False):
@@ -2438,7 +2426,7 @@ def ndcg_rel_score(y_true, y_score, *, qid=None, gain=None, discount="log", log_
 
 
 @validate_params(_constraints("rndcg"), prefer_skip_nested_validation=True)
-@_fill_curve_doc
+@_fill_doc
 def rndcg_score(y_true, y_score, *, qid=None, gain=None, discount="log", log_base=2,
                 relevance_threshold=None, ties=None, no_relevant=None, unjudged="nonrelevant",
                 retrieved=None, judged=None, sample_weight=None, convention=None,
