@@ -638,6 +638,22 @@ def add_benchmark_data_options(parser, defaults, seeded):
                         help=f"random seed of {seeded} (default: 0)")
 
 
+def source_inputs(sources, option):
+    """The ``(option, path)`` pairs of the files of ``--data`` or ``--test`` (data set names
+    read no file of the user's)."""
+    return letor_inputs([s for s in sources or [] if dataset_name(s, option) is None],
+                        option)
+
+
+def note_printer(prog):
+    """``note(message)``: prints ``PROG: note: MESSAGE`` on stderr, at once."""
+
+    def note(message):
+        print(f"{prog}: note: {message}", file=sys.stderr, flush=True)
+
+    return note
+
+
 def dataset_name(text, option="--data"):
     """``(name, fold, subset)`` when ``text`` names a data set of the fetchers
     (``mslr-web10k:1``, ``istella-s:test``...), else None. Bad folds and subsets are usage

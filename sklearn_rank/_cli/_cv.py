@@ -13,7 +13,6 @@ training data is one more unit, scored on the held-out test set. The per-query v
 
 import csv
 import io
-import sys
 
 import numpy as np
 
@@ -30,7 +29,6 @@ from ._common import (
     check_enough_queries,
     check_output_path,
     check_test_apart,
-    dataset_name,
     describe_grade_scales,
     describe_metrics,
     describe_run,
@@ -38,13 +36,14 @@ from ._common import (
     grade_scale_options,
     import_extra,
     int_at_least,
-    letor_inputs,
     library_versions,
     load_benchmark_data,
     metric_keys,
     metric_name,
     new_figure,
+    note_printer,
     save_figure,
+    source_inputs,
     usage_error,
     wrap,
     write_json,
@@ -179,11 +178,11 @@ def run(args, demo=False):
                           "and scored on --test.")
     check_test_apart(args.data, args.test)
     output_format = _check_outputs(args, config_inputs)
-    check_store_options(args, [*_source_inputs(args.data, "--data"),
-                               *_source_inputs(args.test, "--test"), *config_inputs])
+    check_store_options(args, [*source_inputs(args.data, "--data"),
+                               *source_inputs(args.test, "--test"), *config_inputs])
     estimators = {c.label: c.build(args.n_estimators, args.seed) for c in choices}
 
-    note = _notes(args)
+    note = note_printer(getattr(args, "prog", "sklearn-rank cv"))
     data = (load_benchmark_data(args.data, "--data", args, note=note, quiet=args.quiet)
             if args.data is not None else benchmark_data(args.n_queries, args.seed))
     test = (load_benchmark_data(args.test, "--test", args, note=note, quiet=args.quiet,
@@ -232,25 +231,9 @@ def run(args, demo=False):
     return 0
 
 
-def _notes(args):
-    prog = getattr(args, "prog", "sklearn-rank cv")
-
-    def note(message):
-        print(f"{prog}: note: {message}", file=sys.stderr, flush=True)
-
-    return note
-
-
-def _source_inputs(sources, option):
-    """The ``(option, path)`` pairs of the files of ``--data`` or ``--test`` (data set names
-    read no file of the user's)."""
-    return letor_inputs([s for s in sources or [] if dataset_name(s, option) is None],
-                        option)
-
-
 def _check_outputs(args, config_inputs):
     """Check every output before the work; returns the format of ``--output``."""
-    inputs = [*_source_inputs(args.data, "--data"), *_source_inputs(args.test, "--test"),
+    inputs = [*source_inputs(args.data, "--data"), *source_inputs(args.test, "--test"),
               *config_inputs]
     output_format = None
     if args.output is not None:

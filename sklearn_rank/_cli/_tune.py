@@ -12,7 +12,6 @@ the best parameters on all the data (``--save-model``, ``--test``) is one more u
 """
 
 import pickle
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +29,6 @@ from ._common import (
     check_output_path,
     check_test_apart,
     close_matches,
-    dataset_name,
     describe_grade_scales,
     describe_metrics,
     describe_run,
@@ -38,13 +36,14 @@ from ._common import (
     grade_scale_options,
     import_extra,
     int_at_least,
-    letor_inputs,
     library_versions,
     load_benchmark_data,
     metric_keys,
     metric_name,
     new_figure,
+    note_printer,
     save_figure,
+    source_inputs,
     usage_error,
     wrap,
     write_atomic,
@@ -179,12 +178,11 @@ def run(args):
                           f"expected one of {', '.join(params)}.")
     check_test_apart(args.data, args.test)
     sidecar = _check_outputs(args, config_inputs)
-    check_store_options(args, [*letor_inputs([s for s in args.data or []
-                                              if dataset_name(s, "--data") is None], "--data"),
-                               *config_inputs])
+    check_store_options(args, [*source_inputs(args.data, "--data"),
+                               *source_inputs(args.test, "--test"), *config_inputs])
     estimator = choice.build(args.n_estimators, args.seed)
 
-    note = _notes(args)
+    note = note_printer(getattr(args, "prog", "sklearn-rank tune"))
     data = (load_benchmark_data(args.data, "--data", args, note=note, quiet=args.quiet)
             if args.data is not None else benchmark_data(args.n_queries, args.seed))
     test = (load_benchmark_data(args.test, "--test", args, note=note, quiet=args.quiet,
@@ -262,15 +260,6 @@ def run(args):
     return 0
 
 
-def _notes(args):
-    prog = getattr(args, "prog", "sklearn-rank tune")
-
-    def note(message):
-        print(f"{prog}: note: {message}", file=sys.stderr, flush=True)
-
-    return note
-
-
 def _search_space(args, choice):
     """The parameters searched, and where they come from: ``"option"`` (``--param``),
     ``"config"`` (the file's grid) or ``"default"`` (the model's)."""
@@ -305,10 +294,7 @@ def _trees(choice, params, n_estimators):
 
 def _check_outputs(args, config_inputs):
     """Check every output before the work; returns the path of --save-model's note."""
-    inputs = [*letor_inputs([s for s in args.data or [] if dataset_name(s, "--data") is None],
-                            "--data"),
-              *letor_inputs([s for s in args.test or [] if dataset_name(s, "--test") is None],
-                            "--test"),
+    inputs = [*source_inputs(args.data, "--data"), *source_inputs(args.test, "--test"),
               *config_inputs]
     if args.output is not None:
         check_output_path(args.output, "--output", (".json",), inputs)
