@@ -166,35 +166,37 @@ def metric_names_table():
     return "\n".join(lines)
 
 
-def insert_metric_names_table(app, docname, source):
-    """Put :func:`metric_names_table` in place of its comment in metrics.rst.
+def _trec_measures_table():
+    from sklearn_rank.metrics._trec_names import trec_measures_table
+
+    return trec_measures_table()
+
+
+# The tables written from the code in place of a comment of their page: page -> (comment,
+# function that builds the table).
+GENERATED_TABLES = {
+    "metrics": (METRIC_NAMES_TABLE, metric_names_table),
+    "trec_eval": (TREC_MEASURES_TABLE, _trec_measures_table),
+}
+
+
+def insert_generated_tables(app, docname, source):
+    """Put the table of :data:`GENERATED_TABLES` in place of its comment in its page.
 
     A comment, not an ``.. include::`` of a generated file: tests/test_docs.py reads the
     pages with docutils alone, where a comment is plain and an include would not be.
     """
-    if docname != "metrics":
+    if docname not in GENERATED_TABLES:
         return
-    if METRIC_NAMES_TABLE not in source[0]:
-        logger.warning("metrics.rst lacks the comment %r, where the table of metric names goes",
-                       METRIC_NAMES_TABLE, type="sklearn_rank", subtype="metric_names")
-    source[0] = source[0].replace(METRIC_NAMES_TABLE, metric_names_table())
-
-
-def insert_trec_measures_table(app, docname, source):
-    """Put the table of trec_eval's measures in place of its comment in trec_eval.rst."""
-    if docname != "trec_eval":
-        return
-    from sklearn_rank.metrics._trec_names import trec_measures_table
-
-    if TREC_MEASURES_TABLE not in source[0]:
-        logger.warning("trec_eval.rst lacks the comment %r, where the table of measures goes",
-                       TREC_MEASURES_TABLE, type="sklearn_rank", subtype="trec_measures")
-    source[0] = source[0].replace(TREC_MEASURES_TABLE, trec_measures_table())
+    comment, table = GENERATED_TABLES[docname]
+    if comment not in source[0]:
+        logger.warning("%s.rst lacks the comment %r, where its generated table goes", docname,
+                       comment, type="sklearn_rank", subtype="generated_table")
+    source[0] = source[0].replace(comment, table())
 
 
 def setup(app):
-    app.connect("source-read", insert_metric_names_table)
-    app.connect("source-read", insert_trec_measures_table)
+    app.connect("source-read", insert_generated_tables)
     app.connect("autodoc-skip-member", skip_foreign_members)
     app.connect("doctree-read", warn_mailto_references)
 
