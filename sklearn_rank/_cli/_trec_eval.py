@@ -244,17 +244,15 @@ def _compute(data, plan, args):
     ``(per-query values, summary)``, relstring's strings, or None for runid."""
     from ..metrics._engine import check_ranking_input
 
-    codes, query_ids = _query_codes(data["qid"])
+    # read_trec's rows come query by query in ascending order: the engine numbers the runs
+    # of equal ids (utils._qid.factorize), with no hash of every row's string
     try:
-        ranking = check_ranking_input(data["y_true"], data["y_score"], codes,
+        ranking = check_ranking_input(data["y_true"], data["y_score"], data["qid"],
                                       retrieved=data["retrieved"], judged="y_true",
                                       caller="sklearn-rank trec_eval")
     except ValueError as exc:
         raise CLIError(f"cannot evaluate RUN against QRELS: {exc}") from None
-    if codes is not data["qid"]:
-        query_ids = query_ids[ranking.query_ids]
-    else:
-        query_ids = ranking.query_ids
+    query_ids = ranking.query_ids
     missing = None
     if args.complete and len(data["qrels_only_queries"]):
         missing = np.isin(query_ids, data["qrels_only_queries"])
@@ -284,18 +282,6 @@ def _compute(data, plan, args):
         summary = metric.aggregate(values, ranking.query_weight, label=item.name)
         columns.append((values, summary))
     return query_ids, columns
-
-
-def _query_codes(qid):
-    """Integer codes of the query ids and the ids they stand for: read_trec's rows come
-    query by query in ascending order, so that the codes number the runs of equal ids
-    (the engine then codes integers, without hashing strings). Ids in another order
-    are returned as they are, with None."""
-    head = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])
-    query_ids = qid[head]
-    if not (query_ids[1:] > query_ids[:-1]).all():
-        return qid, None
-    return np.repeat(np.arange(len(head)), np.diff(np.r_[head, len(qid)])), query_ids
 
 
 def _relstring(data, ranking, length, judged_only):
