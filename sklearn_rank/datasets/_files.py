@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.datasets import load_svmlight_files
 
+from ..metrics._engine import stable_argsort_codes
 from ..utils._qid import factorize
 
 # The start of sklearn's message on a file it cannot parse can hold hundreds of raw bytes.
@@ -578,24 +579,18 @@ def _as_str(text):
         return np.char.decode(text, "utf-8")
 
 
-def _stable_argsort_codes(codes):
-    """Stable argsort of non-negative integer codes: a radix sort when they fit 16 bits."""
-    if len(codes) and int(codes.max()) < 1 << 16:
-        codes = codes.astype(np.uint16)
-    return np.argsort(codes, kind="stable")
-
-
 def _ranking_order(query, score, doc):
     """The order of trec_eval's ranking: by query, score descending, then document code
     descending. Runs are mostly written query by query in score order: then only the
     tied scores are sorted."""
-    order = _stable_argsort_codes(query)  # linear on blocks of queries
+    n_queries = int(query.max()) + 1 if len(query) else 0
+    order = stable_argsort_codes(query, n_queries)  # linear on blocks of queries
     q, s = query[order], score[order]
     same_query = q[1:] == q[:-1]
     if (same_query & (s[1:] > s[:-1])).any():
         # scores descending (any order among ties), then queries, stably; ties below
         order = np.argsort(-score)
-        order = order[_stable_argsort_codes(query[order])]
+        order = order[stable_argsort_codes(query[order], n_queries)]
         q, s = query[order], score[order]
         same_query = q[1:] == q[:-1]
     d = doc[order]
@@ -828,7 +823,7 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
 
     # retrieved rows first in each query: both parts are sorted, the sort is stable
     row_query = np.concatenate([r_query[ranked], j_query[unretrieved]])
-    order = _stable_argsort_codes(row_query)
+    order = stable_argsort_codes(row_query, int(row_query.max()) + 1 if len(row_query) else 0)
     y_true = np.concatenate([grade_of_retrieved, grades[unretrieved]])[order]
     y_score = np.concatenate([scores[ranked], np.full(len(unretrieved), -np.inf)])[order]
     retrieved = np.arange(len(order)) < len(ranked)
