@@ -29,6 +29,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_allclose
+from test_trec_eval_fixtures import read_qrels, read_run
 
 from sklearn_rank.metrics import dcg_score, evaluate, ndcg_score, parse_metric
 from sklearn_rank.metrics._ranking import (
@@ -239,22 +240,6 @@ def test_queries_without_a_run_count_zero_as_with_trec_eval_c():
 # --------------------------------------------------------------------------------------
 # trec_eval's fixtures
 # --------------------------------------------------------------------------------------
-def _read_qrels(path):
-    qrels = {}
-    for line in path.read_text().splitlines():
-        query, _, doc, grade = line.split()[:4]
-        qrels.setdefault(query, {})[doc] = int(grade)
-    return qrels
-
-
-def _read_run(path):
-    run = {}
-    for line in path.read_text().splitlines():
-        query, _, doc, _, score = line.split()[:5]
-        run.setdefault(query, {})[doc] = float(score)
-    return run
-
-
 def _read_output(path):
     """{(measure, query): printed value}."""
     printed = {}
@@ -300,7 +285,7 @@ def test_trec_eval_fixtures(output, qrels_file, run_file, flags):
     folder = _fixture(output)
     printed = _read_output(folder / output)
     level = flags.pop("level", 1)
-    data = flat_arrays(_read_qrels(folder / qrels_file), _read_run(folder / run_file), **flags)
+    data = flat_arrays(read_qrels(folder / qrels_file), read_run(folder / run_file), **flags)
     queries = list(np.unique(data["qid"]))
     checked = 0
     for trec_name, (name, options) in _TREC_NAMES.items():

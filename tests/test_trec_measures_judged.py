@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 from sklearn.exceptions import UndefinedMetricWarning
+from test_trec_eval_fixtures import read_qrels, read_run
 
 from sklearn_rank.metrics import _ranking, evaluate
 from sklearn_rank.metrics._registry import METRICS, parse_metric
@@ -181,22 +182,6 @@ def test_parameters_match_trec_eval(seed):
 # --------------------------------------------------------------------------------------
 # trec_eval's test fixtures: rbp_resid and unj (pytrec_eval has neither), and the others
 # --------------------------------------------------------------------------------------
-def read_qrels(path):
-    qrels = {}
-    for line in path.read_text().splitlines():
-        qid, _, doc, grade = line.split()[:4]
-        qrels.setdefault(qid, {})[doc] = int(grade)
-    return qrels
-
-
-def read_run(path):
-    run = {}
-    for line in path.read_text().splitlines():
-        qid, _, doc, _, value = line.split()[:5]
-        run.setdefault(qid, {})[doc] = float(value)
-    return run
-
-
 def read_output(path):
     """trec_eval -q's lines: {(measure, qid): printed value}."""
     out = {}
