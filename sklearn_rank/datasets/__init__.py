@@ -5,18 +5,15 @@ Everything returns flat arrays ``(X, y, qid)`` (or ``y_true, y_score, qid`` for 
 and tables), the layout every function in :mod:`sklearn_rank.metrics` takes.
 """
 
-from ._fetch import (
-    fetch_istella_s,
-    fetch_letor4,
-    fetch_mslr_web10k,
-    fetch_mslr_web30k,
-    get_data_home,
-    load_yahoo_ltr,
-)
-from ._files import load_svmlight_ranking, load_svmlight_ranking_files, read_trec
-from ._generator import make_ranking
-from ._tables import read_table
+from ..utils._lazy import lazy_exports
 
-__all__ = ["fetch_istella_s", "fetch_letor4", "fetch_mslr_web10k", "fetch_mslr_web30k",
-           "get_data_home", "load_svmlight_ranking", "load_svmlight_ranking_files",
-           "load_yahoo_ltr", "make_ranking", "read_table", "read_trec"]
+# Module -> its public names, loaded on first use: read_trec needs numpy only.
+_EXPORTS = {
+    "._fetch": ("fetch_istella_s", "fetch_letor4", "fetch_mslr_web10k", "fetch_mslr_web30k",
+                "get_data_home", "load_yahoo_ltr"),
+    "._files": ("load_svmlight_ranking", "load_svmlight_ranking_files", "read_trec"),
+    "._generator": ("make_ranking",),
+    "._tables": ("read_table",),
+}
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -22,7 +22,6 @@ from functools import cached_property
 from numbers import Integral
 
 import numpy as np
-from sklearn.exceptions import UndefinedMetricWarning
 
 from ..utils._arrays import check_finite_nonnegative, column_or_1d
 from ..utils._qid import check_qid, code_dtype, factorize
@@ -1041,6 +1040,8 @@ def mean_over_queries(values, query_weight=None, *, metric,
     """
     kept = ~np.isnan(values)
     if not kept.any():
+        from sklearn.exceptions import UndefinedMetricWarning  # scikit-learn's: users filter it
+
         warnings.warn(
             f"{metric} is undefined: every query was skipped. no_relevant=nan skips the "
             f"queries {undefined_reason}, and all {len(values)} are such queries. "
