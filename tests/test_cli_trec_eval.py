@@ -552,10 +552,16 @@ def test_help_lists_trec_eval_s_flags(capsys):
         assert re.search(rf"(^|\s){re.escape(flag)}\b", out), flag
 
 
-def test_the_command_module_stays_light():
-    """--help answers without scikit-learn or pandas: only the command runs import them."""
-    code = ("import sys, sklearn_rank._cli._trec_eval; "
-            "print(sorted(m for m in ('sklearn', 'pandas', 'scipy') if m in sys.modules))")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            check=True, env={**os.environ, "PYTHONWARNINGS": "error"})
-    assert result.stdout.strip() == "[]"
+def test_the_command_stays_light(small_files):
+    """Neither --help nor a run of every measure imports scikit-learn, SciPy or pandas:
+    importing them took a second of the three of a 1M-line run."""
+    *_, qrels, run = small_files
+    code = ("import sys\n"
+            "from sklearn_rank._cli import main\n"
+            "main(['trec_eval', '-q', '-c', '-m', 'all_trec', sys.argv[1], sys.argv[2]])\n"
+            "print(sorted(m for m in ('sklearn', 'pandas', 'scipy') if m in sys.modules))\n")
+    result = subprocess.run([sys.executable, "-c", code, str(qrels), str(run)],
+                            capture_output=True, text=True, check=True, cwd=ROOT,
+                            env={**os.environ, "PYTHONWARNINGS": "error"})
+    assert "\nndcg_cut_10           \tall\t" in result.stdout
+    assert result.stdout.splitlines()[-1] == "[]"

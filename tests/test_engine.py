@@ -534,3 +534,17 @@ def test_precision_sums_by_chunks_are_bit_identical(monkeypatch, chunk_rows):
     chunked = evaluate(y, s, qid=q, metrics=names, return_per_query=True)
     for name in names:
         np.testing.assert_array_equal(chunked[name], whole[name], err_msg=name)
+
+
+def test_per_query_modules_do_not_import_scipy_special():
+    # scipy.special takes a quarter of a second to import: only the measures that need it
+    # (tie-aware hypergeometric terms) import it, so that trec_eval's command does not
+    import subprocess
+    import sys
+
+    code = ("import sys, sklearn_rank.metrics._per_query_curves, "
+            "sklearn_rank.metrics._per_query_judged; "
+            "print('scipy.special' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"

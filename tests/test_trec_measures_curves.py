@@ -31,7 +31,7 @@ from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_allclose
 from test_trec_eval_fixtures import read_qrels, read_run
 
-from sklearn_rank.metrics import dcg_score, evaluate, ndcg_score, parse_metric
+from sklearn_rank.metrics import dcg_score, evaluate, evaluate_per_query, ndcg_score, parse_metric
 from sklearn_rank.metrics._ranking import (
     bing_score,
     eleven_point_average_score,
@@ -659,3 +659,34 @@ def test_queries_do_not_leak_into_each_other():
             merged[queries % 2 == 0] = parts[0][name]
             merged[queries % 2 == 1] = parts[1][name]
             assert_allclose(whole[name], merged, rtol=1e-13, atol=1e-15, err_msg=name)
+
+
+# Measures that share per-call caches (the eleven interpolated precisions and 11pt_avg;
+# map and gm_map; bpref and gm_bpref; the set measures; the cut-offs of P, recall and
+# relative_P; ndcg_rel and Rndcg; unj): each must equal its value computed alone.
+_SHARING = [
+    *(f"iprec_at_recall_{level:.2f}" for level in (0.0, 0.1, 0.3, 0.5, 1.0)),
+    "iprec_at_recall_0.25", "11pt_avg", "map", "gm_map", "map(relevance_threshold=2)",
+    "map_cut_5", "bpref", "gm_bpref", "bpref(relevance_threshold=2)", "set_P", "set_recall",
+    "set_F", "set_map", "set_relative_P", "num_rel_ret", "utility", "P_5", "P_1000",
+    "recall_5", "recall_1000", "relative_P_5", "Rprec", "Rprec_mult_0.20", "Rprec_mult_2.00",
+    "success_5", "ndcg_rel", "Rndcg", "G", "unj_5", "unj_20", "rbp_resid",
+]
+
+
+def test_measures_sharing_caches_equal_each_measure_alone():
+    rng = np.random.default_rng(7)
+    n = 3000
+    qid = rng.integers(0, 60, n)
+    y_true = rng.integers(0, 4, n).astype(np.float64)
+    y_score = rng.integers(0, 40, n).astype(np.float64)  # ties within queries
+    retrieved = rng.random(n) < 0.8
+    judged = rng.random(n) < 0.7
+    y_true[~judged] = 0.0  # an unjudged document has no grade
+    options = dict(qid=qid, retrieved=retrieved, judged=judged, convention="trec_eval")
+    together = evaluate_per_query(y_true, y_score, metrics=_SHARING, **options)
+    for name in _SHARING:
+        alone = evaluate_per_query(y_true, y_score, metrics=[name], **options)
+        np.testing.assert_array_equal(together[name], alone[name], err_msg=name)
+    for first, second in itertools.combinations(_SHARING, 2):
+        assert not np.shares_memory(together[first], together[second]), (first, second)

@@ -34,7 +34,6 @@ import math
 from numbers import Real
 
 import numpy as np
-from scipy.special import digamma, gammaln
 
 from ._engine import Buckets, RankingInput, at_least, segment_sum
 
@@ -200,6 +199,8 @@ def ideal_gains(data, gain):
 
 
 def _log_comb(n, r):
+    from scipy.special import gammaln  # 0.26 s to import: only the measures that need it
+
     return gammaln(n + 1.0) - gammaln(r + 1.0) - gammaln(n - r + 1.0)
 
 
@@ -462,19 +463,69 @@ def _hits(ranking, relevant, cut):
     return ranking.per_query(ranking.expected(relevant) * keep)
 
 
+def count_before(ranking, rows, cut):
+    """Per query, the number of ``rows`` (flat indices of ranked rows, increasing) at
+    positions below ``cut`` (a number, or one per query), as floats.
+
+    Each query's ranked rows are contiguous, from ``ranking.starts``: two binary searches
+    per query, no pass over the rows. The counts equal :func:`_hits` of the rows'
+    indicator without ties (a sum of ones, exact in float64).
+    """
+    if np.ndim(cut) == 0:
+        cut = min(cut, len(ranking.position))  # a number of any size; inf for all rows
+    cache = vars(ranking).setdefault("_cache", {})
+    key = ("starts_order", rows.dtype.str)
+    if key not in cache:
+        # the queries by first row, their starts in the rows' own type (below
+        # len(position)): sorted keys, which numpy searches far faster than scattered ones,
+        # and no widened copy of the rows
+        order = np.argsort(ranking.starts, kind="stable")
+        cache[key] = order, ranking.starts[order].astype(rows.dtype)
+    order, starts = cache[key]
+    depth = np.minimum(ranking.sizes[order], cut if np.ndim(cut) == 0 else cut[order])
+    # each query's end is at most the next query's start: sorted too
+    count = np.searchsorted(rows, starts + depth.astype(rows.dtype))
+    count -= np.searchsorted(rows, starts)
+    out = np.empty(len(order))
+    out[order] = count
+    return out
+
+
+def relevant_hits(ranking, threshold, cut):
+    """:func:`_hits` of the relevant documents (``label >= threshold``) below ``cut`` (a
+    number, or one per query); without ties, counted from :meth:`Ranking.relevant`
+    (cached), with no pass over the ranked rows for each cut-off."""
+    if ranking.has_ties:
+        return _hits(ranking, _binary(ranking, threshold),
+                     cut[ranking.query] if np.ndim(cut) else cut)
+    return count_before(ranking, ranking.relevant(threshold)[0], cut)
+
+
+def kernel_cache(data, key, compute):
+    """``compute()``, kept on ``data`` under ``key`` for the measures that repeat a kernel
+    with the same options (trec_eval's map and gm_map, bpref and gm_bpref): a copy of the
+    cached values each time, so that no two results share an array."""
+    cache = vars(data).setdefault("_cache", {})
+    if key not in cache:
+        cache[key] = compute()
+    values, undefined = cache[key]
+    return values.copy(), (None if undefined is None else undefined.copy())
+
+
 def precision(data, *, k, relevance_threshold, short_lists, ties):
     ranking = data.ranking(ties)
-    relevant = _binary(ranking, relevance_threshold)
     # the list's length: its ranked rows, or with "rows" every row of the query, those not
     # retrieved included (torchmetrics' length when scores <= 0 count as not retrieved)
     rows = data.all_rows if short_lists == "rows" else ranking
     n_list = rows.sizes.astype(np.float64)
-    if k is None:
-        hits, depth = ranking.per_query(relevant), n_list
+    if k is None and ranking.has_ties:
+        hits, depth = ranking.per_query(_binary(ranking, relevance_threshold)), n_list
+    elif k is None:
+        hits, depth = relevant_hits(ranking, relevance_threshold, np.inf), n_list
     else:
         # positions are below the number of rows: a larger k selects them all, and is only
         # read as the divisor (float(k) overflows beyond 1e308, where P@k is 0.0)
-        hits = _hits(ranking, relevant, min(k, len(ranking.position)))
+        hits = relevant_hits(ranking, relevance_threshold, min(k, len(ranking.position)))
         depth = np.full(data.n_queries, float(k) if k < 2**1000 else np.inf)
         if short_lists in ("length", "rows"):
             depth = np.minimum(depth, n_list)
@@ -486,8 +537,11 @@ def hits(data, *, k, relevance_threshold, ties):
     # a count, defined on every query; a query without relevant documents is still
     # "undefined" so that no_relevant treats it as every binary metric does (0 by default)
     ranking = data.ranking(ties)
-    relevant = _binary(ranking, relevance_threshold)
-    found = ranking.per_query(relevant) if k is None else _hits(ranking, relevant, k)
+    if not ranking.has_ties:
+        found = relevant_hits(ranking, relevance_threshold, np.inf if k is None else k)
+    else:
+        relevant = _binary(ranking, relevance_threshold)
+        found = ranking.per_query(relevant) if k is None else _hits(ranking, relevant, k)
     return found, data.n_relevant(relevance_threshold) <= 0
 
 
@@ -499,9 +553,8 @@ def recall(data, *, k, relevance_threshold, ties):
 
 def r_precision(data, *, relevance_threshold, ties):
     ranking = data.ranking(ties)
-    relevant = _binary(ranking, relevance_threshold)
     n_relevant = data.n_relevant(relevance_threshold)
-    hits = _hits(ranking, relevant, n_relevant[ranking.query])
+    hits = relevant_hits(ranking, relevance_threshold, n_relevant)
     undefined = n_relevant <= 0
     return np.divide(hits, n_relevant, out=np.zeros_like(hits), where=~undefined), undefined
 
@@ -552,6 +605,12 @@ def hit_rate(data, *, k, relevance_threshold, ties):
 
 
 def average_precision(data, *, k, relevance_threshold, ap_denominator, ties):
+    return kernel_cache(
+        data, ("average_precision", k, relevance_threshold, ap_denominator, ties),
+        lambda: _average_precision(data, k, relevance_threshold, ap_denominator, ties))
+
+
+def _average_precision(data, k, relevance_threshold, ap_denominator, ties):
     ranking = data.ranking(ties)
     n_relevant = data.n_relevant(relevance_threshold)
     undefined = n_relevant <= 0
@@ -647,6 +706,8 @@ def _found_straddling(ranking, relevant, contribution, k, values):
     the ``q = k - s`` slots above the cut-off: a hypergeometric ``x``. Given ``x``, those
     members are uniformly placed in the ``q`` slots.
     """
+    from scipy.special import digamma  # 0.26 s to import: only where a block straddles k
+
     start, size = ranking.block_start, ranking.block_size
     before, in_block = ranking.relevant_before_block(relevant)
     straddle = np.flatnonzero((start < k) & (start + size > k) & (in_block > 0))

@@ -38,6 +38,7 @@ from ._per_query import (
     gain_values,
     ideal_gains,
     position_weights,
+    relevant_hits,
     segment_cumsum,
 )
 
@@ -57,11 +58,9 @@ def rprec_mult(data, *, mult, relevance_threshold, ties):
     """Precision at the cut-off ``floor(mult * R + 0.9)`` (m_Rprec_mult.c), dividing by the
     cut-off when the list is shorter; 0 at a cut-off of 0."""
     ranking = data.ranking(ties)
-    relevant = _binary(ranking, relevance_threshold)
     n_relevant = data.n_relevant(relevance_threshold)
     cut = np.floor(mult * n_relevant + 0.9)
-    keep = ranking.position < cut[ranking.query]
-    hits = ranking.per_query(ranking.expected(relevant) * keep)
+    hits = relevant_hits(ranking, relevance_threshold, cut)
     values = np.divide(hits, cut, out=np.zeros_like(hits), where=cut > 0)
     return values, n_relevant <= 0
 
@@ -207,18 +206,39 @@ def interpolated_precision(data, levels, *, relevance_threshold, recall_rounding
     return values, n_relevant <= 0
 
 
+def _eleven_points(data, relevance_threshold, recall_rounding, ties):
+    """:func:`interpolated_precision` at the :data:`ELEVEN_POINTS`, cached on ``data``:
+    trec_eval's iprec_at_recall at its eleven levels and 11pt_avg share one pass (each
+    value depends on its query and level alone: the same numbers as level by level)."""
+    cache = vars(data).setdefault("_cache", {})
+    key = ("eleven_points", relevance_threshold, recall_rounding, ties)
+    if key not in cache:
+        cache[key] = interpolated_precision(
+            data, np.array(ELEVEN_POINTS), relevance_threshold=relevance_threshold,
+            recall_rounding=recall_rounding, ties=ties)
+    return cache[key]
+
+
 def iprec_at_recall(data, *, recall, relevance_threshold, recall_rounding, ties):
+    level = float(recall)
+    if level in ELEVEN_POINTS:
+        values, undefined = _eleven_points(data, relevance_threshold, recall_rounding, ties)
+        return values[:, ELEVEN_POINTS.index(level)].copy(), undefined.copy()
     values, undefined = interpolated_precision(
-        data, np.array([float(recall)]), relevance_threshold=relevance_threshold,
+        data, np.array([level]), relevance_threshold=relevance_threshold,
         recall_rounding=recall_rounding, ties=ties)
     return values[:, 0], undefined
 
 
 def eleven_point_average(data, *, recall_levels, relevance_threshold, recall_rounding, ties):
     levels = check_recall_levels(recall_levels)
-    values, undefined = interpolated_precision(
-        data, levels, relevance_threshold=relevance_threshold,
-        recall_rounding=recall_rounding, ties=ties)
+    if np.array_equal(levels, ELEVEN_POINTS):
+        values, undefined = _eleven_points(data, relevance_threshold, recall_rounding, ties)
+        undefined = undefined.copy()
+    else:
+        values, undefined = interpolated_precision(
+            data, levels, relevance_threshold=relevance_threshold,
+            recall_rounding=recall_rounding, ties=ties)
     total = np.zeros(data.n_queries)
     for column in values.T[::-1]:  # m_11pt_avg.c adds from the last level down
         total += column
@@ -278,9 +298,26 @@ def g(data, *, gain, ties):
 # --------------------------------------------------------------------------------------
 
 
-def _ideal_curve(data, gain, weight):
+def _gain_key(gain):
+    """``gain`` (checked) as a hashable cache key."""
+    return gain if isinstance(gain, str) else tuple(sorted(gain.items()))
+
+
+def _ideal_curve(data, gain, discount, log_base):
     """The ideal ordering's gains and running ideal DCG (laid out as ``data.all_rows``), and
-    per query the number of positive ideal gains and the whole ideal DCG."""
+    per query the number of positive ideal gains and the whole ideal DCG.
+
+    Cached on ``data`` per gain and discount (ndcg_rel and Rndcg share it); the arrays are
+    shared: callers must not write to them.
+    """
+    cache = vars(data).setdefault("_cache", {})
+    key = ("ideal_curve", _gain_key(gain), discount, log_base)
+    if key not in cache:
+        cache[key] = _compute_ideal_curve(data, gain, discount_weight(discount, log_base))
+    return cache[key]
+
+
+def _compute_ideal_curve(data, gain, weight):
     group = data.all_rows
     ideal = ideal_gains(data, gain)
     positive = np.maximum(ideal, 0.0)
@@ -289,6 +326,18 @@ def _ideal_curve(data, gain, weight):
     n_positive = segment_sum(group.query, (ideal > 0).astype(np.float64), data.n_queries)
     last = group.starts + group.sizes - 1
     return ideal, running, n_positive, running[last]
+
+
+def _expected_running_dcg(ranking, gain, discount, log_base):
+    """:func:`_running_dcg` of the expected gains (each tie block's mean) and the
+    discount, cached on ``ranking`` (ndcg_rel and Rndcg share it); the arrays are shared:
+    callers must not write to them."""
+    cache = vars(ranking).setdefault("_cache", {})
+    key = ("expected_running_dcg", _gain_key(gain), discount, log_base)
+    if key not in cache:
+        gains = ranking.expected(ranking.map_labels(lambda labels: gain_values(labels, gain)))
+        cache[key] = _running_dcg(ranking, gains, discount_weight(discount, log_base))
+    return cache[key]
 
 
 def _running_dcg(ranking, gains, weight):
@@ -309,7 +358,7 @@ def ndcg_rel(data, *, gain, discount, log_base, ties):
     data = gain_input(data, gain)
     weight = discount_weight(discount, log_base)
     ranking = data.ranking(ties)
-    _, ideal_running, n_positive, ideal_total = _ideal_curve(data, gain, weight)
+    _, ideal_running, n_positive, ideal_total = _ideal_curve(data, gain, discount, log_base)
     gains = ranking.map_labels(lambda labels: gain_values(labels, gain))
     positive = (gains > 0).astype(np.float64)
     ideal_here = _ideal_at(data, ideal_running, ranking)
@@ -321,10 +370,9 @@ def ndcg_rel(data, *, gain, discount, log_base, ties):
                 "Pass ties='stable' (trec_eval's order), 'optimistic' or 'pessimistic'."
             )
         at_rank = _expected_positive_dcg(ranking, gains, positive, weight)
-        dcg_total = _running_dcg(ranking, ranking.expected(gains), weight)[1]
     else:
-        running, dcg_total = _running_dcg(ranking, gains, weight)
-        at_rank = positive * running
+        at_rank = positive * _expected_running_dcg(ranking, gain, discount, log_base)[0]
+    dcg_total = _expected_running_dcg(ranking, gain, discount, log_base)[1]
     # the ideal DCG is positive from the first rank on when a gain is positive
     counted = (ideal_here > 0) if ranking.has_ties else (positive > 0)
     ratio = np.divide(at_rank, ideal_here, out=np.zeros_like(at_rank), where=counted)
@@ -369,12 +417,10 @@ def rndcg(data, *, gain, discount, log_base, relevance_threshold, ties):
     at least two documents beyond)."""
     gain = check_gain(gain)
     data = gain_input(data, gain)
-    weight = discount_weight(discount, log_base)
     ranking = data.ranking(ties)
     group = data.all_rows
-    ideal, ideal_running, n_positive, ideal_total = _ideal_curve(data, gain, weight)
-    gains = ranking.expected(ranking.map_labels(lambda labels: gain_values(labels, gain)))
-    running, dcg_total = _running_dcg(ranking, gains, weight)
+    ideal, ideal_running, n_positive, ideal_total = _ideal_curve(data, gain, discount, log_base)
+    running, dcg_total = _expected_running_dcg(ranking, gain, discount, log_base)
     n_ret = ranking.sizes
     # R levels: ideal rows of positive gain followed by another gain (or by none)
     following = np.append(ideal[1:], -np.inf)

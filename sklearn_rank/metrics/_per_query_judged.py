@@ -34,6 +34,7 @@ grades and NaN; without it every row is judged.
 
 import numpy as np
 
+from ..utils._qid import code_dtype
 from ._engine import at_least, segment_sum
 from ._per_query import (
     _binary,
@@ -42,7 +43,10 @@ from ._per_query import (
     _first_relevant_blocks,
     _hits,
     _log_comb,
+    count_before,
+    kernel_cache,
     position_weights,
+    relevant_hits,
 )
 from ._per_query import rbp_residual as _rbp_tail
 
@@ -84,6 +88,25 @@ def _divisor(k, fallback):
     return np.full(len(fallback), float(k) if k < 2**1000 else np.inf)
 
 
+def _relevant_in_top(ranking, threshold, k):
+    """:func:`_in_top` of the relevant rows (``label >= threshold``)."""
+    if ranking.has_ties:
+        return _in_top(ranking, _binary(ranking, threshold), k)
+    return relevant_hits(ranking, threshold, np.inf if k is None else k)
+
+
+def _unjudged_in_top(ranking, k):
+    """:func:`_in_top` of the unjudged rows (``ranking.judged`` is not None); without
+    ties, counted from their indices, found once per ranking."""
+    if ranking.has_ties:
+        return _in_top(ranking, (~ranking.judged).astype(np.float64), k)
+    cache = vars(ranking).setdefault("_cache", {})
+    if "unjudged_rows" not in cache:
+        rows = np.flatnonzero(~ranking.judged)
+        cache["unjudged_rows"] = rows.astype(code_dtype(len(ranking.position)), copy=False)
+    return count_before(ranking, cache["unjudged_rows"], np.inf if k is None else k)
+
+
 def _in_top(ranking, indicator, k):
     """Per query, the expected number of ranked rows flagged by ``indicator`` in the top
     ``k`` (all rows if None)."""
@@ -99,12 +122,23 @@ def _in_top(ranking, indicator, k):
 
 
 def _set_counts(data, threshold):
-    """Per query: retrieved documents, relevant ones among them, and relevant ones in all."""
-    group = data.ranked_rows
-    retrieved = group.sizes.astype(np.float64)
-    relevant = at_least(group.values(data.y_true), threshold)
-    found = np.bincount(group.codes[relevant], minlength=data.n_queries).astype(np.float64)
-    return retrieved, found, data.n_relevant(threshold)
+    """Per query: retrieved documents, relevant ones among them, and relevant ones in all.
+
+    Cached on ``data`` per threshold: trec_eval's set measures (set_P, set_recall, set_F,
+    set_map, set_relative_P, num_rel_ret, utility) all read them. The arrays are shared:
+    callers must not write to them.
+    """
+    cache = vars(data).setdefault("_cache", {})
+    key = ("set_counts", threshold)
+    if key not in cache:
+        group = data.ranked_rows
+        retrieved = group.sizes.astype(np.float64)
+        # the 8-bit grades where they exist: a gather of one byte per row, not eight
+        labels = data.y_true if data.grades is None else data.grades
+        relevant = at_least(group.values(labels), threshold)
+        found = np.bincount(group.codes[relevant], minlength=data.n_queries).astype(np.float64)
+        cache[key] = retrieved, found, data.n_relevant(threshold)
+    return cache[key]
 
 
 def set_precision(data, *, relevance_threshold):
@@ -145,7 +179,7 @@ def num_rel(data, *, relevance_threshold):
 
 def num_rel_ret(data, *, relevance_threshold):
     _, found, _ = _set_counts(data, relevance_threshold)
-    return found, None
+    return found.copy(), None
 
 
 def num_nonrel_judged_ret(data, *, relevance_threshold):
@@ -194,8 +228,7 @@ def unjudged_rate(data, *, k, ties):
     if data.judged_mask is None:
         return np.zeros(data.n_queries), None
     ranking = data.ranking(ties)
-    judged = ranking.judged
-    return _ratio(_in_top(ranking, (~judged).astype(np.float64), k), divisor), None
+    return _ratio(_unjudged_in_top(ranking, k), divisor), None
 
 
 def fallout(data, *, k, relevance_threshold, ties):
@@ -210,7 +243,7 @@ def fallout(data, *, k, relevance_threshold, ties):
 
 def relative_precision(data, *, k, relevance_threshold, ties):
     ranking = data.ranking(ties)
-    found = _in_top(ranking, _binary(ranking, relevance_threshold), k)
+    found = _relevant_in_top(ranking, relevance_threshold, k)
     n_relevant = data.n_relevant(relevance_threshold)
     depth = data.ranked_rows.sizes if k is None else k
     return _ratio(found, np.minimum(depth, n_relevant)), n_relevant <= 0
@@ -218,7 +251,7 @@ def relative_precision(data, *, k, relevance_threshold, ties):
 
 def f1(data, *, k, relevance_threshold, ties):
     ranking = data.ranking(ties)
-    found = _in_top(ranking, _binary(ranking, relevance_threshold), k)
+    found = _relevant_in_top(ranking, relevance_threshold, k)
     n_relevant = data.n_relevant(relevance_threshold)
     # 2 P R / (P + R) with P = found / k and R = found / n_relevant
     values = _ratio(2.0 * found, _divisor(k, data.ranked_rows.sizes) + n_relevant)
@@ -232,6 +265,9 @@ def _any_in_top(ranking, indicator, k):
     values = np.zeros(ranking.n_queries)
     if k is None:
         values[query] = 1.0
+        return values
+    if not ranking.has_ties:  # the first flagged row is in the top k or not
+        values[query] = ranking.block_start[block] < k
         return values
     s, m = ranking.block_start[block], ranking.block_size[block]
     slots = np.clip(k - s, 0, m)
@@ -261,6 +297,18 @@ def rbp_residual(data, *, k, persistence, all_judged, ties):
 # --------------------------------------------------------------------------------------
 
 
+def _count_above(ranking, indicator, rows, query):
+    """Without ties: for each of ``rows`` (ranked rows of the queries ``query``, in ranked
+    order), the number of rows flagged by ``indicator`` (0 or 1) ranked above it in its
+    query. :meth:`Ranking.relevant_before_block` at those rows: exact counts in float64,
+    read at the rows alone."""
+    running = np.cumsum(indicator)
+    first = ranking.starts[query]
+    above = running[rows] - indicator[rows]
+    above -= running[first] - indicator[first]
+    return above
+
+
 def _sum_min(n, cap):
     """``sum(min(j, cap) for j in range(n))``, element-wise, in floats (exact to 2**53)."""
     low = np.minimum(n, cap)
@@ -268,6 +316,12 @@ def _sum_min(n, cap):
 
 
 def bpref(data, *, relevance_threshold, ties):
+    # trec_eval's bpref and gm_bpref: computed once
+    return kernel_cache(data, ("bpref", relevance_threshold, ties),
+                        lambda: _bpref(data, relevance_threshold, ties))
+
+
+def _bpref(data, relevance_threshold, ties):
     ranking = data.ranking(ties)
     relevant = _binary(ranking, relevance_threshold)
     nonrelevant = 1.0 - relevant
@@ -276,12 +330,17 @@ def bpref(data, *, relevance_threshold, ties):
         nonrelevant *= judged
     n_relevant = data.n_relevant(relevance_threshold)
     n_nonrelevant = _judged_nonrelevant(data, relevance_threshold)
-    above, tied = ranking.relevant_before_block(nonrelevant)
-    found = ranking.block_sum(relevant)
-    keep = np.flatnonzero(found)
-    query = ranking.block_query[keep]
+    if ranking.has_ties:
+        above, tied = ranking.relevant_before_block(nonrelevant)
+        found = ranking.block_sum(relevant)
+        keep = np.flatnonzero(found)
+        query = ranking.block_query[keep]
+        above, tied = above[keep], tied[keep]
+    else:  # the relevant rows alone
+        keep, query, _ = ranking.relevant(relevance_threshold)
+        found = relevant
+        above, tied = _count_above(ranking, nonrelevant, keep, query), nonrelevant[keep]
     cap = n_relevant[query]
-    above, tied = above[keep], tied[keep]
     # E[min(b + X, R)] with X uniform on 0..q: the judged non-relevant members of the block
     # ranked above a given relevant member (q = 0 without ties: the member is relevant)
     penalty = (_sum_min(above + tied + 1.0, cap) - _sum_min(above, cap)) / (tied + 1.0)
@@ -313,17 +372,23 @@ def infap(data, *, relevance_threshold, ties):
         outside = ~judged if pooled is None else ~(judged | pooled)
         nonpool = outside.astype(np.float64)
     n_relevant = data.n_relevant(relevance_threshold)
+    if not ranking.has_ties:  # one term per relevant row
+        keep, query, first = ranking.relevant(relevance_threshold)
+        # the relevant rows above each: its rank among its query's relevant rows
+        rel_above = np.arange(len(keep), dtype=np.float64)
+        rel_above -= np.repeat(first, np.diff(np.append(first, len(keep))))
+        nonrel_above, nonpool_above = (
+            _count_above(ranking, x, keep, query) for x in (nonrelevant, nonpool))
+        terms = _infap_term(ranking.position[keep].astype(np.float64), 0.0, rel_above,
+                            nonrel_above, nonpool_above)
+        values = segment_sum(query, terms, data.n_queries)
+        return _ratio(values, n_relevant), n_relevant <= 0
     counts = [ranking.relevant_before_block(x) for x in (relevant, nonrelevant, nonpool)]
     (rel_above, r), (nonrel_above, q), (nonpool_above, v) = counts
     keep = np.flatnonzero(r)
-    if not ranking.has_ties:  # one term per relevant row
-        terms = _infap_term(ranking.position[keep].astype(np.float64), 0.0, rel_above[keep],
-                            nonrel_above[keep], nonpool_above[keep])
-    else:
-        size = ranking.block_size[keep]
-        terms = r[keep] * _expected_infap_terms(
-            ranking.block_start[keep].astype(np.float64), size, r[keep], q[keep], v[keep],
-            rel_above[keep], nonrel_above[keep], nonpool_above[keep])
+    terms = r[keep] * _expected_infap_terms(
+        ranking.block_start[keep].astype(np.float64), ranking.block_size[keep], r[keep],
+        q[keep], v[keep], rel_above[keep], nonrel_above[keep], nonpool_above[keep])
     values = segment_sum(ranking.block_query[keep], terms, data.n_queries)
     return _ratio(values, n_relevant), n_relevant <= 0
 
