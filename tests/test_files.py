@@ -402,8 +402,9 @@ def test_read_trec_long_document_names(tmp_path):
 
 QUERIES = [b"1", b"2", b"10", b"q\xc3\xa9"]
 DOCNOS = [b"a", b"b", b"B", b"d01", b"d1", b"\xc3\xa9", b"z", b"Z9",
-          # 2 words of 8 bytes; 17 bytes: hashed
-          b"LA010189-0001", b"FR940202-2-00150", b"FR940202-2-00151", b"FR940202-2-001500"]
+          # 2 words of 8 bytes; 17 bytes: 3 words; beyond 8 words: read byte by byte, hashed
+          b"LA010189-0001", b"FR940202-2-00150", b"FR940202-2-00151", b"FR940202-2-001500",
+          b"clueweb12-" + b"0" * 56, b"clueweb12-" + b"0" * 55 + b"1"]
 SPACE = st.sampled_from([b" ", b"\t", b"  ", b" \t "])
 END = st.sampled_from([b"\n", b"\r\n", b"\r"])
 

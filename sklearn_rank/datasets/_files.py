@@ -8,9 +8,8 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import load_svmlight_files
 
-from ..metrics._engine import stable_argsort_codes
+from ..metrics._engine import segment_argsort, stable_argsort_codes
 from ..utils._qid import factorize
 
 # The start of sklearn's message on a file it cannot parse can hold hundreds of raw bytes.
@@ -180,6 +179,8 @@ def load_svmlight_ranking_files(paths, *, query_files=None, n_features=None,
         if path.stat().st_size == 0:
             raise ValueError(f"{str(path)!r} is empty; expected SVMlight lines like "
                              "'<grade> qid:<query> <feature>:<value> ...'.")
+    from sklearn.datasets import load_svmlight_files  # scikit-learn: imported when used
+
     try:
         loaded = load_svmlight_files([str(p) for p in paths], n_features=n_features,
                                      dtype=dtype, zero_based=zero_based, query_id=True)
@@ -338,8 +339,8 @@ class _TrecLines:
 
     Fields are separated by C whitespace; blank lines and lines whose first field starts
     with ``#`` are skipped; fields after the ``n_columns`` first are ignored. A lone ``\\r``
-    ends a line, as in Python's text files. ``lines`` holds the number of each data line in
-    the file; :meth:`text` and :meth:`numbers` give a column.
+    ends a line, as in Python's text files. :meth:`text` and :meth:`numbers` give a column;
+    :meth:`line_numbers`, for error messages, the number in the file of data lines.
     """
 
     def __init__(self, path, n_columns, what, layout, example):
@@ -366,16 +367,15 @@ class _TrecLines:
         edges = np.flatnonzero(space[1:] != space[:-1])
         del space
         begins, ends = edges[0::2], edges[1::2]
-        # the first field of a line is the first one after a newline (or the file's start)
         newlines = np.flatnonzero(buf == ord("\n"))
-        starts_line = np.zeros(len(begins) + 1, dtype=bool)
-        starts_line[0] = True
-        starts_line[np.searchsorted(begins, newlines)] = True
-        first = np.flatnonzero(starts_line[:-1])
-        n_fields = np.diff(np.r_[first, len(begins)])
+        first, n_fields, stride = _first_fields(begins, newlines, len(data))
         data_line = buf[begins[first]] != ord("#")
-        first, n_fields = first[data_line], n_fields[data_line]
-        lines = np.searchsorted(newlines, begins[first]) + 1
+        if not data_line.all():
+            first, n_fields, stride = first[data_line], n_fields[data_line], None
+        self.path, self._newlines = path, newlines
+        # zero bytes after the end, for the words read at the last fields' starts
+        self._data = data + bytes(_PADDING)
+        self._begins, self._ends, self._first, self._stride = begins, ends, first, stride
         if not len(first):
             raise ValueError(f"{str(path)!r} holds no TREC {what} line; expected lines of "
                              f"{n_columns} fields, {layout}, e.g. {example!r}.")
@@ -383,34 +383,74 @@ class _TrecLines:
         if short.any():
             i = int(np.argmax(short))
             raise ValueError(
-                f"Line {lines[i]} of {str(path)!r} has {n_fields[i]} field"
+                f"Line {self.line_numbers(i)} of {str(path)!r} has {n_fields[i]} field"
                 f"{'s' if n_fields[i] != 1 else ''}; a TREC {what} line has {n_columns}, "
                 f"{layout}, e.g. {example!r}."
             )
-        self.path, self.lines = path, lines
-        self._data, self._begins, self._ends, self._first = data, begins, ends, first
 
     def __len__(self):
-        return len(self.lines)
+        return len(self._first)
+
+    def line_numbers(self, rows):
+        """The numbers in the file of data lines ``rows``: counted only for an error
+        message, as they cost a search per line."""
+        return np.searchsorted(self._newlines, self._begins[self._first[rows]]) + 1
 
     def text(self, column):
         """The fields of a column as byte strings (see :func:`_text_field`)."""
-        fields = self._first + column
-        return _text_field(self._data, self._begins[fields], self._ends[fields])
+        if self._stride is not None:  # every line a data line of the same number of fields
+            start = self._begins[column::self._stride].copy()  # contiguous: faster passes
+            end = self._ends[column::self._stride].copy()
+        else:
+            start, end = self._begins[self._first + column], self._ends[self._first + column]
+        return _text_field(self._data, start, end)
 
     def numbers(self, column, name):
         """The fields of a column as floats; one that is not a number, or NaN, is an
         error naming its line."""
-        return _number_field(self.text(column), self.lines, self.path, name)
+        return _number_field(self.text(column), self.line_numbers, self.path, name)
+
+
+def _first_fields(begins, newlines, size):
+    """The index in ``begins`` of each line's first field (the first one after a newline or
+    the file's start), each line's number of fields, and that number if all lines have it
+    and none is blank (else None).
+
+    Most files have as many fields on every line, no blank line and no space before a
+    line's first field: their first fields are every n-th field, which one comparison with
+    the lines' starts checks, with no search per line.
+    """
+    starts = np.r_[0, newlines + 1]
+    if starts[-1] == size:  # a line ends where the file ends
+        starts = starts[:-1]
+    stride = len(begins) // len(starts) if len(starts) else 0
+    if stride and stride * len(starts) == len(begins) and (begins[::stride] == starts).all():
+        return (np.arange(0, len(begins), stride), np.full(len(starts), stride), stride)
+    starts_line = np.zeros(len(begins) + 1, dtype=bool)
+    starts_line[0] = True
+    starts_line[np.searchsorted(begins, newlines)] = True
+    first = np.flatnonzero(starts_line[:-1])
+    return first, np.diff(np.r_[first, len(begins)]), None
+
+
+_WORD = 8
+# Fields of at most this many 64-bit words are read and coded as words, not byte by byte
+_MAX_WORDS = 8
+_PADDING = _MAX_WORDS * _WORD
+# Masks of the first 0 to 8 bytes of a little-endian 64-bit word
+_BYTE_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 
 
 def _text_field(data, start, end):
     """Fields as byte strings, compared and sorted byte by byte as C's ``strcmp`` compares
-    them: a numpy ``S`` array (``object`` when a few fields are very long)."""
+    them: a numpy ``S`` array (``object`` when a few fields are very long). ``data``: the
+    file's bytes, then ``_PADDING`` zero bytes."""
     length = end - start
     width = int(length.max())
-    if width * len(start) > _MAX_WIDTH_RATIO * len(data) + 2**16:
+    if width * len(start) > _MAX_WIDTH_RATIO * (len(data) - _PADDING) + 2**16:
         return np.array([data[b:e] for b, e in zip(start.tolist(), end.tolist())], dtype=object)
+    if width <= _MAX_WORDS * _WORD:
+        return _short_text_field(data, start, length, width)
     buf = np.frombuffer(data, dtype=np.uint8)
     chars = np.zeros((len(start), width), dtype=np.uint8)
     shortest = int(length.min())
@@ -421,6 +461,31 @@ def _text_field(data, start, end):
             rows = np.flatnonzero(length > j)
             chars[rows, j] = buf[start[rows] + j]
     return chars.view(f"S{width}").ravel()
+
+
+def _short_text_field(data, start, length, width):
+    """:func:`_text_field` of fields of at most ``_MAX_WORDS`` words: each field's bytes
+    read 8 at a time as words (an unaligned view of the file), those beyond its end
+    masked."""
+    words = np.ndarray((len(data) - _WORD + 1,), dtype="<u8", buffer=data, strides=(1,))
+    if width <= _WORD:
+        out = words[start]
+        out &= _BYTE_MASKS[length]
+    else:
+        out = np.empty((len(start), -(-width // _WORD)), dtype="<u8")
+        for k in range(out.shape[1]):
+            out[:, k] = words[start + _WORD * k]
+            out[:, k] &= _BYTE_MASKS[np.clip(length - _WORD * k, 0, _WORD)]
+    chars = out.view(np.uint8).reshape(len(start), -1)
+    if width < chars.shape[1]:
+        chars = np.ascontiguousarray(chars[:, :width])
+    return chars.view(f"S{width}").ravel()
+
+
+def _byte_positions(text):
+    """The bytes of an ``S`` array by position: row ``j`` holds the ``j``-th byte of every
+    string, contiguous for the passes that read one position at a time."""
+    return np.ascontiguousarray(text.view(np.uint8).reshape(len(text), -1).T)
 
 
 # Plain decimals of at most this many digits are parsed by _decimal_values: below 2**53, the
@@ -440,15 +505,15 @@ def _decimal_values(text):
     if text.dtype.kind != "S" or not len(text) or text.dtype.itemsize > _EXACT_DIGITS + 2:
         return np.full(len(text), np.nan)
     n, width = len(text), text.dtype.itemsize
-    chars = text.view(np.uint8).reshape(n, width)
+    chars = _byte_positions(text)
     value = np.zeros(n)
-    digits = np.zeros(n, dtype=np.intp)
-    decimals = np.zeros(n, dtype=np.intp)
+    digits = np.zeros(n, dtype=np.uint8)  # counts to 17 at most: 8 bits, less to move
+    decimals = np.zeros(n, dtype=np.uint8)
     dot = np.zeros(n, dtype=bool)
-    sign = (chars[:, 0] == ord("-")) | (chars[:, 0] == ord("+"))
+    sign = (chars[0] == ord("-")) | (chars[0] == ord("+"))
     plain = np.ones(n, dtype=bool)
     for j in range(width):
-        byte = chars[:, j]
+        byte = chars[j]
         digit = byte - np.uint8(ord("0"))
         is_digit = digit < 10
         is_dot = byte == ord(".")
@@ -461,19 +526,19 @@ def _decimal_values(text):
         decimals += is_digit & dot
     plain &= (digits > 0) & (digits <= _EXACT_DIGITS)
     value /= _POWERS_OF_TEN[np.minimum(decimals, _EXACT_DIGITS)]
-    np.negative(value, out=value, where=chars[:, 0] == ord("-"))
+    np.negative(value, out=value, where=chars[0] == ord("-"))
     value[~plain] = np.nan
     return value
 
 
-def _number_field(text, lines, path, name):
+def _number_field(text, line_numbers, path, name):
     """Byte-string fields as floats; one that is not a number, or NaN, is an error naming
-    its line."""
+    its line (``line_numbers(rows)``: the line numbers of rows)."""
     values = _decimal_values(text)
     other = np.flatnonzero(np.isnan(values))
     if not len(other):
         return values
-    text, lines = text[other], lines[other]
+    text = text[other]
     try:
         values[other] = text.astype(np.float64)
     except ValueError:
@@ -481,7 +546,7 @@ def _number_field(text, lines, path, name):
     else:
         if not np.isnan(values[other]).any():
             return values
-    for value, number in zip(text, lines):
+    for value, number in zip(text, line_numbers(other)):
         try:
             bad = np.isnan(float(value))
         except ValueError:
@@ -500,20 +565,20 @@ def _codes(*columns, runs=False):
     head = None
     if runs and len(text):
         head = np.flatnonzero(np.r_[True, text[1:] != text[:-1]])
-        text, n_rows = text[head], len(text)
+        if len(head) <= len(text) // 2:
+            text, n_rows = text[head], len(text)
+        else:  # mostly runs of one row (a run file shuffled): coding the rows costs less
+            head = None
     numbers = _digit_ids(text) if runs else None
     if numbers is not None:
         codes, uniques = _number_codes(numbers, text.dtype)
-    elif len(text) and text.dtype.kind == "S" and text.dtype.itemsize <= 2 * _WORD:
+    elif len(text) and text.dtype.kind == "S" and text.dtype.itemsize <= _MAX_WORDS * _WORD:
         codes, uniques = _word_codes(text)
     else:
         codes, uniques = factorize(text, len(text))
     if head is not None:
         codes = np.repeat(codes, np.diff(np.r_[head, n_rows]))
     return codes.astype(np.intp, copy=False), uniques
-
-
-_WORD = 8
 
 
 def _digit_ids(text):
@@ -524,12 +589,12 @@ def _digit_ids(text):
     if text.dtype.kind != "S" or not len(text) or text.dtype.itemsize > 18:
         return None
     n, width = len(text), text.dtype.itemsize
-    chars = text.view(np.uint8).reshape(n, width)
-    if width > 1 and ((chars[:, 0] == ord("0")) & (chars[:, 1] != 0)).any():
+    chars = _byte_positions(text)
+    if width > 1 and ((chars[0] == ord("0")) & (chars[1] != 0)).any():
         return None
-    value = np.zeros(n, dtype=np.int64)
+    value = np.zeros(n, dtype=np.int32 if width <= 9 else np.int64)  # below 2**31: int32
     for j in range(width):
-        byte = chars[:, j]
+        byte = chars[j]
         digit = byte - np.uint8(ord("0"))
         end = byte == 0  # the padding after a string (the files hold no NUL)
         if not (end | (digit < 10)).all() or (j == 0 and end.any()):
@@ -550,9 +615,9 @@ def _number_codes(numbers, dtype):
 
 
 def _word_codes(text):
-    """:func:`_codes` of short byte strings (``S`` of at most 16 bytes): their bytes read
-    as big-endian 64-bit integers, which compare as the strings do, are sorted (faster than
-    hashing or comparing strings)."""
+    """:func:`_codes` of short byte strings (``S`` of at most ``_MAX_WORDS`` words): their
+    bytes read as big-endian 64-bit integers, which compare as the strings do, are sorted
+    (faster than hashing or comparing strings)."""
     n, width = len(text), text.dtype.itemsize
     n_words = -(-width // _WORD)
     chars = np.zeros((n, n_words * _WORD), dtype=np.uint8)
@@ -569,30 +634,35 @@ def _word_codes(text):
     return codes, text[order[new]]
 
 
-def _as_str(text):
-    """Byte strings (``S`` or ``object``) as a numpy ``str`` array."""
+def _as_str(text, rows=None):
+    """Byte strings (``S`` or ``object``) as a numpy ``str`` array; ``rows``: of those rows
+    (indices), as ``_as_str(text)[rows]``."""
     if text.dtype == object:
-        return np.array([t.decode() for t in text], dtype=str)
-    try:
-        return text.astype(str)  # ASCII: one cast in C
-    except UnicodeDecodeError:
-        return np.char.decode(text, "utf-8")
+        strings = np.array([t.decode() for t in text], dtype=str)
+        return strings if rows is None else strings[rows]
+    if not len(text):
+        return text.astype(str)
+    chars = np.ascontiguousarray(text).view(np.uint8)
+    if chars.max() < 128:  # ASCII: the bytes widened to UCS-4, faster than numpy's cast
+        if rows is not None:
+            chars = text[rows].view(np.uint8)
+        return chars.astype(np.uint32).view(np.dtype(("U", text.dtype.itemsize)))
+    strings = np.char.decode(text, "utf-8")
+    return strings if rows is None else strings[rows]
 
 
 def _ranking_order(query, score, doc):
     """The order of trec_eval's ranking: by query, score descending, then document code
     descending. Runs are mostly written query by query in score order: then only the
-    tied scores are sorted."""
+    tied scores are sorted; others by the engine's one packed sort of all rows."""
     n_queries = int(query.max()) + 1 if len(query) else 0
     order = stable_argsort_codes(query, n_queries)  # linear on blocks of queries
     q, s = query[order], score[order]
     same_query = q[1:] == q[:-1]
     if (same_query & (s[1:] > s[:-1])).any():
-        # scores descending (any order among ties), then queries, stably; ties below
-        order = np.argsort(-score)
-        order = order[stable_argsort_codes(query[order], n_queries)]
-        q, s = query[order], score[order]
-        same_query = q[1:] == q[:-1]
+        # the document codes, descending, break the ties
+        order, _ = segment_argsort(score, query, n_queries, secondary=int(doc.max()) - doc)
+        return order
     d = doc[order]
     tie = same_query & (s[1:] == s[:-1])
     if (tie & (d[1:] > d[:-1])).any():
@@ -600,6 +670,23 @@ def _ranking_order(query, score, doc):
         rows = np.flatnonzero(np.r_[tie, False] | np.r_[False, tie])
         order[rows] = order[rows[np.lexsort((-d[rows], group[rows]))]]
     return order
+
+
+def _sorted_keys(key, n_keys):
+    """``key`` (int64 in ``[0, n_keys)``) sorted, and the stable order that sorts it.
+
+    As the engine's :func:`stable_argsort_codes`, one sort of ``key << b | row`` values,
+    but by numpy's stable sort (timsort), which is linear on runs already in order: the
+    run's rows come sorted by query, and qrels files are mostly written in key order.
+    """
+    shift = max(len(key) - 1, 1).bit_length()
+    if (n_keys - 1).bit_length() + shift > 63:
+        order = np.argsort(key, kind="stable")
+        return key[order], order
+    packed = key << shift
+    packed |= np.arange(len(key))
+    packed.sort(kind="stable")
+    return packed >> shift, packed & ((1 << shift) - 1)
 
 
 def _refuse_duplicates(query, doc, lines, path, what, queries, docnos):
@@ -778,12 +865,10 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
     _check_read_trec_options(complete, max_docs)
     judged_lines, run_lines = _TrecLines(qrels, 4, *_QRELS), _TrecLines(run, 6, *_RUN)
     grades, scores = judged_lines.numbers(3, "grade"), run_lines.numbers(4, "score")
-    q_lines, r_lines = judged_lines.lines, run_lines.lines
     # query and document codes shared by both files, in byte order (strcmp's)
     n_judgements = len(judged_lines)
     query, queries = _codes(judged_lines.text(0), run_lines.text(0), runs=True)
     doc, docnos = _codes(judged_lines.text(2), run_lines.text(2))
-    del judged_lines, run_lines
     j_query, r_query = query[:n_judgements], query[n_judgements:]
     j_doc, r_doc = doc[:n_judgements], doc[n_judgements:]
     judged_query = np.zeros(len(queries), dtype=bool)
@@ -800,26 +885,32 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
         first = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
         rank = np.arange(len(q)) - np.repeat(first, np.diff(np.r_[first, len(q)]))
         ranked = ranked[rank < max_docs]
-    _refuse_duplicates(r_query[ranked], r_doc[ranked], r_lines[ranked], run, "run", queries,
-                       docnos)
     judgements = np.flatnonzero(evaluated[j_query])
-    _refuse_duplicates(j_query[judgements], j_doc[judgements], q_lines[judgements], qrels,
-                       "qrels", queries, docnos)
 
-    # the judgement of each retrieved document, and the judged documents not retrieved
-    width = np.int64(len(docnos))
-    j_key = j_query[judgements].astype(np.int64) * width + j_doc[judgements]
-    by_key = np.argsort(j_key)
-    j_key = j_key[by_key]
-    r_key = r_query[ranked].astype(np.int64) * width + r_doc[ranked]
-    at = np.minimum(np.searchsorted(j_key, r_key), max(len(j_key) - 1, 0))
-    found = (j_key[at] == r_key) if len(j_key) else np.zeros(len(r_key), dtype=bool)
+    # One sort of the (query, document) pairs of both files, the judgements' before the
+    # run's among equal pairs, finds the duplicates and joins the judgements to the run.
+    # Documents descending within a query: the judged documents not retrieved come out in
+    # the order of their rows.
+    width = len(docnos)
+    key = np.concatenate([j_query[judgements], r_query[ranked]]).astype(np.int64) * width
+    key += width - 1 - np.concatenate([j_doc[judgements], r_doc[ranked]])
+    key, by_key = _sorted_keys(key, len(queries) * width)
+    is_judgement = by_key < len(judgements)
+    same = key[1:] == key[:-1]
+    if (same & (is_judgement[1:] == is_judgement[:-1])).any():
+        _refuse_duplicates(r_query[ranked], r_doc[ranked], run_lines.line_numbers(ranked),
+                           run, "run", queries, docnos)
+        _refuse_duplicates(j_query[judgements], j_doc[judgements],
+                           judged_lines.line_numbers(judgements), qrels, "qrels", queries,
+                           docnos)
+        raise AssertionError("unreachable")  # pragma: no cover
+    del judged_lines, run_lines, key
+    # without duplicates, equal pairs are a judgement followed by its retrieved document
+    found = np.flatnonzero(same)
     grade_of_retrieved = np.full(len(ranked), np.nan)
-    grade_of_retrieved[found] = grades[judgements[by_key[at[found]]]]
-    not_retrieved = np.ones(len(judgements), dtype=bool)
-    not_retrieved[by_key[at[found]]] = False
-    unretrieved = judgements[not_retrieved]
-    unretrieved = unretrieved[np.lexsort((-j_doc[unretrieved], j_query[unretrieved]))]
+    grade_of_retrieved[by_key[found + 1] - len(judgements)] = grades[judgements[by_key[found]]]
+    is_judgement[found] = False
+    unretrieved = judgements[by_key[is_judgement]]
 
     # retrieved rows first in each query: both parts are sorted, the sort is stable
     row_query = np.concatenate([r_query[ranked], j_query[unretrieved]])
@@ -834,7 +925,7 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
         "y_score": y_score,
         "qid": queries[row_query[order]],
         "retrieved": retrieved[order],
-        "docno": _as_str(docnos)[row_doc],
+        "docno": _as_str(docnos, row_doc),
         "judged": y_true >= 0,
         "run_only_queries": queries[run_query & ~judged_query],
         "qrels_only_queries": queries[judged_query & ~run_query],
