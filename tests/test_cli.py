@@ -17,11 +17,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _cli import run_cli
 from sklearn.datasets import dump_svmlight_file
 from sklearn.linear_model import Ridge
 
 from sklearn_rank import _cli
-from sklearn_rank._cli import _models, _params, main
+from sklearn_rank._cli import _models, _params
 from sklearn_rank._cli._common import Progress
 from sklearn_rank.datasets import make_ranking, read_trec
 from sklearn_rank.metrics import evaluate
@@ -52,13 +53,6 @@ RUN = """\
 2 Q0 a 3 1.0 sys
 4 Q0 q 1 1.0 sys
 """
-
-
-def run_cli(capsys, *argv):
-    """``(exit code, stdout, stderr)`` of ``main(argv)``."""
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

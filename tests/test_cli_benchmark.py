@@ -26,13 +26,14 @@ import joblib
 import numpy as np
 import pytest
 import sklearn
+from _cli import one_line_error, run_cli
 from sklearn.base import clone
 from sklearn.datasets import dump_svmlight_file
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import GridSearchCV, RandomizedSearchCV
 
 import sklearn_rank
-from sklearn_rank._cli import _models, _params, _scoring, main
+from sklearn_rank._cli import _models, _params, _scoring
 from sklearn_rank._cli._common import CLIError
 from sklearn_rank.datasets import _fetch, load_svmlight_ranking, make_ranking
 from sklearn_rank.lightgbm import LGBMRanker
@@ -41,21 +42,6 @@ from sklearn_rank.model_selection import QueryKFold, cross_validate
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ["--n-splits", "3", "--n-estimators", "4", "-q"]
-
-
-def run_cli(capsys, *argv):
-    """``(exit code, stdout, stderr)`` of ``main(argv)``."""
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line_error(err, command):
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith(f"sklearn-rank {command}: error: "), err
-    assert "Traceback" not in err and "[LightGBM]" not in err
-    return lines[0]
 
 
 def flat(text):

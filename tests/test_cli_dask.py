@@ -15,8 +15,8 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from _cli import run_cli
 
-from sklearn_rank._cli import main
 from sklearn_rank.metrics import evaluate, evaluate_per_query
 
 pytest.importorskip("dask.dataframe")
@@ -24,12 +24,6 @@ distributed = pytest.importorskip("distributed")
 pytest.importorskip("pyarrow")
 
 METRICS = ["ndcg@10", "err@10", "map", "p@5"]
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def make_rows(seed=0, n=900, n_queries=40):

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _cli import one_line_error, run_cli
 from sklearn.datasets import dump_svmlight_file
 
-from sklearn_rank._cli import _common, _models, main
+from sklearn_rank._cli import _common, _models
 from sklearn_rank.datasets import (
     load_svmlight_ranking,
     load_svmlight_ranking_files,
@@ -30,20 +31,6 @@ FAST = ["--n-queries", "30", "--n-splits", "3", "--n-estimators", "3", "-q"]
 TABLE = "qid,label,score\n1,2,0.9\n1,0,0.5\n2,1,0.2\n2,0,0.8\n"
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 1\n"
 RUN = "1 Q0 a 1 0.9 s\n1 Q0 b 2 0.5 s\n2 Q0 c 1 0.4 s\n"
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line_error(err, command):
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith(f"sklearn-rank {command}: error: "), err
-    assert "Traceback" not in err and "[LightGBM]" not in err
-    return lines[0]
 
 
 @pytest.fixture

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _cli import run_cli
 
-from sklearn_rank._cli import main
 from sklearn_rank.metrics._trec_names import (
     NICKNAMES,
     TREC_MEASURES,
@@ -56,9 +56,7 @@ FIXTURE_COMMANDS = {
 
 def run_trec_eval(capsys, *argv):
     """``(exit code, stdout, stderr)`` of ``sklearn-rank trec_eval ARGV``, in process."""
-    code = main(["trec_eval", *map(str, argv)])
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_cli(capsys, "trec_eval", *argv)
 
 
 # ------------------------------------------------------------------------------------------

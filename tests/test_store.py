@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _cli import one_line_error
 
 from sklearn_rank._cli import main
 from sklearn_rank.stats import _store, compare
@@ -93,13 +94,6 @@ def without_times(text):
     any two runs."""
     return re.sub(r"\d+\.\d+ s\b", "(time)", "\n".join(
         line for line in text.splitlines() if "Mean fit time" not in line))
-
-
-def one_line_error(err, command):
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith(f"sklearn-rank {command}: error: "), err
-    return lines[0]
 
 
 def integrity(path):
