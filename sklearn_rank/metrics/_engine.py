@@ -755,6 +755,22 @@ class Buckets:
                 out[index[:, :d]] = prod
         return out
 
+    def scan(self, x, running, fill):
+        """``running`` (a running operation along axis 1, e.g. a cumulative sum) within
+        each segment, laid out as ``x``; ``fill`` pads the short rows of padded blocks and
+        must not change the real cells' results (it trails them)."""
+        out = np.empty(len(x), dtype=np.float64)
+        source = self._source(x, fill)
+        for _, width, index, valid in self.blocks:
+            result = running(self.view(source, width, index))
+            if valid is not None:
+                out[index[valid]] = result[valid]
+            elif isinstance(index, slice):
+                out[index] = result.ravel()
+            else:
+                out[index] = result
+        return out
+
     def prod(self, x):
         """Product of the values of each segment (1 for an empty segment)."""
         out = np.ones(self.n_segments, dtype=np.float64)

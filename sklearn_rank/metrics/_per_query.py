@@ -158,17 +158,7 @@ def discount_weight(discount, log_base):
 def segment_cumsum(x, buckets):
     """Running sums of ``x`` within each segment of ``buckets`` (a laid-out flat array),
     added one by one from each segment's start, as trec_eval's loops add them."""
-    out = np.empty(len(x), dtype=np.float64)
-    source = np.append(x, 0.0) if buckets.padded else x
-    for _, width, index, valid in buckets.blocks:
-        sums = np.cumsum(Buckets.view(source, width, index), axis=1)
-        if valid is not None:
-            out[index[valid]] = sums[valid]
-        elif isinstance(index, slice):
-            out[index] = sums.ravel()
-        else:
-            out[index] = sums
-    return out
+    return buckets.scan(x, lambda block: np.cumsum(block, axis=1), 0.0)
 
 
 def ideal_gains(data, gain):

@@ -127,17 +127,8 @@ def _later_maximum(values, query):
     n = len(values)
     first = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
     buckets = Buckets(np.diff(np.append(first, n)), first)
-    suffix = np.empty(n)
-    source = np.append(values, -np.inf) if buckets.padded else values  # padding trails
-    for _, width, index, valid in buckets.blocks:
-        running = np.maximum.accumulate(Buckets.view(source, width, index)[:, ::-1],
-                                        axis=1)[:, ::-1]
-        if valid is not None:
-            suffix[index[valid]] = running[valid]
-        elif isinstance(index, slice):
-            suffix[index] = running.ravel()
-        else:
-            suffix[index] = running
+    suffix = buckets.scan(
+        values, lambda block: np.maximum.accumulate(block[:, ::-1], axis=1)[:, ::-1], -np.inf)
     later = np.zeros(n)
     later[:-1] = suffix[1:]
     later[first[1:] - 1] = 0.0  # the last block of a query: none after it
