@@ -90,8 +90,6 @@ def _divisor(k, fallback):
 
 def _relevant_in_top(ranking, threshold, k):
     """:func:`_in_top` of the relevant rows (``label >= threshold``)."""
-    if ranking.has_ties:
-        return _in_top(ranking, _binary(ranking, threshold), k)
     return relevant_hits(ranking, threshold, np.inf if k is None else k)
 
 
