@@ -35,7 +35,7 @@ from numbers import Real
 
 import numpy as np
 
-from ._engine import Buckets, RankingInput, at_least, segment_sum
+from ._engine import Buckets, RankingInput, at_least, cached, segment_sum
 
 # --------------------------------------------------------------------------------------
 # Shared pieces
@@ -161,6 +161,11 @@ def segment_cumsum(x, buckets):
     return buckets.scan(x, lambda block: np.cumsum(block, axis=1), 0.0)
 
 
+def gain_key(gain):
+    """``gain`` (a name or a checked mapping grade -> gain) as a hashable cache key."""
+    return gain if isinstance(gain, str) else tuple(sorted(gain.items()))
+
+
 def ideal_gains(data, gain):
     """The gains of every query's rows by decreasing gain: trec_eval's ideal ordering.
 
@@ -168,7 +173,7 @@ def ideal_gains(data, gain):
     ``data.all_rows.starts[q] + p``). Only its positive gains count in an ideal DCG; rows of
     gain 0 or less (unjudged rows among them) come last. Cached on ``data`` per ``gain``.
     """
-    key = ("ideal_gains", gain if isinstance(gain, str) else tuple(sorted(gain.items())))
+    key = ("ideal_gains", gain_key(gain))
     cache = vars(data).setdefault("_cache", {})
     if key in cache:
         return cache[key]
@@ -463,15 +468,7 @@ def count_before(ranking, rows, cut):
     """
     if np.ndim(cut) == 0:
         cut = min(cut, len(ranking.position))  # a number of any size; inf for all rows
-    cache = vars(ranking).setdefault("_cache", {})
-    key = ("starts_order", rows.dtype.str)
-    if key not in cache:
-        # the queries by first row, their starts in the rows' own type (below
-        # len(position)): sorted keys, which numpy searches far faster than scattered ones,
-        # and no widened copy of the rows
-        order = np.argsort(ranking.starts, kind="stable")
-        cache[key] = order, ranking.starts[order].astype(rows.dtype)
-    order, starts = cache[key]
+    order, starts = _starts_in_order(ranking, rows.dtype.str)
     depth = np.minimum(ranking.sizes[order], cut if np.ndim(cut) == 0 else cut[order])
     # each query's end is at most the next query's start: sorted too
     count = np.searchsorted(rows, starts + depth.astype(rows.dtype))
@@ -479,6 +476,15 @@ def count_before(ranking, rows, cut):
     out = np.empty(len(order))
     out[order] = count
     return out
+
+
+@cached
+def _starts_in_order(ranking, dtype):
+    """The queries by first row, and their starts in ``dtype`` (the rows' own type: below
+    len(position)): sorted keys, which numpy searches far faster than scattered ones, and
+    no widened copy of the rows."""
+    order = np.argsort(ranking.starts, kind="stable")
+    return order, ranking.starts[order].astype(dtype)
 
 
 def relevant_hits(ranking, threshold, cut):
@@ -491,14 +497,11 @@ def relevant_hits(ranking, threshold, cut):
     return count_before(ranking, ranking.relevant(threshold)[0], cut)
 
 
-def kernel_cache(data, key, compute):
-    """``compute()``, kept on ``data`` under ``key`` for the measures that repeat a kernel
-    with the same options (trec_eval's map and gm_map, bpref and gm_bpref): a copy of the
-    cached values each time, so that no two results share an array."""
-    cache = vars(data).setdefault("_cache", {})
-    if key not in cache:
-        cache[key] = compute()
-    values, undefined = cache[key]
+def copies(result):
+    """A kernel's ``(values, undefined)`` as new arrays: the measures that repeat a cached
+    kernel with the same options (trec_eval's map and gm_map, bpref and gm_bpref) get
+    results that share no array."""
+    values, undefined = result
     return values.copy(), (None if undefined is None else undefined.copy())
 
 
@@ -595,11 +598,10 @@ def hit_rate(data, *, k, relevance_threshold, ties):
 
 
 def average_precision(data, *, k, relevance_threshold, ap_denominator, ties):
-    return kernel_cache(
-        data, ("average_precision", k, relevance_threshold, ap_denominator, ties),
-        lambda: _average_precision(data, k, relevance_threshold, ap_denominator, ties))
+    return copies(_average_precision(data, k, relevance_threshold, ap_denominator, ties))
 
 
+@cached
 def _average_precision(data, k, relevance_threshold, ap_denominator, ties):
     ranking = data.ranking(ties)
     n_relevant = data.n_relevant(relevance_threshold)

@@ -35,6 +35,7 @@ from ._per_query import (
     check_gain,
     discount_weight,
     gain_input,
+    gain_key,
     gain_values,
     ideal_gains,
     position_weights,
@@ -197,17 +198,14 @@ def interpolated_precision(data, levels, *, relevance_threshold, recall_rounding
     return values, n_relevant <= 0
 
 
+@cached
 def _eleven_points(data, relevance_threshold, recall_rounding, ties):
     """:func:`interpolated_precision` at the :data:`ELEVEN_POINTS`, cached on ``data``:
     trec_eval's iprec_at_recall at its eleven levels and 11pt_avg share one pass (each
     value depends on its query and level alone: the same numbers as level by level)."""
-    cache = vars(data).setdefault("_cache", {})
-    key = ("eleven_points", relevance_threshold, recall_rounding, ties)
-    if key not in cache:
-        cache[key] = interpolated_precision(
-            data, np.array(ELEVEN_POINTS), relevance_threshold=relevance_threshold,
-            recall_rounding=recall_rounding, ties=ties)
-    return cache[key]
+    return interpolated_precision(
+        data, np.array(ELEVEN_POINTS), relevance_threshold=relevance_threshold,
+        recall_rounding=recall_rounding, ties=ties)
 
 
 def iprec_at_recall(data, *, recall, relevance_threshold, recall_rounding, ties):
@@ -289,11 +287,6 @@ def g(data, *, gain, ties):
 # --------------------------------------------------------------------------------------
 
 
-def _gain_key(gain):
-    """``gain`` (checked) as a hashable cache key."""
-    return gain if isinstance(gain, str) else tuple(sorted(gain.items()))
-
-
 def _ideal_curve(data, gain, discount, log_base):
     """The ideal ordering's gains and running ideal DCG (laid out as ``data.all_rows``), and
     per query the number of positive ideal gains and the whole ideal DCG.
@@ -302,7 +295,7 @@ def _ideal_curve(data, gain, discount, log_base):
     shared: callers must not write to them.
     """
     cache = vars(data).setdefault("_cache", {})
-    key = ("ideal_curve", _gain_key(gain), discount, log_base)
+    key = ("ideal_curve", gain_key(gain), discount, log_base)
     if key not in cache:
         cache[key] = _compute_ideal_curve(data, gain, discount_weight(discount, log_base))
     return cache[key]
@@ -324,7 +317,7 @@ def _expected_running_dcg(ranking, gain, discount, log_base):
     discount, cached on ``ranking`` (ndcg_rel and Rndcg share it); the arrays are shared:
     callers must not write to them."""
     cache = vars(ranking).setdefault("_cache", {})
-    key = ("expected_running_dcg", _gain_key(gain), discount, log_base)
+    key = ("expected_running_dcg", gain_key(gain), discount, log_base)
     if key not in cache:
         gains = ranking.expected(ranking.map_labels(lambda labels: gain_values(labels, gain)))
         cache[key] = _running_dcg(ranking, gains, discount_weight(discount, log_base))

@@ -35,7 +35,7 @@ grades and NaN; without it every row is judged.
 import numpy as np
 
 from ..utils._qid import code_dtype
-from ._engine import at_least, segment_sum
+from ._engine import at_least, cached, segment_sum
 from ._per_query import (
     _binary,
     _comb_ratio,
@@ -43,8 +43,8 @@ from ._per_query import (
     _first_relevant_blocks,
     _hits,
     _log_comb,
+    copies,
     count_before,
-    kernel_cache,
     position_weights,
     relevant_hits,
 )
@@ -98,11 +98,13 @@ def _unjudged_in_top(ranking, k):
     ties, counted from their indices, found once per ranking."""
     if ranking.has_ties:
         return _in_top(ranking, (~ranking.judged).astype(np.float64), k)
-    cache = vars(ranking).setdefault("_cache", {})
-    if "unjudged_rows" not in cache:
-        rows = np.flatnonzero(~ranking.judged)
-        cache["unjudged_rows"] = rows.astype(code_dtype(len(ranking.position)), copy=False)
-    return count_before(ranking, cache["unjudged_rows"], np.inf if k is None else k)
+    return count_before(ranking, _unjudged_rows(ranking), np.inf if k is None else k)
+
+
+@cached
+def _unjudged_rows(ranking):
+    rows = np.flatnonzero(~ranking.judged)
+    return rows.astype(code_dtype(len(ranking.position)), copy=False)
 
 
 def _in_top(ranking, indicator, k):
@@ -119,6 +121,7 @@ def _in_top(ranking, indicator, k):
 # --------------------------------------------------------------------------------------
 
 
+@cached
 def _set_counts(data, threshold):
     """Per query: retrieved documents, relevant ones among them, and relevant ones in all.
 
@@ -126,17 +129,13 @@ def _set_counts(data, threshold):
     set_map, set_relative_P, num_rel_ret, utility) all read them. The arrays are shared:
     callers must not write to them.
     """
-    cache = vars(data).setdefault("_cache", {})
-    key = ("set_counts", threshold)
-    if key not in cache:
-        group = data.ranked_rows
-        retrieved = group.sizes.astype(np.float64)
-        # the 8-bit grades where they exist: a gather of one byte per row, not eight
-        labels = data.y_true if data.grades is None else data.grades
-        relevant = at_least(group.values(labels), threshold)
-        found = np.bincount(group.codes[relevant], minlength=data.n_queries).astype(np.float64)
-        cache[key] = retrieved, found, data.n_relevant(threshold)
-    return cache[key]
+    group = data.ranked_rows
+    retrieved = group.sizes.astype(np.float64)
+    # the 8-bit grades where they exist: a gather of one byte per row, not eight
+    labels = data.y_true if data.grades is None else data.grades
+    relevant = at_least(group.values(labels), threshold)
+    found = np.bincount(group.codes[relevant], minlength=data.n_queries).astype(np.float64)
+    return retrieved, found, data.n_relevant(threshold)
 
 
 def set_precision(data, *, relevance_threshold):
@@ -315,10 +314,10 @@ def _sum_min(n, cap):
 
 def bpref(data, *, relevance_threshold, ties):
     # trec_eval's bpref and gm_bpref: computed once
-    return kernel_cache(data, ("bpref", relevance_threshold, ties),
-                        lambda: _bpref(data, relevance_threshold, ties))
+    return copies(_bpref(data, relevance_threshold, ties))
 
 
+@cached
 def _bpref(data, relevance_threshold, ties):
     ranking = data.ranking(ties)
     relevant = _binary(ranking, relevance_threshold)
