@@ -672,23 +672,6 @@ def _ranking_order(query, score, doc):
     return order
 
 
-def _sorted_keys(key, n_keys):
-    """``key`` (int64 in ``[0, n_keys)``) sorted, and the stable order that sorts it.
-
-    As the engine's :func:`stable_argsort_codes`, one sort of ``key << b | row`` values,
-    but by numpy's stable sort (timsort), which is linear on runs already in order: the
-    run's rows come sorted by query, and qrels files are mostly written in key order.
-    """
-    shift = max(len(key) - 1, 1).bit_length()
-    if (n_keys - 1).bit_length() + shift > 63:
-        order = np.argsort(key, kind="stable")
-        return key[order], order
-    packed = key << shift
-    packed |= np.arange(len(key))
-    packed.sort(kind="stable")
-    return packed >> shift, packed & ((1 << shift) - 1)
-
-
 def _refuse_duplicates(query, doc, lines, path, what, queries, docnos):
     """Raise on a (query, document) listed twice: trec_eval's "duplicate docs" error.
 
@@ -894,7 +877,8 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
     width = len(docnos)
     key = np.concatenate([j_query[judgements], r_query[ranked]]).astype(np.int64) * width
     key += width - 1 - np.concatenate([j_doc[judgements], r_doc[ranked]])
-    key, by_key = _sorted_keys(key, len(queries) * width)
+    by_key = stable_argsort_codes(key, len(queries) * width, in_runs=True)
+    key = key[by_key]
     is_judgement = by_key < len(judgements)
     same = key[1:] == key[:-1]
     if (same & (is_judgement[1:] == is_judgement[:-1])).any():

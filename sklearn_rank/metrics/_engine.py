@@ -318,11 +318,13 @@ def at_least(labels, threshold):
 # --------------------------------------------------------------------------------------
 
 
-def stable_argsort_codes(codes, n_codes, relabel=None):
+def stable_argsort_codes(codes, n_codes, relabel=None, *, in_runs=False):
     """Stable argsort of integer codes in ``[0, n_codes)``, in linear time or one SIMD sort.
 
     With ``relabel`` (an array of ``n_codes`` codes), sorts ``relabel[codes]`` without
-    building it at full width.
+    building it at full width. ``in_runs``: the codes come mostly in long stretches already
+    in order (a file written query by query): the keys are sorted by numpy's stable sort
+    (timsort), linear on such stretches, instead of its SIMD sort.
 
     numpy's stable sort of 16-bit integers is a radix sort: one pass. Wider codes are sorted
     as values, not indices: each row's key is ``code << b | row`` (``b`` bits hold a row
@@ -342,7 +344,7 @@ def stable_argsort_codes(codes, n_codes, relabel=None):
         return np.argsort(sort_key(np.int64), kind="stable")
     key = sort_key(np.int64, shift)
     key |= np.arange(len(codes), dtype=np.int64)
-    key.sort()
+    key.sort(kind="stable" if in_runs else None)
     key &= (1 << shift) - 1
     return key.astype(np.intp, copy=False)
 
