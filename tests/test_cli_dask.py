@@ -177,6 +177,8 @@ ERRORS = [
      ["has no column 'query' (its columns: 'qid', 'doc', 'label', 'score')",
       "--qid-column"]),
     (["--score-column", "prediction"], "rows", 1, ["no column 'prediction'", "--score-column"]),
+    (["--qid-column", "label"], "rows", 1,
+     ["--qid-column and --label-column both name the column 'label'"]),
     ([], "nulls", 1, ["--table", "partition 0, row 8: column 'qid' is empty; every row needs "
                       "a query id"]),
     (["--qid-type", "int"], "decimals", 1,

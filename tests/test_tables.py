@@ -153,6 +153,24 @@ def test_not_utf8(tmp_path, parser, text, byte):
         read_table(path)
 
 
+@pytest.mark.parametrize("kwargs, message", [
+    ({"qid_column": "label"}, "qid_column and label_column both name the column 'label'"),
+    ({"score_column": "label"}, "label_column and score_column both name the column 'label'"),
+    ({"qid_column": "score"}, "qid_column and score_column both name the column 'score'"),
+])
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_one_column_named_twice(tmp_path, kwargs, message, suffix):
+    """One column read as two (query ids taken from the grades) is refused, never read:
+    the CSV parser raised pyarrow's KeyError and Parquet gave grades as query ids."""
+    path = _write(tmp_path, "qid,label,score\n1,2,0.5\n1,0,0.1\n2,1,0.3\n")
+    if suffix == ".parquet":
+        pd = pytest.importorskip("pandas")
+        pytest.importorskip("pyarrow")
+        pd.read_csv(path).to_parquet(path := tmp_path / "t.parquet")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        read_table(path, **kwargs)
+
+
 def test_unknown_type_and_missing_file(tmp_path):
     with pytest.raises(ValueError, match=r"unknown table type '\.xlsx'; expected one of "
                                          r"\.csv, \.tsv, \.parquet, \.pq"):

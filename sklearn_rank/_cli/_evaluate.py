@@ -361,8 +361,9 @@ def _read_directory(path, args):
     same checks, messages naming the partition and row)."""
     import dask.dataframe as dd
 
-    names = {"--qid-column": args.qid_column, "--label-column": args.label_column,
-             "--score-column": args.score_column}
+    from ..datasets._tables import _check_columns
+
+    names = [args.qid_column, args.label_column, args.score_column]
     try:
         # files in the order of their names, and, when they hold whole queries, one
         # partition each: a file's row groups read as several partitions would split them
@@ -371,13 +372,11 @@ def _read_directory(path, args):
     except (OSError, ValueError, TypeError) as exc:
         raise CLIError(f"--table {str(path)!r}: cannot read it as a directory of Parquet "
                        f"files: {exc}") from None
-    columns = [str(c) for c in frame.columns]
-    for option, name in names.items():
-        if name not in columns:
-            raise CLIError(f"--table {str(path)!r} has no column {name!r} (its columns: "
-                           f"{', '.join(map(repr, columns))}); name the column with {option}.")
-    frame = frame[list(dict.fromkeys(names.values()))]
-    names = list(names.values())
+    try:  # the checks of a single file's columns
+        _check_columns(path, [str(c) for c in frame.columns], names, _TABLE_OPTIONS)
+    except ValueError as exc:
+        raise CLIError(f"--table {exc}") from None
+    frame = frame[names]
     return frame, frame.map_partitions(_table_partition, str(path), names, args.qid_type,
                                        meta=_table_partition(frame._meta, str(path), names,
                                                              args.qid_type),

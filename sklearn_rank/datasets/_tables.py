@@ -129,6 +129,19 @@ def _options(spelled):
 
 
 def _check_columns(path, header, names, spelled):
+    # the options in the order of names: every name after the third is another score or
+    # feature column
+    options = [*_options(spelled), *[spelled["score_column"]] * (len(names) - 3)]
+    named = {}
+    for option, name in zip(options, names):
+        if name in named:  # one column read as two: query ids taken from the grades...
+            if named[name] == option:
+                raise ValueError(f"{str(path)!r}: {option} names the column {name!r} twice; "
+                                 "name each column once.")
+            raise ValueError(f"{str(path)!r}: {named[name]} and {option} both name the column "
+                             f"{name!r}; give each its own column (query ids, grades, "
+                             "scores).")
+        named[name] = option
     for option, name in zip(_options(spelled), names):
         count = list(header).count(name)
         if count == 0:
