@@ -541,6 +541,8 @@ def test_missing_files_and_standard_input(tmp_path, capsys):
     assert code == 1 and "QRELS" in err and "no such file" in err
     code, _, err = run_trec_eval(capsys, "-mmap", tmp_path / "q", "-")
     assert code == 2 and "standard input" in err
+    code, out, err = run_trec_eval(capsys, "-mmap", tmp_path / "q", tmp_path / "q")
+    assert code == 1 and out == "" and "are the same file" in err
 
 
 def test_help_lists_trec_eval_s_flags(capsys):

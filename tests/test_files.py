@@ -372,6 +372,17 @@ def test_read_trec_missing_file(tmp_path):
         read_trec(tmp_path / "r", tmp_path)
 
 
+def test_read_trec_refuses_one_file_as_qrels_and_run(tmp_path):
+    """A run given as its own qrels scored every retrieved document relevant: a perfect
+    and plausible MAP of 1.0, from the same path or through a link."""
+    write(tmp_path / "r", RUN_TEXT)
+    (tmp_path / "link").symlink_to(tmp_path / "r")
+    for qrels in (tmp_path / "r", tmp_path / "link"):
+        with pytest.raises(ValueError, match=r"\(the run\) and .* \(the qrels\) are the same "
+                                             r"file"):
+            read_trec(qrels, tmp_path / "r")
+
+
 def test_read_trec_reads_bytes_as_trec_eval(tmp_path):
     # tabs, CRLF and lone CR line ends, comments, text after the tag, the 5th field of a
     # qrels line; docnos compared byte by byte (UTF-8 'é' after 'z'), scores as C reads them

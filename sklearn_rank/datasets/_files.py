@@ -790,9 +790,10 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
     FileNotFoundError
         When a file does not exist.
     ValueError
-        When a file is not UTF-8 text or holds no line, when a line has too few fields, when
-        a grade or a score is not a number (NaN included), or when a document is listed twice
-        for an evaluated query, as above. The message names the file and the line.
+        When ``qrels`` and ``run`` are one file, when a file is not UTF-8 text or holds no
+        line, when a line has too few fields, when a grade or a score is not a number (NaN
+        included), or when a document is listed twice for an evaluated query, as above. The
+        message names the file and the line.
 
     Warns
     -----
@@ -846,6 +847,13 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
     {'map': 0.3333333333333333, 'P@2': 0.5}
     """
     _check_read_trec_options(complete, max_docs)
+    if os.path.isfile(qrels) and os.path.isfile(run) and os.path.samefile(qrels, run):
+        # the run read as its own judgements: every retrieved document relevant, a
+        # perfect and plausible score
+        raise ValueError(f"{str(os.fspath(run))!r} (the run) and {str(os.fspath(qrels))!r} "
+                         "(the qrels) are the same file; expected the judgements ('qid "
+                         "iteration docno grade') and the system's ranking ('qid Q0 docno "
+                         "rank score tag') in two files.")
     judged_lines, run_lines = _TrecLines(qrels, 4, *_QRELS), _TrecLines(run, 6, *_RUN)
     grades, scores = judged_lines.numbers(3, "grade"), run_lines.numbers(4, "score")
     # query and document codes shared by both files, in byte order (strcmp's)
