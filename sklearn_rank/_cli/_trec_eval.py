@@ -256,9 +256,7 @@ def _compute(data, plan, args):
     missing = None
     if args.complete and len(data["qrels_only_queries"]):
         missing = np.isin(query_ids, data["qrels_only_queries"])
-    from .._conventions import resolve
-
-    columns, computed = [], {}
+    columns = []
     for item, options in plan:
         if item.measure.name == "relstring":
             columns.append(_relstring(data, ranking, item.options["length"], args.judged_only))
@@ -267,16 +265,13 @@ def _compute(data, plan, args):
             columns.append(None)
             continue
         metric = item.measure.entry
-        # gm_map is map's values and gm_bpref bpref's, aggregated otherwise: computed once
-        key = (metric.kernel, metric.clip_k,
-               repr(sorted(resolve(metric.name, "trec_eval", options).items())))
-        if key not in computed:
-            try:
-                computed[key] = metric.compute(ranking, options, convention="trec_eval",
-                                               label=item.name)[0]
-            except (TypeError, ValueError) as exc:
-                raise CLIError(f"cannot compute {item.name}: {exc}") from None
-        values = computed[key]
+        # gm_map and gm_bpref: map's and bpref's values, which their kernels compute once
+        # per input, aggregated otherwise
+        try:
+            values = metric.compute(ranking, options, convention="trec_eval",
+                                    label=item.name)[0]
+        except (TypeError, ValueError) as exc:
+            raise CLIError(f"cannot compute {item.name}: {exc}") from None
         if missing is not None and item.measure.name in _RESET_WHEN_MISSING:
             values = np.where(missing, 0.0, values)
         summary = metric.aggregate(values, ranking.query_weight, label=item.name)
