@@ -23,7 +23,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_rank import get_scorer
 from sklearn_rank.datasets import make_ranking
-from sklearn_rank.metrics import evaluate, ndcg_score
+from sklearn_rank.metrics import evaluate, evaluate_per_query, ndcg_score
 from sklearn_rank.model_selection import QueryKFold, cross_validate
 from sklearn_rank.plot import (
     MetricAtKDisplay,
@@ -319,6 +319,29 @@ def test_differences_from_cv_results_with_one_metric(plt, data):
                        return_per_query=True)
     display = PerQueryDifferenceDisplay.from_cv_results(a, b, **FAST)
     assert display.metric == "ndcg@5"
+
+
+def test_differences_from_per_query_results_pair_by_query_id(plt, data):
+    """PerQueryResult and frames indexed by qid are paired by query id, never by position."""
+    pd = pytest.importorskip("pandas")
+    _, y, qid, score_a, score_b = data
+    a = evaluate_per_query(y, score_a, qid=qid, metrics=["ndcg@10"])
+    b = evaluate_per_query(y, score_b, qid=qid, metrics=["ndcg@10"])
+    expected = PerQueryDifferenceDisplay.from_predictions(y, score_a, score_b, qid=qid,
+                                                          **FAST)
+    reversed_b = b.to_frame().iloc[::-1]
+    for inputs in [(a, b), (a.to_frame(), reversed_b)]:
+        display = PerQueryDifferenceDisplay.from_cv_results(*inputs, **FAST)
+        assert display.differences.tolist() == expected.differences.tolist()
+        assert display.query_ids.tolist() == expected.query_ids.tolist()
+        assert display.pvalue == expected.pvalue
+    shifted = evaluate_per_query(y, score_b, qid=qid + 1, metrics=["ndcg@10"])
+    with pytest.raises(ValueError, match=r"1 only in 'a' \(0\) and 1 only in 'b' \(60\)"):
+        PerQueryDifferenceDisplay.from_cv_results(a.to_frame(), shifted.to_frame(), **FAST)
+    with pytest.raises(ValueError, match=r"system 'a' comes with query ids and system 'b' "
+                                         r"without"):
+        PerQueryDifferenceDisplay.from_cv_results(
+            a, pd.DataFrame({"ndcg@10": b["ndcg@10"]}), **FAST)
 
 
 # --------------------------------------------------------------------------------------

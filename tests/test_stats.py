@@ -345,6 +345,133 @@ def test_real_cross_validate_output():
                         cv["test_ndcg@10"], rtol=1e-12)
 
 
+# The library's own per-query outputs pair by query id (issue 18, item 4).
+
+
+def _two_runs(relabel):
+    """Per-query results of two scorings of the same rows; ``relabel`` renames b's queries."""
+    from sklearn_rank.datasets import make_ranking
+    from sklearn_rank.metrics import evaluate_per_query
+
+    X, y, qid = make_ranking(n_queries=30, n_features=6, max_docs=15, random_state=0)
+    noise = np.random.default_rng(0).normal(size=len(y))
+    a = evaluate_per_query(y, X[:, 0] + noise, qid=qid, metrics=["ndcg@10", "map"])
+    b = evaluate_per_query(y, X[:, 0] + X[:, 1], qid=relabel(qid), metrics=["ndcg@10", "map"])
+    return a, b
+
+
+def test_per_query_results_of_other_queries_are_refused_not_paired_by_position():
+    """The issue's repro: queries 0..29 against 1..30, as PerQueryResult and as frames."""
+    a, b = _two_runs(lambda qid: qid + 1)
+    message = (r"Systems 'a' and 'b' were not evaluated on the same queries \(for "
+               r"'ndcg@10'\): 1 only in 'a' \(0\) and 1 only in 'b' \(30\)")
+    with pytest.raises(ValueError, match=message):  # was a TypeError from numpy
+        compare({"a": a, "b": b}, metric="ndcg@10")
+    pytest.importorskip("pandas")
+    with pytest.raises(ValueError, match=message):  # was query 0 paired with query 1
+        compare({"a": a.to_frame(), "b": b.to_frame()}, metric="ndcg@10")
+    # on the common queries 1..29, query k of a is paired with query k of b
+    common = {"a": a.to_frame().loc[1:29], "b": b.to_frame().loc[1:29]}
+    got = paired_test(common["a"], common["b"], metric="ndcg@10", random_state=0)
+    expected = paired_test((a.query_ids[1:], a["ndcg@10"][1:]),
+                           (b.query_ids[:-1], b["ndcg@10"][:-1]), random_state=0)
+    assert_array_equal(got.ids, np.arange(1, 30))
+    assert_array_equal(got.differences, a["ndcg@10"][1:] - b["ndcg@10"][:-1])
+    assert got.pvalue == expected.pvalue
+
+
+@pytest.mark.parametrize("form", ["result", "frame", "series"])
+def test_per_query_results_pair_by_query_id(form):
+    """A frame's rows in another order: by position and by id give other pairs; ids win."""
+    pd = pytest.importorskip("pandas")
+    a, b = _two_runs(lambda qid: qid)
+    expected = compare({"a": (a.query_ids, a["map"]), "b": (b.query_ids, b["map"])},
+                       metric="map", random_state=0)
+    shuffled = b.to_frame().iloc[np.random.default_rng(1).permutation(30)]
+    by_position = compare({"a": a["map"], "b": shuffled["map"].to_numpy()}, metric="map",
+                          random_state=0)
+    assert by_position.pvalues["map"][0, 1] != expected.pvalues["map"][0, 1]
+    inputs = {"result": (a, b), "frame": (a.to_frame(), shuffled),
+              "series": (a.to_frame()["map"], shuffled["map"])}[form]
+    got = compare(dict(zip("ab", inputs)), metric="map", random_state=0)
+    assert got.pvalues["map"][0, 1] == expected.pvalues["map"][0, 1]
+    assert got.comparisons[0].result.confidence_interval == \
+        expected.comparisons[0].result.confidence_interval
+    assert_array_equal(got.comparisons[0].result.ids, np.arange(30))
+    # every metric of a PerQueryResult or a frame, by default
+    if form != "series":
+        assert compare(dict(zip("ab", inputs)), random_state=0).metrics == ["ndcg@10", "map"]
+    # a frame's "qid" column, when it has one, is the ids (its index is then ignored)
+    moved = {"a": a.to_frame().reset_index(), "b": shuffled.reset_index()}
+    assert isinstance(moved["a"].index, pd.RangeIndex)
+    same = compare(moved, metric="map", random_state=0)
+    assert same.pvalues["map"][0, 1] == expected.pvalues["map"][0, 1]
+
+
+def test_values_without_ids_beside_values_with_ids_are_refused():
+    pd = pytest.importorskip("pandas")
+    a, b = _two_runs(lambda qid: qid)
+    unindexed = pd.DataFrame({"map": b["map"]})  # pandas' default index: row numbers
+    for with_ids, without, form in [
+            (a, unindexed, "'a' is a PerQueryResult, 'b' a pandas DataFrame with pandas' "
+                           "default index and no 'qid' column"),
+            (a.to_frame(), b["map"], "'a' is a pandas DataFrame indexed by query id, 'b' an "
+                                     "array"),
+            (a, b.to_frame().reset_index(drop=True),
+             "'a' is a PerQueryResult, 'b' a pandas DataFrame with pandas' default index"),
+            (a, pd.Series(b["map"]),
+             "'a' is a PerQueryResult, 'b' a pandas Series with pandas' default index")]:
+        with pytest.raises(ValueError, match=re.escape(
+                f"system 'a' comes with query ids and system 'b' without ({form}")):
+            compare({"a": with_ids, "b": without}, metric="map")
+    # without any id, frames and arrays are aligned by position, as before
+    frames = compare({"a": pd.DataFrame({"map": a["map"]}), "b": unindexed}, metric="map",
+                     random_state=0)
+    arrays = compare({"a": a["map"], "b": b["map"]}, metric="map", random_state=0)
+    assert frames.pvalues["map"][0, 1] == arrays.pvalues["map"][0, 1]
+
+
+def test_per_query_result_inputs_compose_with_cross_validate_and_folds():
+    """A PerQueryResult beside cross_validate's output, a frame indexed by (qid, fold)."""
+    pd = pytest.importorskip("pandas")
+    from sklearn.linear_model import Ridge
+
+    from sklearn_rank.datasets import make_ranking
+    from sklearn_rank.metrics import evaluate_per_query
+    from sklearn_rank.model_selection import QueryKFold, cross_validate
+
+    X, y, qid = make_ranking(n_queries=24, n_features=6, max_docs=15, random_state=0)
+    qid = qid * 7 + 3  # ids that are not row numbers
+    cv = cross_validate(Ridge(), X, y, qid=qid, scoring="ndcg@10", return_per_query=True,
+                        cv=QueryKFold(3, shuffle=True, random_state=0))
+    feature = evaluate_per_query(y, X[:, 0], qid=qid, metrics=["ndcg@10"])
+    got = paired_test(cv, feature, metric="ndcg@10", random_state=0)
+    per_query = cv["per_query"]
+    expected = paired_test((per_query["qid"], per_query["ndcg@10"]),
+                           (feature.query_ids, feature["ndcg@10"]), random_state=0)
+    assert got.pvalue == expected.pvalue
+    assert_array_equal(got.ids, np.unique(qid))
+    # cross_validate's per-query dict as a frame indexed by (qid, fold) keeps its folds
+    frame = pd.DataFrame(per_query).set_index(["qid", "fold"])
+    result = compare({"cv": frame, "feature": feature}, random_state=0)
+    assert result.n_folds == 3
+    assert result.pvalues["ndcg@10"][0, 1] == expected.pvalue
+    with pytest.raises(ValueError, match=r"a MultiIndex with levels \['qid', 'query'\]"):
+        compare({"cv": frame.rename_axis(["qid", "query"]), "feature": feature})
+
+
+def test_weighted_per_query_results_are_refused():
+    from sklearn_rank.metrics import evaluate_per_query
+
+    y, qid = np.array([1, 0, 2, 0, 1, 1]), np.array([0, 0, 1, 1, 2, 2])
+    weighted = evaluate_per_query(y, np.arange(6.0), qid=qid, metrics=["map"],
+                                  sample_weight=np.array([1, 1, 2, 2, 3, 3.0]))
+    plain = evaluate_per_query(y, -np.arange(6.0), qid=qid, metrics=["map"])
+    with pytest.raises(ValueError, match=r"system 'a' is a PerQueryResult with query weights "
+                                         r"\(computed with sample_weight\)"):
+        compare({"a": weighted, "b": plain})
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**16), n=st.integers(3, 30), strings=st.booleans())
 def test_relabelling_and_reordering_queries_changes_nothing(seed, n, strings):

@@ -380,18 +380,22 @@ class PerQueryDifferenceDisplay:
                         ax=None, test="t", confidence_level=0.95, ci_method="BCa",
                         n_resamples=9999, random_state=None, bar_kwargs=None,
                         mean_kwargs=None, band_kwargs=None):
-        """Plot the per-query differences of two cross-validated models.
+        """Plot the per-query differences of two cross-validated or evaluated models.
 
-        The test queries of every fold are matched by query id; a query tested in several
-        folds (repeated cross-validation) counts once, with the mean of its values, as in
-        :mod:`sklearn_rank.stats`.
+        The queries are matched by query id; a query tested in several folds (repeated
+        cross-validation) counts once, with the mean of its values, as in
+        :mod:`sklearn_rank.stats`. Only two inputs without query ids (plain arrays) are
+        paired by position.
 
         Parameters
         ----------
-        cv_result_a, cv_result_b : dict
+        cv_result_a, cv_result_b : dict, PerQueryResult or DataFrame
             The results of :func:`sklearn_rank.model_selection.cross_validate` with
-            ``return_per_query=True`` on the same splits (or their ``"per_query"`` dicts,
-            or any per-query input :func:`sklearn_rank.stats.paired_test` takes).
+            ``return_per_query=True`` on the same splits (or their ``"per_query"`` dicts),
+            the :class:`~sklearn_rank.metrics.PerQueryResult` of
+            :func:`~sklearn_rank.metrics.evaluate_per_query` (or its ``to_frame()``,
+            indexed by query id), or any per-query input
+            :func:`sklearn_rank.stats.paired_test` takes.
 
         metric : str, default=None
             The metric among the results' ``scoring``, e.g. ``"ndcg@10"``; may be None

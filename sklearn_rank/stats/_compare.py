@@ -339,21 +339,30 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
         read by :func:`load_store`; or system name -> per-query values, each value in one of
         these forms:
 
-        - an array-like of shape (n_queries,), aligned by position;
+        - a :class:`~sklearn_rank.metrics.PerQueryResult` (unweighted), aligned by query
+          id;
         - a tuple ``(qid, values)`` of two array-likes, aligned by query id;
         - a dict (or a pandas or polars DataFrame) of columns: an optional ``"qid"``, an
-          optional ``"fold"`` and one column of per-query values per metric;
+          optional ``"fold"`` and one column of per-query values per metric; a pandas
+          DataFrame without a ``"qid"`` column is aligned by its index (the query ids, as
+          ``PerQueryResult.to_frame()`` puts them), unless that is pandas' default index;
+        - a pandas Series indexed by query id;
         - the dict returned by
           :func:`sklearn_rank.model_selection.cross_validate` with
-          ``return_per_query=True``.
+          ``return_per_query=True``;
+        - an array-like of shape (n_queries,) without query ids, aligned by position.
+
+        Either every system comes with query ids, or none does: pairing by position
+        happens only between inputs without ids, and a mix is refused.
 
         A run of a results store (:func:`load_store`, or a store's path) brings its metrics,
         baseline and seed as the defaults of ``metric``, ``baseline`` and ``random_state``:
         the table is the one that the command printed.
 
         All systems must have been evaluated on the same queries (an error names the
-        query ids that differ). A query that appears in several folds (repeated
-        cross-validation) counts once, with the mean of its values.
+        query ids that differ; keep the common ones in every input to compare on them).
+        A query that appears in several folds (repeated cross-validation) counts once,
+        with the mean of its values.
 
     metric : str, list of str or None, default=None
         The metrics to compare. ``None``: every metric all systems have. Bare arrays and

@@ -42,13 +42,22 @@ ConfidenceInterval.__doc__ = "Lower and upper bounds of a two-sided confidence i
 _DOCS = {
     "systems_input": """Per-query values of a system, in one of these forms:
 
-        - an array-like of shape (n_queries,), aligned with the other system by position;
+        - a :class:`~sklearn_rank.metrics.PerQueryResult` (from
+          :func:`~sklearn_rank.metrics.evaluate_per_query`), aligned by query id; an
+          unweighted one, as the tests weigh every query alike;
         - a tuple ``(qid, values)`` of two array-likes, aligned by query id, in any order;
         - a dict (or a pandas or polars DataFrame) of columns: an optional ``"qid"``, an
-          optional ``"fold"`` and one column of per-query values per metric;
+          optional ``"fold"`` and one column of per-query values per metric. A pandas
+          DataFrame without a ``"qid"`` column is aligned by its index, which holds the
+          query ids (as ``PerQueryResult.to_frame()`` puts them; a MultiIndex may have
+          levels ``"qid"`` and ``"fold"``), unless it is pandas' default index;
+        - a pandas Series indexed by query id;
         - the dict returned by
           :func:`sklearn_rank.model_selection.cross_validate` with
-          ``return_per_query=True`` (its ``"per_query"`` entry is read).
+          ``return_per_query=True`` (its ``"per_query"`` entry is read);
+        - an array-like of shape (n_queries,) without query ids (a list, a numpy array, a
+          polars Series, a pandas object with pandas' default index), aligned with the
+          other system by position: only beside another input without query ids.
 
         Values must be finite. A query that appears in several folds (repeated
         cross-validation) counts once, with the mean of its values.""",
@@ -292,12 +301,12 @@ def paired_test(a, b, *, metric=None, test="t", alternative="two-sided", ci_meth
 
     Parameters
     ----------
-    a : array-like, tuple, dict, DataFrame or cross_validate result
+    a : array-like, tuple, dict, DataFrame, Series, PerQueryResult or cross_validate result
         %(systems_input)s
 
-    b : array-like, tuple, dict, DataFrame or cross_validate result
-        The other system, in any of the forms of ``a``: both with query ids or both
-        without.
+    b : array-like, tuple, dict, DataFrame, Series, PerQueryResult or cross_validate result
+        The other system, in any of the forms of ``a``: both with query ids (which must be
+        the same queries) or both without.
 
     %(metric)s
 
@@ -407,10 +416,11 @@ def bootstrap_ci(a, b=None, *, metric=None, method="BCa", confidence_level=0.95,
 
     Parameters
     ----------
-    a : array-like, tuple, dict, DataFrame or cross_validate result
+    a : array-like, tuple, dict, DataFrame, Series, PerQueryResult or cross_validate result
         %(systems_input)s
 
-    b : array-like, tuple, dict, DataFrame or cross_validate result, default=None
+    b : array-like, tuple, dict, DataFrame, Series, PerQueryResult or cross_validate \
+result, default=None
         A second system on the same queries, in any of the forms of ``a``. When given, the
         interval is that of ``mean(a - b)``.
 
