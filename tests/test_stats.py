@@ -668,6 +668,100 @@ def test_ranx_fisher_randomization_test(n, n_resamples, shift):
 
 
 # --------------------------------------------------------------------------------------
+# The interval of a difference belongs to its test (issue 18, item 5)
+# --------------------------------------------------------------------------------------
+
+
+def disagreeing_pair():
+    """Skewed differences: their BCa interval excludes 0, the paired t-test's p is 0.097.
+
+    A few large losses among many small gains: BCa corrects for the skewness, the t
+    interval does not.
+    """
+    rng = np.random.default_rng(17)
+    n = 40
+    b = rng.uniform(0.2, 0.8, n)
+    d = np.where(rng.uniform(size=n) < 0.15, rng.uniform(-0.5, -0.1, n),
+                 rng.exponential(0.02, n))
+    return b + d, b
+
+
+def excludes_zero(interval):
+    return interval[0] > 0 or interval[1] < 0
+
+
+def test_the_interval_beside_a_t_test_is_the_t_tests_own():
+    a, b = disagreeing_pair()
+    t_test = stats.ttest_rel(a, b)
+    # the issue's situation: the BCa interval of the difference excludes 0, yet p > 0.05
+    assert excludes_zero(bootstrap_ci(a, b, random_state=0).confidence_interval)
+    assert 0.05 < t_test.pvalue < 0.1
+    expected = t_test.confidence_interval(0.95)
+    for result in (paired_test(a, b, random_state=0),
+                   compare({"a": a, "b": b}, correction=None, random_state=0)):
+        test = result if isinstance(result, PairedTestResult) else result.comparisons[0].result
+        assert test.ci_method == "t"
+        assert_allclose(test.confidence_interval, (expected.low, expected.high), rtol=1e-12)
+        assert not excludes_zero(test.confidence_interval)
+        assert test.pvalue == t_test.pvalue  # the test itself is unchanged
+    comparison = result.comparisons[0]
+    assert not comparison.significant
+    assert result.difference_ci_method == "t"
+    # the means keep their BCa intervals: the table's numbers do not change
+    assert result.ci_method == "BCa"
+    assert result.estimates["score"]["a"].confidence_interval == \
+        bootstrap_ci(a, random_state=0).confidence_interval
+    pytest.importorskip("pandas")
+    row = result.to_frame("comparisons").iloc[0]
+    assert (row["ci_method"], bool(row["significant"])) == ("t", False)
+    assert excludes_zero((row["ci_low"], row["ci_high"])) == bool(row["significant"])
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("confidence_level", [0.9, 0.95])
+def test_the_t_interval_excludes_zero_exactly_when_the_t_test_rejects(seed, confidence_level):
+    systems = dict(zip("abc", per_query(seed, n=25, shifts=(0.0, 0.04, 0.08), noise=0.1)))
+    result = compare(systems, correction=None, alpha=1 - confidence_level,
+                     confidence_level=confidence_level, metric="m")
+    for c in result.comparisons:
+        assert excludes_zero(c.result.confidence_interval) == c.significant
+
+
+def test_other_tests_and_intervals_are_named_as_different_methods():
+    from sklearn_rank.stats._table import difference_interval_note
+
+    a, b = disagreeing_pair()
+    # the randomization test gets a bootstrap interval (its resamples, then the interval's)
+    permutation = paired_test(a, b, test="permutation", random_state=0)
+    assert permutation.ci_method == "BCa"
+    assert permutation.confidence_interval == bootstrap_ci(a, b, random_state=0).confidence_interval
+    # an interval asked for explicitly is kept, as before
+    assert paired_test(a, b, ci_method="BCa", random_state=0).confidence_interval == \
+        permutation.confidence_interval
+    notes = {}
+    for test, ci_method, correction in [("t", "auto", None), ("t", "auto", "holm"),
+                                        ("t", "BCa", None), ("permutation", "auto", None),
+                                        ("wilcoxon", "auto", None)]:
+        result = compare({"a": a, "b": b, "c": b + 0.01}, test=test, ci_method=ci_method,
+                         correction=correction, n_resamples=199, random_state=0)
+        notes[test, ci_method, correction] = difference_interval_note(result)
+    assert notes["t", "auto", None] == (
+        "The interval of each mean difference is the 95% Student's t interval, the paired "
+        "t-test's own: it excludes 0 exactly when the uncorrected p-value is below 0.05.")
+    assert notes["t", "auto", "holm"].endswith(
+        "It is not adjusted for the Holm correction: it can exclude 0 for a difference whose "
+        "corrected p-value is above alpha = 0.05.")
+    assert notes["t", "BCa", None] == (
+        "The interval of each mean difference is a 95% BCa bootstrap interval, a different "
+        "method from the paired t-test: near the threshold, an interval can exclude 0 beside "
+        "a difference that is not significant, or the reverse.")
+    assert "the randomization (permutation) test is another resampling method" in \
+        notes["permutation", "auto", None]
+    assert "a different method from the Wilcoxon signed-rank test" in \
+        notes["wilcoxon", "auto", None]
+
+
+# --------------------------------------------------------------------------------------
 # Rendering
 # --------------------------------------------------------------------------------------
 
