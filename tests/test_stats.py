@@ -460,6 +460,31 @@ def test_per_query_result_inputs_compose_with_cross_validate_and_folds():
         compare({"cv": frame.rename_axis(["qid", "query"]), "feature": feature})
 
 
+def test_dask_per_query_frames_compose_by_query_id():
+    """evaluate_per_query's lazy Dask frame: its partitions' queries in any order."""
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    from sklearn_rank.metrics import evaluate_per_query
+
+    rng = np.random.default_rng(0)
+    qid = rng.permutation(np.repeat(np.arange(20) * 3, 4))
+    y = rng.integers(0, 3, len(qid))
+    score = rng.normal(size=len(qid))
+    rows = dd.from_pandas(pd.DataFrame({"y": y, "score": score, "qid": qid}), npartitions=3)
+    lazy = evaluate_per_query(rows["y"], rows["score"], qid=rows["qid"], metrics=["map"])
+    other = evaluate_per_query(y, -score, qid=qid, metrics=["map"])
+    computed = lazy.compute()
+    expected = paired_test((computed["qid"], computed["map"]),
+                           (other.query_ids, other["map"]), random_state=0)
+    got = paired_test(lazy, other, random_state=0)
+    assert got.pvalue == expected.pvalue
+    assert_array_equal(got.ids, np.arange(20) * 3)
+    weighted = evaluate_per_query(rows["y"], rows["score"], qid=rows["qid"], metrics=["map"],
+                                  sample_weight=rows["score"].abs())
+    with pytest.raises(ValueError, match=r"system 'a' is per-query values with query weights"):
+        paired_test(weighted, other)
+
+
 def test_weighted_per_query_results_are_refused():
     from sklearn_rank.metrics import evaluate_per_query
 

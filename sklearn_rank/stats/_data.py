@@ -135,15 +135,18 @@ def is_per_query_result(x):
     return hasattr(x, "query_ids") and isinstance(getattr(x, "values", None), Mapping)
 
 
+_WEIGHTED = (
+    "{label} is {what} with query weights (computed with sample_weight): its mean is a "
+    "weighted mean, but these statistics weigh every query alike, so they would not be about "
+    "that mean. Compare results computed without sample_weight, or pass only the 'qid' and "
+    "metric columns (for a PerQueryResult: {{'qid': result.query_ids, metric: "
+    "result[metric]}}) to weigh every query alike knowingly."
+)
+
+
 def _from_per_query_result(x, label):
     if getattr(x, "query_weight", None) is not None:
-        raise ValueError(
-            f"{label} is a {type(x).__name__} with query weights (computed with "
-            "sample_weight): its mean is a weighted mean, but these statistics weigh every "
-            "query alike, so they would not be about that mean. Compare results computed "
-            "without sample_weight, or pass {'qid': result.query_ids, metric: result[metric]} "
-            "to weigh every query alike knowingly."
-        )
+        raise ValueError(_WEIGHTED.format(label=label, what=f"a {type(x).__name__}"))
     return {"qid": x.query_ids, **x.values}
 
 
@@ -198,6 +201,9 @@ def as_source(x, name, *, default_metric):
             f"{key!r} but no 'per_query'). Run cross_validate(..., return_per_query=True): "
             "queries, not folds, are the unit of the comparison."
         )
+    if type(x).__module__.partition(".")[0] == "dask" and hasattr(x, "compute"):
+        # evaluate_per_query's lazy frame of Dask inputs: one row per query, small
+        x = x.compute()
     kind = _kind_of_input(x)
     if is_per_query_result(x):
         x = _from_per_query_result(x, label)
@@ -215,6 +221,8 @@ def as_source(x, name, *, default_metric):
         if index_qid is not None:
             x = (index_qid, x)
     if isinstance(x, Mapping):
+        if "query_weight" in x:  # evaluate_per_query's Dask frame with sample_weight
+            raise ValueError(_WEIGHTED.format(label=label, what="per-query values"))
         columns = {k: v for k, v in x.items() if k not in _RESERVED}
         if not columns:
             raise ValueError(
