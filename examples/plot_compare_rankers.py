@@ -90,7 +90,8 @@ print(f"per-query values: {len(per_query['qid'])} queries, keys {sorted(per_quer
 # each metric it computes each model's mean with a bootstrap confidence interval (BCa) and
 # a paired t-test of every pair of models, with Holm's correction over the three
 # comparisons of each metric so that the chance of any false "significant" among them stays
-# below ``alpha``.
+# below ``alpha``. Each test comes with the mean difference and its confidence interval:
+# Student's t interval, the t-test's own.
 comparison = compare(results, correction="holm", n_resamples=2000, random_state=0)
 print(comparison)
 
@@ -105,7 +106,12 @@ print(comparison)
 print(comparison.to_markdown())
 
 # %%
-# The tests behind the marks are kept on the result, with raw and corrected p-values:
+# The tests behind the marks are kept on the result, with raw and corrected p-values. The
+# interval of each mean difference is Student's t interval (``ci_method="auto"``), the
+# paired t-test inverted: it excludes 0 exactly when the *uncorrected* p-value is below
+# 0.05. Holm's correction does not widen it, so an interval that excludes 0 can still sit
+# beside a difference that is not significant after correction; the verdict is the
+# corrected test's.
 for c in comparison.comparisons:
     if c.metric == "ndcg@10":
         low, high = c.result.confidence_interval
@@ -129,15 +135,33 @@ print(f"mean difference {test.mean_difference:+.4f} over {test.n} queries, "
       f"{test.effect_size:.2f}")
 
 # %%
-# :func:`~sklearn_rank.stats.bootstrap_ci` with two systems gives the confidence interval
-# of their mean difference: both keep the same queries in every resample. An interval
-# that excludes 0 agrees with a significant two-sided test at the same level; the interval
-# also says how large the difference may plausibly be, which a p-value does not.
+# An interval says how large the difference may plausibly be, which a p-value does not.
+# The interval that belongs to a test is the test inverted: only then does "the interval
+# excludes 0" mean "the test rejects at the same level".
+# :func:`~sklearn_rank.stats.paired_test` reports that one by default with the t-test:
+# Student's t interval, which excludes 0 exactly when the two-sided p-value is below 0.05.
+# No interval of the mean inverts the randomization test exactly; beside it,
+# ``paired_test`` reports a bootstrap interval, the other resampling method.
+t_test = paired_test(results["LambdaRank"], results["LightGBM regression"],
+                     metric="ndcg@10", test="t")
+low, high = t_test.confidence_interval
+print(f"paired t-test p = {t_test.pvalue:.3g}, 95% {t_test.ci_method} interval of the mean "
+      f"difference [{low:+.4f}, {high:+.4f}]")
+
+# %%
+# :func:`~sklearn_rank.stats.bootstrap_ci` with two systems gives the bootstrap confidence
+# interval of their mean difference: both keep the same queries in every resample. It
+# assumes no normal distribution of the mean, but it inverts none of the tests: near the
+# threshold, a bootstrap interval can exclude 0 while the t-test's p-value is above 0.05
+# (skewed differences, a few large losses among many small gains, do that), or the
+# reverse. Beside a test's verdict, report the test's own interval, or say that the two
+# come from different methods, as ``to_frame("comparisons")`` (its ``ci_method`` column)
+# and the HTML report of the command line do.
 difference = bootstrap_ci(results["LambdaRank"], results["LightGBM regression"],
                           metric="ndcg@10", n_resamples=2000, random_state=0)
 low, high = difference.confidence_interval
 print(f"LambdaRank - LightGBM regression, nDCG@10: {difference.mean:+.4f}, "
-      f"95% CI [{low:+.4f}, {high:+.4f}]")
+      f"95% BCa bootstrap CI [{low:+.4f}, {high:+.4f}]")
 
 # %%
 # Query by query
@@ -146,7 +170,8 @@ print(f"LambdaRank - LightGBM regression, nDCG@10: {difference.mean:+.4f}, "
 # :meth:`~sklearn_rank.plot.PerQueryDifferenceDisplay.from_cv_results` draws the same
 # per-query differences, sorted: one bar per query, LambdaRank's wins on the left, the
 # regression's on the right, and queries where both score the same without a bar. The
-# black line is the mean difference and the band its confidence interval.
+# black line is the mean difference and the band its confidence interval, the t-test's own
+# (the legend names both).
 display = PerQueryDifferenceDisplay.from_cv_results(
     results["LambdaRank"], results["LightGBM regression"], metric="ndcg@10",
     names=("LambdaRank", "LightGBM regression"), n_resamples=2000, random_state=0)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import sklearn
 from numpy.testing import assert_array_equal
+from scipy import stats
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import GridSearchCV
@@ -23,7 +24,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_rank import get_scorer
 from sklearn_rank.datasets import make_ranking
-from sklearn_rank.metrics import evaluate, ndcg_score
+from sklearn_rank.metrics import evaluate, evaluate_per_query, ndcg_score
 from sklearn_rank.model_selection import QueryKFold, cross_validate
 from sklearn_rank.plot import (
     MetricAtKDisplay,
@@ -307,8 +308,11 @@ def test_differences_from_cv_results_align_by_query(plt, data):
     expected = [value_a[q] - value_b[q] for q in display.query_ids.tolist()]
     assert display.differences.tolist() == expected
     assert len(expected) == len(np.unique(qid))
-    ci = bootstrap_ci(a, b, metric="map", **FAST).confidence_interval
+    # the t-test's own interval, Student's t (ci_method="auto"), as its legend says
+    ci = paired_test(a, b, metric="map", ci_method="t").confidence_interval
     assert display.confidence_interval == tuple(ci)
+    assert display.ci_method == "t"
+    assert display.band_.get_label().startswith("95% Student's t CI of the mean")
     assert display.metric == "map"
 
 
@@ -319,6 +323,51 @@ def test_differences_from_cv_results_with_one_metric(plt, data):
                        return_per_query=True)
     display = PerQueryDifferenceDisplay.from_cv_results(a, b, **FAST)
     assert display.metric == "ndcg@5"
+
+
+def test_differences_band_is_the_interval_of_the_test_in_the_legend(plt, data):
+    """Issue 18, item 5: the band beside the t-test's p-value is the t-test's interval."""
+    _, y, qid, score_a, score_b = data
+    display = PerQueryDifferenceDisplay.from_predictions(y, score_a, score_b, qid=qid, **FAST)
+    d = display.test_result_.differences
+    ci = stats.ttest_1samp(d, 0.0).confidence_interval(0.95)
+    assert display.confidence_interval == (ci.low, ci.high)
+    assert (ci.low > 0 or ci.high < 0) == (display.pvalue < 0.05)
+    labels = [display.mean_line_.get_label(), display.band_.get_label()]
+    assert "paired t-test p = " in labels[0] and "Student's t CI" in labels[1]
+    # another method when asked for, named as such beside the test
+    bca = PerQueryDifferenceDisplay.from_predictions(y, score_a, score_b, qid=qid,
+                                                     ci_method="BCa", **FAST)
+    assert bca.confidence_interval == tuple(bootstrap_ci(
+        display.test_result_.differences, **FAST).confidence_interval)
+    assert bca.band_.get_label().startswith("95% BCa bootstrap CI of the mean")
+    # the randomization test gets a bootstrap interval
+    permutation = PerQueryDifferenceDisplay.from_predictions(
+        y, score_a, score_b, qid=qid, test="permutation", **FAST)
+    assert permutation.ci_method == "BCa"
+
+
+def test_differences_from_per_query_results_pair_by_query_id(plt, data):
+    """PerQueryResult and frames indexed by qid are paired by query id, never by position."""
+    pd = pytest.importorskip("pandas")
+    _, y, qid, score_a, score_b = data
+    a = evaluate_per_query(y, score_a, qid=qid, metrics=["ndcg@10"])
+    b = evaluate_per_query(y, score_b, qid=qid, metrics=["ndcg@10"])
+    expected = PerQueryDifferenceDisplay.from_predictions(y, score_a, score_b, qid=qid,
+                                                          **FAST)
+    reversed_b = b.to_frame().iloc[::-1]
+    for inputs in [(a, b), (a.to_frame(), reversed_b)]:
+        display = PerQueryDifferenceDisplay.from_cv_results(*inputs, **FAST)
+        assert display.differences.tolist() == expected.differences.tolist()
+        assert display.query_ids.tolist() == expected.query_ids.tolist()
+        assert display.pvalue == expected.pvalue
+    shifted = evaluate_per_query(y, score_b, qid=qid + 1, metrics=["ndcg@10"])
+    with pytest.raises(ValueError, match=r"1 only in 'a' \(0\) and 1 only in 'b' \(60\)"):
+        PerQueryDifferenceDisplay.from_cv_results(a.to_frame(), shifted.to_frame(), **FAST)
+    with pytest.raises(ValueError, match=r"system 'a' comes with query ids and system 'b' "
+                                         r"without"):
+        PerQueryDifferenceDisplay.from_cv_results(
+            a, pd.DataFrame({"ndcg@10": b["ndcg@10"]}), **FAST)
 
 
 # --------------------------------------------------------------------------------------

@@ -150,6 +150,40 @@ def test_report_errors(capsys, page, monkeypatch, argv, code, part):
     assert not (page["folder"] / "r.html").exists()
 
 
+def test_report_difference_interval_belongs_to_the_test_or_says_it_does_not(capsys, page):
+    """Issue 18, item 5: the interval beside the t-test's verdict is the t-test's own."""
+    rng = np.random.default_rng(17)  # skewed differences: BCa excludes 0, t-test p = 0.097
+    b = rng.uniform(0.2, 0.8, 40)
+    d = np.where(rng.uniform(size=40) < 0.15, rng.uniform(-0.5, -0.1, 40),
+                 rng.exponential(0.02, 40))
+    systems = {"new": b + d, "old": b}
+    rows = r'<tr(?: class="significant")?><td>score</td><td>new − old</td>' \
+           r'<td class="num">(\S+) \[(\S+), (\S+)\]</td><td class="num">(\S+)</td>' \
+           r'<td class="num">\S+</td><td>(yes|no)</td></tr>'
+    table = _report._comparison_table(compare(systems, baseline="old", random_state=0))
+    ((mean, low, high, p, significant),) = re.findall(rows, table)
+    assert float(p) > 0.05 and significant == "no"
+    assert float(low) < 0 < float(high)  # before: the BCa interval, [-0.0840, -0.0030]
+    assert "<th>Mean difference [95% Student&#x27;s t CI]</th>" in table
+    assert ("The interval of each mean difference is the 95% Student&#x27;s t interval, the "
+            "paired t-test&#x27;s own: it excludes 0 exactly when the uncorrected p-value is "
+            "below 0.05.") in table
+    assert "[95% BCa bootstrap CI of the mean]" in table
+    # another interval, asked for, is said to come from another method
+    table = _report._comparison_table(compare(systems, baseline="old", ci_method="BCa",
+                                              random_state=0))
+    ((mean, low, high, p, significant),) = re.findall(rows, table)
+    assert float(high) < 0 and significant == "no"
+    assert "<th>Mean difference [95% BCa bootstrap CI]</th>" in table
+    assert "a different method from the paired t-test" in table
+    # the page written from a store says the same
+    code, _, err = report(capsys, page["store"], "--output", page["output"])
+    assert code == 0, err
+    text = page["output"].read_text(encoding="utf-8")
+    assert "<th>Mean difference [95% Student&#x27;s t CI]</th>" in text
+    assert "the paired t-test&#x27;s own" in text
+
+
 # ----------------------------------------------------------------------------------------
 # In a real browser
 

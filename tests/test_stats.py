@@ -345,6 +345,158 @@ def test_real_cross_validate_output():
                         cv["test_ndcg@10"], rtol=1e-12)
 
 
+# The library's own per-query outputs pair by query id (issue 18, item 4).
+
+
+def _two_runs(relabel):
+    """Per-query results of two scorings of the same rows; ``relabel`` renames b's queries."""
+    from sklearn_rank.datasets import make_ranking
+    from sklearn_rank.metrics import evaluate_per_query
+
+    X, y, qid = make_ranking(n_queries=30, n_features=6, max_docs=15, random_state=0)
+    noise = np.random.default_rng(0).normal(size=len(y))
+    a = evaluate_per_query(y, X[:, 0] + noise, qid=qid, metrics=["ndcg@10", "map"])
+    b = evaluate_per_query(y, X[:, 0] + X[:, 1], qid=relabel(qid), metrics=["ndcg@10", "map"])
+    return a, b
+
+
+def test_per_query_results_of_other_queries_are_refused_not_paired_by_position():
+    """The issue's repro: queries 0..29 against 1..30, as PerQueryResult and as frames."""
+    a, b = _two_runs(lambda qid: qid + 1)
+    message = (r"Systems 'a' and 'b' were not evaluated on the same queries \(for "
+               r"'ndcg@10'\): 1 only in 'a' \(0\) and 1 only in 'b' \(30\)")
+    with pytest.raises(ValueError, match=message):  # was a TypeError from numpy
+        compare({"a": a, "b": b}, metric="ndcg@10")
+    pytest.importorskip("pandas")
+    with pytest.raises(ValueError, match=message):  # was query 0 paired with query 1
+        compare({"a": a.to_frame(), "b": b.to_frame()}, metric="ndcg@10")
+    # on the common queries 1..29, query k of a is paired with query k of b
+    common = {"a": a.to_frame().loc[1:29], "b": b.to_frame().loc[1:29]}
+    got = paired_test(common["a"], common["b"], metric="ndcg@10", random_state=0)
+    expected = paired_test((a.query_ids[1:], a["ndcg@10"][1:]),
+                           (b.query_ids[:-1], b["ndcg@10"][:-1]), random_state=0)
+    assert_array_equal(got.ids, np.arange(1, 30))
+    assert_array_equal(got.differences, a["ndcg@10"][1:] - b["ndcg@10"][:-1])
+    assert got.pvalue == expected.pvalue
+
+
+@pytest.mark.parametrize("form", ["result", "frame", "series"])
+def test_per_query_results_pair_by_query_id(form):
+    """A frame's rows in another order: by position and by id give other pairs; ids win."""
+    pd = pytest.importorskip("pandas")
+    a, b = _two_runs(lambda qid: qid)
+    expected = compare({"a": (a.query_ids, a["map"]), "b": (b.query_ids, b["map"])},
+                       metric="map", random_state=0)
+    shuffled = b.to_frame().iloc[np.random.default_rng(1).permutation(30)]
+    by_position = compare({"a": a["map"], "b": shuffled["map"].to_numpy()}, metric="map",
+                          random_state=0)
+    assert by_position.pvalues["map"][0, 1] != expected.pvalues["map"][0, 1]
+    inputs = {"result": (a, b), "frame": (a.to_frame(), shuffled),
+              "series": (a.to_frame()["map"], shuffled["map"])}[form]
+    got = compare(dict(zip("ab", inputs)), metric="map", random_state=0)
+    assert got.pvalues["map"][0, 1] == expected.pvalues["map"][0, 1]
+    assert got.comparisons[0].result.confidence_interval == \
+        expected.comparisons[0].result.confidence_interval
+    assert_array_equal(got.comparisons[0].result.ids, np.arange(30))
+    # every metric of a PerQueryResult or a frame, by default
+    if form != "series":
+        assert compare(dict(zip("ab", inputs)), random_state=0).metrics == ["ndcg@10", "map"]
+    # a frame's "qid" column, when it has one, is the ids (its index is then ignored)
+    moved = {"a": a.to_frame().reset_index(), "b": shuffled.reset_index()}
+    assert isinstance(moved["a"].index, pd.RangeIndex)
+    same = compare(moved, metric="map", random_state=0)
+    assert same.pvalues["map"][0, 1] == expected.pvalues["map"][0, 1]
+
+
+def test_values_without_ids_beside_values_with_ids_are_refused():
+    pd = pytest.importorskip("pandas")
+    a, b = _two_runs(lambda qid: qid)
+    unindexed = pd.DataFrame({"map": b["map"]})  # pandas' default index: row numbers
+    for with_ids, without, form in [
+            (a, unindexed, "'a' is a PerQueryResult, 'b' a pandas DataFrame with pandas' "
+                           "default index and no 'qid' column"),
+            (a.to_frame(), b["map"], "'a' is a pandas DataFrame indexed by query id, 'b' an "
+                                     "array"),
+            (a, b.to_frame().reset_index(drop=True),
+             "'a' is a PerQueryResult, 'b' a pandas DataFrame with pandas' default index"),
+            (a, pd.Series(b["map"]),
+             "'a' is a PerQueryResult, 'b' a pandas Series with pandas' default index")]:
+        with pytest.raises(ValueError, match=re.escape(
+                f"system 'a' comes with query ids and system 'b' without ({form}")):
+            compare({"a": with_ids, "b": without}, metric="map")
+    # without any id, frames and arrays are aligned by position, as before
+    frames = compare({"a": pd.DataFrame({"map": a["map"]}), "b": unindexed}, metric="map",
+                     random_state=0)
+    arrays = compare({"a": a["map"], "b": b["map"]}, metric="map", random_state=0)
+    assert frames.pvalues["map"][0, 1] == arrays.pvalues["map"][0, 1]
+
+
+def test_per_query_result_inputs_compose_with_cross_validate_and_folds():
+    """A PerQueryResult beside cross_validate's output, a frame indexed by (qid, fold)."""
+    pd = pytest.importorskip("pandas")
+    from sklearn.linear_model import Ridge
+
+    from sklearn_rank.datasets import make_ranking
+    from sklearn_rank.metrics import evaluate_per_query
+    from sklearn_rank.model_selection import QueryKFold, cross_validate
+
+    X, y, qid = make_ranking(n_queries=24, n_features=6, max_docs=15, random_state=0)
+    qid = qid * 7 + 3  # ids that are not row numbers
+    cv = cross_validate(Ridge(), X, y, qid=qid, scoring="ndcg@10", return_per_query=True,
+                        cv=QueryKFold(3, shuffle=True, random_state=0))
+    feature = evaluate_per_query(y, X[:, 0], qid=qid, metrics=["ndcg@10"])
+    got = paired_test(cv, feature, metric="ndcg@10", random_state=0)
+    per_query = cv["per_query"]
+    expected = paired_test((per_query["qid"], per_query["ndcg@10"]),
+                           (feature.query_ids, feature["ndcg@10"]), random_state=0)
+    assert got.pvalue == expected.pvalue
+    assert_array_equal(got.ids, np.unique(qid))
+    # cross_validate's per-query dict as a frame indexed by (qid, fold) keeps its folds
+    frame = pd.DataFrame(per_query).set_index(["qid", "fold"])
+    result = compare({"cv": frame, "feature": feature}, random_state=0)
+    assert result.n_folds == 3
+    assert result.pvalues["ndcg@10"][0, 1] == expected.pvalue
+    with pytest.raises(ValueError, match=r"a MultiIndex with levels \['qid', 'query'\]"):
+        compare({"cv": frame.rename_axis(["qid", "query"]), "feature": feature})
+
+
+def test_dask_per_query_frames_compose_by_query_id():
+    """evaluate_per_query's lazy Dask frame: its partitions' queries in any order."""
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    from sklearn_rank.metrics import evaluate_per_query
+
+    rng = np.random.default_rng(0)
+    qid = rng.permutation(np.repeat(np.arange(20) * 3, 4))
+    y = rng.integers(0, 3, len(qid))
+    score = rng.normal(size=len(qid))
+    rows = dd.from_pandas(pd.DataFrame({"y": y, "score": score, "qid": qid}), npartitions=3)
+    lazy = evaluate_per_query(rows["y"], rows["score"], qid=rows["qid"], metrics=["map"])
+    other = evaluate_per_query(y, -score, qid=qid, metrics=["map"])
+    computed = lazy.compute()
+    expected = paired_test((computed["qid"], computed["map"]),
+                           (other.query_ids, other["map"]), random_state=0)
+    got = paired_test(lazy, other, random_state=0)
+    assert got.pvalue == expected.pvalue
+    assert_array_equal(got.ids, np.arange(20) * 3)
+    weighted = evaluate_per_query(rows["y"], rows["score"], qid=rows["qid"], metrics=["map"],
+                                  sample_weight=rows["score"].abs())
+    with pytest.raises(ValueError, match=r"system 'a' is per-query values with query weights"):
+        paired_test(weighted, other)
+
+
+def test_weighted_per_query_results_are_refused():
+    from sklearn_rank.metrics import evaluate_per_query
+
+    y, qid = np.array([1, 0, 2, 0, 1, 1]), np.array([0, 0, 1, 1, 2, 2])
+    weighted = evaluate_per_query(y, np.arange(6.0), qid=qid, metrics=["map"],
+                                  sample_weight=np.array([1, 1, 2, 2, 3, 3.0]))
+    plain = evaluate_per_query(y, -np.arange(6.0), qid=qid, metrics=["map"])
+    with pytest.raises(ValueError, match=r"system 'a' is a PerQueryResult with query weights "
+                                         r"\(computed with sample_weight\)"):
+        compare({"a": weighted, "b": plain})
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**16), n=st.integers(3, 30), strings=st.booleans())
 def test_relabelling_and_reordering_queries_changes_nothing(seed, n, strings):
@@ -538,6 +690,100 @@ def test_ranx_fisher_randomization_test(n, n_resamples, shift):
     if 2**n > n_resamples:
         se = np.hypot(se, np.sqrt(p * (1 - p) / n_resamples))
     assert abs(p_ranx - p) < 5 * se + 1 / n_resamples
+
+
+# --------------------------------------------------------------------------------------
+# The interval of a difference belongs to its test (issue 18, item 5)
+# --------------------------------------------------------------------------------------
+
+
+def disagreeing_pair():
+    """Skewed differences: their BCa interval excludes 0, the paired t-test's p is 0.097.
+
+    A few large losses among many small gains: BCa corrects for the skewness, the t
+    interval does not.
+    """
+    rng = np.random.default_rng(17)
+    n = 40
+    b = rng.uniform(0.2, 0.8, n)
+    d = np.where(rng.uniform(size=n) < 0.15, rng.uniform(-0.5, -0.1, n),
+                 rng.exponential(0.02, n))
+    return b + d, b
+
+
+def excludes_zero(interval):
+    return interval[0] > 0 or interval[1] < 0
+
+
+def test_the_interval_beside_a_t_test_is_the_t_tests_own():
+    a, b = disagreeing_pair()
+    t_test = stats.ttest_rel(a, b)
+    # the issue's situation: the BCa interval of the difference excludes 0, yet p > 0.05
+    assert excludes_zero(bootstrap_ci(a, b, random_state=0).confidence_interval)
+    assert 0.05 < t_test.pvalue < 0.1
+    expected = t_test.confidence_interval(0.95)
+    for result in (paired_test(a, b, random_state=0),
+                   compare({"a": a, "b": b}, correction=None, random_state=0)):
+        test = result if isinstance(result, PairedTestResult) else result.comparisons[0].result
+        assert test.ci_method == "t"
+        assert_allclose(test.confidence_interval, (expected.low, expected.high), rtol=1e-12)
+        assert not excludes_zero(test.confidence_interval)
+        assert test.pvalue == t_test.pvalue  # the test itself is unchanged
+    comparison = result.comparisons[0]
+    assert not comparison.significant
+    assert result.difference_ci_method == "t"
+    # the means keep their BCa intervals: the table's numbers do not change
+    assert result.ci_method == "BCa"
+    assert result.estimates["score"]["a"].confidence_interval == \
+        bootstrap_ci(a, random_state=0).confidence_interval
+    pytest.importorskip("pandas")
+    row = result.to_frame("comparisons").iloc[0]
+    assert (row["ci_method"], bool(row["significant"])) == ("t", False)
+    assert excludes_zero((row["ci_low"], row["ci_high"])) == bool(row["significant"])
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("confidence_level", [0.9, 0.95])
+def test_the_t_interval_excludes_zero_exactly_when_the_t_test_rejects(seed, confidence_level):
+    systems = dict(zip("abc", per_query(seed, n=25, shifts=(0.0, 0.04, 0.08), noise=0.1)))
+    result = compare(systems, correction=None, alpha=1 - confidence_level,
+                     confidence_level=confidence_level, metric="m")
+    for c in result.comparisons:
+        assert excludes_zero(c.result.confidence_interval) == c.significant
+
+
+def test_other_tests_and_intervals_are_named_as_different_methods():
+    from sklearn_rank.stats._table import difference_interval_note
+
+    a, b = disagreeing_pair()
+    # the randomization test gets a bootstrap interval (its resamples, then the interval's)
+    permutation = paired_test(a, b, test="permutation", random_state=0)
+    assert permutation.ci_method == "BCa"
+    assert permutation.confidence_interval == bootstrap_ci(a, b, random_state=0).confidence_interval
+    # an interval asked for explicitly is kept, as before
+    assert paired_test(a, b, ci_method="BCa", random_state=0).confidence_interval == \
+        permutation.confidence_interval
+    notes = {}
+    for test, ci_method, correction in [("t", "auto", None), ("t", "auto", "holm"),
+                                        ("t", "BCa", None), ("permutation", "auto", None),
+                                        ("wilcoxon", "auto", None)]:
+        result = compare({"a": a, "b": b, "c": b + 0.01}, test=test, ci_method=ci_method,
+                         correction=correction, n_resamples=199, random_state=0)
+        notes[test, ci_method, correction] = difference_interval_note(result)
+    assert notes["t", "auto", None] == (
+        "The interval of each mean difference is the 95% Student's t interval, the paired "
+        "t-test's own: it excludes 0 exactly when the uncorrected p-value is below 0.05.")
+    assert notes["t", "auto", "holm"].endswith(
+        "It is not adjusted for the Holm correction: it can exclude 0 for a difference whose "
+        "corrected p-value is above alpha = 0.05.")
+    assert notes["t", "BCa", None] == (
+        "The interval of each mean difference is a 95% BCa bootstrap interval, a different "
+        "method from the paired t-test: near the threshold, an interval can exclude 0 beside "
+        "a difference that is not significant, or the reverse.")
+    assert "the randomization (permutation) test is another resampling method" in \
+        notes["permutation", "auto", None]
+    assert "a different method from the Wilcoxon signed-rank test" in \
+        notes["wilcoxon", "auto", None]
 
 
 # --------------------------------------------------------------------------------------

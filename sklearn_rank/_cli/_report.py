@@ -195,7 +195,9 @@ def _cv_section(path, run):
 
 def _comparison_table(result):
     """Means with their intervals, then the paired tests, as HTML tables."""
-    level = round(100 * result.confidence_level)
+    from ..stats._table import ci_name, difference_interval_note, test_name
+
+    level = f"{100 * result.confidence_level:g}"
     head = "".join(f"<th>{_e(m)}</th>" for m in result.metrics)
     rows = []
     for system in result.systems:
@@ -213,10 +215,10 @@ def _comparison_table(result):
         rows.append(f"<tr><th>{_e(label)}</th>{''.join(cells)}</tr>")
     n = ", ".join(f"{result.n[m]} queries" for m in result.metrics[:1])
     means = (f"<table>\n<tr><th>System</th>{head}</tr>\n" + "\n".join(rows) + "\n</table>\n"
-             f"<p class=\"note\">Mean over {n} [{level}% {_e(result.ci_method)} bootstrap "
-             "CI]. † / ‡: significantly higher / lower than "
+             f"<p class=\"note\">Mean over {n} [{level}% {_e(ci_name(result.ci_method))} "
+             "CI of the mean]. † / ‡: significantly higher / lower than "
              + ("the baseline" if result.baseline is not None else "the other system")
-             + f" (paired {_e(result.test)}-test, two-sided, "
+             + f" ({_e(test_name(result.test))} of the per-query differences, two-sided, "
              f"{_e((result.correction or 'no').capitalize())} correction over the "
              f"comparisons of each metric, alpha = {result.alpha}).</p>\n")
     tests = []
@@ -232,8 +234,10 @@ def _comparison_table(result):
     correction = (result.correction or "uncorrected").capitalize()
     return means + (
         "<table>\n<tr><th>Metric</th><th>Difference</th><th>Mean difference "
-        f"[{level}% CI]</th><th>p</th><th>p ({_e(correction)})</th><th>Significant</th></tr>\n"
-        + "\n".join(tests) + "\n</table>\n")
+        f"[{level}% {_e(ci_name(result.difference_ci_method))} CI]</th><th>p</th>"
+        f"<th>p ({_e(correction)})</th><th>Significant</th></tr>\n"
+        + "\n".join(tests) + "\n</table>\n"
+        f"<p class=\"note\">{_e(difference_interval_note(result))}</p>\n")
 
 
 def _metric_at_k(result):

@@ -8,6 +8,7 @@ from ..metrics import evaluate_per_query
 from ..stats import paired_test
 from ..stats._data import as_sources, common_metrics
 from ..stats._paired import CI_METHODS, TESTS
+from ..stats._table import ci_name
 from ..utils._param_validation import (
     Interval,
     StrOptions,
@@ -24,7 +25,7 @@ from ._common import (
 _CONSTRAINTS = {
     "test": [StrOptions(set(TESTS))],
     "confidence_level": [Interval(Real, 0, 1, closed="neither")],
-    "ci_method": [StrOptions(set(CI_METHODS))],
+    "ci_method": [StrOptions({"auto", *CI_METHODS})],
     "n_resamples": [Interval(Integral, 1, None, closed="left")],
     "random_state": ["random_state", np.random.Generator],
 }
@@ -67,6 +68,9 @@ class PerQueryDifferenceDisplay:
 
     confidence_level : float, default=None
         Level of that interval.
+
+    ci_method : str, default=None
+        How that interval was computed (``"t"``, ``"BCa"``...), named in the legend.
 
     pvalue : float, default=None
         p-value of the paired test, shown in the legend when given.
@@ -120,19 +124,20 @@ class PerQueryDifferenceDisplay:
     array([0.569, 0.342, 0.323])
     >>> round(display.mean_difference, 3)
     0.14
-    >>> [round(bound, 3) for bound in display.confidence_interval]
-    [0.104, 0.194]
+    >>> display.ci_method, [round(bound, 3) for bound in display.confidence_interval]
+    ('t', [0.092, 0.189])
     >>> plt.close("all")
     """
 
     def __init__(self, differences, *, query_ids=None, mean_difference=None,
                  confidence_interval=None, confidence_level=None, pvalue=None, test=None,
-                 metric=None, names=("A", "B")):
+                 metric=None, names=("A", "B"), ci_method=None):
         self.differences = differences
         self.query_ids = query_ids
         self.mean_difference = mean_difference
         self.confidence_interval = confidence_interval
         self.confidence_level = confidence_level
+        self.ci_method = ci_method
         self.pvalue = pvalue
         self.test = test
         self.metric = metric
@@ -191,8 +196,9 @@ class PerQueryDifferenceDisplay:
         if self.confidence_interval is not None:
             low, high = self.confidence_interval
             level = "" if self.confidence_level is None else f"{self.confidence_level:.0%} "
+            method = "" if self.ci_method is None else f"{ci_name(self.ci_method)} "
             band_kwargs = {"color": "black", "alpha": 0.15, "linewidth": 0,
-                           "label": f"{level}CI of the mean [{low:+.4f}, {high:+.4f}]",
+                           "label": f"{level}{method}CI of the mean [{low:+.4f}, {high:+.4f}]",
                            **(band_kwargs or {})}
             # Across the whole x range, as axhspan would, but with the bounds as given.
             self.band_ = self.ax_.fill_between([0, len(d) + 1], low, high, **band_kwargs)
@@ -230,14 +236,14 @@ class PerQueryDifferenceDisplay:
                       mean_difference=result.mean_difference,
                       confidence_interval=tuple(result.confidence_interval),
                       confidence_level=confidence_level, pvalue=result.pvalue, test=test,
-                      metric=metric, names=names)
+                      metric=metric, names=names, ci_method=result.ci_method)
         display.test_result_ = result
         return display.plot(ax, **plot_kwargs)
 
     @classmethod
     def from_predictions(cls, y_true, y_score_a, y_score_b, *, qid=None, metric="ndcg@10",
                          names=("A", "B"), ax=None, test="t", confidence_level=0.95,
-                         ci_method="BCa", n_resamples=9999, random_state=None,
+                         ci_method="auto", n_resamples=9999, random_state=None,
                          bar_kwargs=None, mean_kwargs=None, band_kwargs=None,
                          **metric_options):
         """Plot the per-query differences of two models' scores on the same data.
@@ -269,8 +275,10 @@ class PerQueryDifferenceDisplay:
         confidence_level : float, default=0.95
             Level of the confidence interval of the mean difference.
 
-        ci_method : {"BCa", "percentile", "basic", "t"}, default="BCa"
-            How the interval is computed, as in :func:`sklearn_rank.stats.paired_test`.
+        ci_method : {"auto", "BCa", "percentile", "basic", "t"}, default="auto"
+            How the interval is computed, as in :func:`sklearn_rank.stats.paired_test`:
+            ``"auto"`` draws the test's own interval, Student's t beside the t-test. The
+            legend names the test and the interval's method.
 
         n_resamples : int, default=9999
             Number of bootstrap resamples (and of sign flips of the permutation test).
@@ -313,7 +321,7 @@ class PerQueryDifferenceDisplay:
     @classmethod
     def from_estimator(cls, estimator_a, estimator_b, X, y, *, qid=None, metric="ndcg@10",
                        names=None, ax=None, test="t", confidence_level=0.95,
-                       ci_method="BCa", n_resamples=9999, random_state=None,
+                       ci_method="auto", n_resamples=9999, random_state=None,
                        response_method="auto", qid_column="qid", bar_kwargs=None,
                        mean_kwargs=None, band_kwargs=None, **metric_options):
         """Plot the per-query differences of two fitted models on the same test data.
@@ -377,21 +385,25 @@ class PerQueryDifferenceDisplay:
 
     @classmethod
     def from_cv_results(cls, cv_result_a, cv_result_b, *, metric=None, names=("A", "B"),
-                        ax=None, test="t", confidence_level=0.95, ci_method="BCa",
+                        ax=None, test="t", confidence_level=0.95, ci_method="auto",
                         n_resamples=9999, random_state=None, bar_kwargs=None,
                         mean_kwargs=None, band_kwargs=None):
-        """Plot the per-query differences of two cross-validated models.
+        """Plot the per-query differences of two cross-validated or evaluated models.
 
-        The test queries of every fold are matched by query id; a query tested in several
-        folds (repeated cross-validation) counts once, with the mean of its values, as in
-        :mod:`sklearn_rank.stats`.
+        The queries are matched by query id; a query tested in several folds (repeated
+        cross-validation) counts once, with the mean of its values, as in
+        :mod:`sklearn_rank.stats`. Only two inputs without query ids (plain arrays) are
+        paired by position.
 
         Parameters
         ----------
-        cv_result_a, cv_result_b : dict
+        cv_result_a, cv_result_b : dict, PerQueryResult or DataFrame
             The results of :func:`sklearn_rank.model_selection.cross_validate` with
-            ``return_per_query=True`` on the same splits (or their ``"per_query"`` dicts,
-            or any per-query input :func:`sklearn_rank.stats.paired_test` takes).
+            ``return_per_query=True`` on the same splits (or their ``"per_query"`` dicts),
+            the :class:`~sklearn_rank.metrics.PerQueryResult` of
+            :func:`~sklearn_rank.metrics.evaluate_per_query` (or its ``to_frame()``,
+            indexed by query id), or any per-query input
+            :func:`sklearn_rank.stats.paired_test` takes.
 
         metric : str, default=None
             The metric among the results' ``scoring``, e.g. ``"ndcg@10"``; may be None

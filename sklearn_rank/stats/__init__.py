@@ -1,10 +1,13 @@
 """Statistics for comparing rankers on per-query values: paired tests, confidence intervals,
 multiple comparisons, and results tables.
 
-Inputs are per-query metric values: plain arrays aligned by position, ``(qid, values)``
-tuples aligned by query id, dicts or DataFrames of columns, or the output of
-:func:`sklearn_rank.model_selection.cross_validate` with ``return_per_query=True``. Every
-statistic comes from :mod:`scipy.stats`.
+Inputs are per-query metric values, aligned by query id: the
+:class:`~sklearn_rank.metrics.PerQueryResult` of
+:func:`~sklearn_rank.metrics.evaluate_per_query`, ``(qid, values)`` tuples, dicts or
+DataFrames with a ``"qid"`` column or indexed by query id, or the output of
+:func:`sklearn_rank.model_selection.cross_validate` with ``return_per_query=True``; plain
+arrays without ids are aligned by position, and only with other arrays. Every statistic
+comes from :mod:`scipy.stats`.
 """
 
 from ._compare import Comparison, ComparisonResult, adjust_pvalues, compare

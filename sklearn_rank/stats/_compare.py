@@ -11,7 +11,14 @@ from ..utils._optional import import_optional
 from ..utils._param_validation import Interval, StrOptions, validate_params
 from . import _table
 from ._data import align, as_sources, common_metrics, fold_means
-from ._paired import CONSTRAINTS, compare_pair, estimate_mean, fill_doc, rng_source
+from ._paired import (
+    CONSTRAINTS,
+    compare_pair,
+    difference_ci_method,
+    estimate_mean,
+    fill_doc,
+    rng_source,
+)
 from ._store import StoredRun, load_store
 
 CORRECTIONS = ("holm", "bonferroni")
@@ -87,7 +94,8 @@ class Comparison:
         The two systems; differences are ``system_a - system_b``. Against a baseline,
         ``system_b`` is the baseline.
     result : PairedTestResult
-        The test, the mean difference with its confidence interval, the effect size.
+        The test, the mean difference with its confidence interval (``result.ci_method``
+        says how it was computed), the effect size.
     pvalue : float
         The p-value of the test, uncorrected.
     pvalue_corrected : float
@@ -136,12 +144,19 @@ class ComparisonResult:
         None when the values came without folds.
     n : dict
         ``n[metric]``: number of units (queries, or folds with ``unit="fold"``).
-    test, correction, alpha, confidence_level, ci_method, unit
+    ci_method : str
+        The method of the intervals of the means: ``"BCa"``, ``"percentile"``, ``"basic"``
+        or ``"t"`` (``ci_method="auto"`` of :func:`compare` gives ``"BCa"``).
+    difference_ci_method : str
+        The method of the intervals of the mean differences of the comparisons
+        (``ci_method="auto"``: the test's own, ``"t"`` with the t-test).
+    test, correction, alpha, confidence_level, unit
         The settings of :func:`compare`.
     """
 
     def __init__(self, *, systems, metrics, baseline, estimates, comparisons, fold_means, n,
-                 test, correction, alpha, confidence_level, ci_method, unit):
+                 test, correction, alpha, confidence_level, ci_method, unit,
+                 difference_ci_method=None):
         self.systems = systems
         self.metrics = metrics
         self.baseline = baseline
@@ -154,6 +169,8 @@ class ComparisonResult:
         self.alpha = alpha
         self.confidence_level = confidence_level
         self.ci_method = ci_method
+        self.difference_ci_method = (ci_method if difference_ci_method is None
+                                     else difference_ci_method)
         self.unit = unit
         self.pvalues = self._matrix("pvalue")
         self.pvalues_corrected = self._matrix("pvalue_corrected")
@@ -275,8 +292,11 @@ class ComparisonResult:
             ``"summary"``: one row per system, columns ``(metric, field)`` with fields
             ``mean``, ``ci_low``, ``ci_high``, ``higher_than`` and ``lower_than`` (the
             systems it is significantly above or below, comma-separated).
-            ``"comparisons"``: one row per test, with the mean difference, its interval,
-            the effect size, the statistic and the raw and corrected p-values.
+            ``"comparisons"``: one row per test, with the mean difference, its interval
+            and the interval's method (``ci_method``: ``"t"``, the t-test's own interval,
+            by default with ``test="t"``), the effect size, the statistic and the raw and
+            corrected p-values. The interval is at ``confidence_level`` for each
+            comparison, not adjusted for multiple comparisons.
             ``"folds"``: one row per system, columns ``(metric, fold)``: the mean over the
             test queries of each fold.
 
@@ -323,7 +343,7 @@ class ComparisonResult:
 )
 @fill_doc
 def compare(systems, *, metric=None, baseline=None, test="t", correction="holm", alpha=0.05,
-            confidence_level=0.95, ci_method="BCa", n_resamples=9999, unit="query",
+            confidence_level=0.95, ci_method="auto", n_resamples=9999, unit="query",
             random_state=None):
     """Compare several systems on the same queries: means, intervals, corrected tests.
 
@@ -339,21 +359,30 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
         read by :func:`load_store`; or system name -> per-query values, each value in one of
         these forms:
 
-        - an array-like of shape (n_queries,), aligned by position;
+        - a :class:`~sklearn_rank.metrics.PerQueryResult` (unweighted), aligned by query
+          id;
         - a tuple ``(qid, values)`` of two array-likes, aligned by query id;
         - a dict (or a pandas or polars DataFrame) of columns: an optional ``"qid"``, an
-          optional ``"fold"`` and one column of per-query values per metric;
+          optional ``"fold"`` and one column of per-query values per metric; a pandas
+          DataFrame without a ``"qid"`` column is aligned by its index (the query ids, as
+          ``PerQueryResult.to_frame()`` puts them), unless that is pandas' default index;
+        - a pandas Series indexed by query id;
         - the dict returned by
           :func:`sklearn_rank.model_selection.cross_validate` with
-          ``return_per_query=True``.
+          ``return_per_query=True``;
+        - an array-like of shape (n_queries,) without query ids, aligned by position.
+
+        Either every system comes with query ids, or none does: pairing by position
+        happens only between inputs without ids, and a mix is refused.
 
         A run of a results store (:func:`load_store`, or a store's path) brings its metrics,
         baseline and seed as the defaults of ``metric``, ``baseline`` and ``random_state``:
         the table is the one that the command printed.
 
         All systems must have been evaluated on the same queries (an error names the
-        query ids that differ). A query that appears in several folds (repeated
-        cross-validation) counts once, with the mean of its values.
+        query ids that differ; keep the common ones in every input to compare on them).
+        A query that appears in several folds (repeated cross-validation) counts once,
+        with the mean of its values.
 
     metric : str, list of str or None, default=None
         The metrics to compare. ``None``: every metric all systems have. Bare arrays and
@@ -377,9 +406,14 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
 
     %(confidence_level)s
 
-    ci_method : {"BCa", "percentile", "basic", "t"}, default="BCa"
+    ci_method : {"auto", "BCa", "percentile", "basic", "t"}, default="auto"
         Confidence intervals of the means and of the mean differences: bootstrap
-        (:func:`scipy.stats.bootstrap`) or Student's t.
+        (:func:`scipy.stats.bootstrap`) or Student's t. ``"auto"``: BCa bootstrap
+        intervals of the means, and the interval that belongs to the test for each mean
+        difference: Student's t with ``test="t"`` (the t-test inverted: at
+        ``confidence_level = 1 - alpha`` it excludes 0 exactly when the uncorrected
+        p-value is below ``alpha``), BCa bootstrap with ``"permutation"`` and
+        ``"wilcoxon"`` (which no interval of the mean inverts exactly).
 
     %(n_resamples)s
 
@@ -405,6 +439,14 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
     / lower than the baseline's. The highest mean of each metric is in bold (Markdown and
     LaTeX). "Higher" is numerical: for metrics where lower is better, read the marks the
     other way round.
+
+    The intervals of the table are those of each system's mean; the marks come from the
+    paired tests on the per-query differences, which vary less than the values do: two
+    intervals may overlap for a significant difference. The interval of each mean
+    difference is in ``comparisons`` and ``to_frame("comparisons")``, at
+    ``confidence_level`` for each comparison: a correction for multiple comparisons does
+    not widen it, so it may exclude 0 for a difference that the corrected test does not
+    find significant.
 
     With ``cross_validate`` results, each query's value comes from the model that did not
     see it in training; the per-query values of all folds are pooled (queries are the
@@ -461,6 +503,8 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
         base = names.index(baseline)
         pairs = [(i, base) for i in range(len(names)) if i != base]
     options = dict(confidence_level=confidence_level, n_resamples=n_resamples)
+    means_ci = "BCa" if ci_method == "auto" else ci_method
+    differences_ci = difference_ci_method(ci_method, test)
 
     estimates, comparisons, per_fold, n = {}, [], {}, {}
     for m in metrics:
@@ -468,13 +512,13 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
         values = aligned.values
         n[m] = len(values)
         estimates[m] = {
-            name: estimate_mean(values[:, s], method=ci_method, rng=rng(), unit=aligned.unit,
+            name: estimate_mean(values[:, s], method=means_ci, rng=rng(), unit=aligned.unit,
                                 ids=aligned.ids, **options)
             for s, name in enumerate(names)
         }
         results = [
             compare_pair(values[:, i], values[:, j], test=test, alternative="two-sided",
-                         ci_method=ci_method, rng=rng, unit=aligned.unit, ids=aligned.ids,
+                         ci_method=differences_ci, rng=rng, unit=aligned.unit, ids=aligned.ids,
                          **options)
             for i, j in pairs
         ]
@@ -488,5 +532,6 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
     return ComparisonResult(
         systems=names, metrics=metrics, baseline=baseline, estimates=estimates,
         comparisons=comparisons, fold_means=per_fold, n=n, test=test, correction=correction,
-        alpha=alpha, confidence_level=confidence_level, ci_method=ci_method, unit=unit,
+        alpha=alpha, confidence_level=confidence_level, ci_method=means_ci, unit=unit,
+        difference_ci_method=differences_ci,
     )

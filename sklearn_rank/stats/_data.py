@@ -5,9 +5,19 @@ A system's values come as one of:
 - an array-like of per-query values, aligned with the other systems by position;
 - a tuple ``(qid, values)``, aligned with the other systems by query id;
 - a mapping (or a pandas / polars DataFrame) of columns: optional ``"qid"`` and ``"fold"``,
-  and one column of per-query values per metric, e.g. ``{"qid": ..., "ndcg@10": ...}``;
+  and one column of per-query values per metric, e.g. ``{"qid": ..., "ndcg@10": ...}``; a
+  pandas DataFrame without a ``"qid"`` column has its query ids in its index (as
+  ``PerQueryResult.to_frame()`` puts them), unless that index is pandas' default one;
+- a pandas Series, its index holding the query ids (unless it is pandas' default index);
+- an object with ``query_ids`` and a mapping ``values`` of metric name -> per-query values:
+  a :class:`sklearn_rank.metrics.PerQueryResult`, read through this small protocol so that
+  ``stats`` imports nothing from ``metrics``;
 - the dict that :func:`sklearn_rank.model_selection.cross_validate` returns with
   ``return_per_query=True``, whose ``"per_query"`` entry is such a mapping.
+
+Values with query ids are aligned by query id; values without (arrays, polars objects,
+pandas objects with the default index) are aligned by position, and only with other values
+without ids: a mix of the two is refused, as position would then pair unrelated queries.
 
 Queries are the statistical unit. A query that appears more than once, in different folds
 (repeated cross-validation), gets the mean of its values.
@@ -48,6 +58,7 @@ class Source:
     qid: object  # ndarray or None
     fold: object  # ndarray or None
     columns: dict  # metric name -> float ndarray, one entry per row
+    form: str = "per-query values"  # what was given, for error messages
 
     @property
     def label(self):
@@ -117,6 +128,57 @@ def _ids(x, what):
     return arr
 
 
+def is_per_query_result(x):
+    """Whether ``x`` follows the per-query protocol of
+    :class:`sklearn_rank.metrics.PerQueryResult`: ``query_ids`` beside a mapping ``values`` of
+    metric name -> per-query values (and ``query_weight``, None when unweighted)."""
+    return hasattr(x, "query_ids") and isinstance(getattr(x, "values", None), Mapping)
+
+
+_WEIGHTED = (
+    "{label} is {what} with query weights (computed with sample_weight): its mean is a "
+    "weighted mean, but these statistics weigh every query alike, so they would not be about "
+    "that mean. Compare results computed without sample_weight, or pass only the 'qid' and "
+    "metric columns (for a PerQueryResult: {{'qid': result.query_ids, metric: "
+    "result[metric]}}) to weigh every query alike knowingly."
+)
+
+
+def _from_per_query_result(x, label):
+    if getattr(x, "query_weight", None) is not None:
+        raise ValueError(_WEIGHTED.format(label=label, what=f"a {type(x).__name__}"))
+    return {"qid": x.query_ids, **x.values}
+
+
+def _is_pandas(x):
+    return type(x).__module__.partition(".")[0] == "pandas"
+
+
+def _index_ids(x, label):
+    """``(qid, fold)`` held by the index of a pandas DataFrame or Series.
+
+    pandas' default index (an unnamed ``RangeIndex`` 0, 1, 2...) numbers rows, not queries:
+    it gives ``(None, None)``. A MultiIndex names its levels ``"qid"`` and ``"fold"``.
+    """
+    index = x.index
+    names = list(index.names)
+    if index.nlevels > 1:
+        if "qid" not in names or len(set(names)) != len(names) or set(names) - {"qid", "fold"}:
+            raise ValueError(
+                f"{label} has a MultiIndex with levels {names}; only levels named 'qid' and "
+                "'fold' are understood. Reset the index (frame.reset_index()) to columns "
+                "named 'qid', 'fold' and one per metric."
+            )
+        fold = index.get_level_values("fold") if "fold" in names else None
+        return index.get_level_values("qid"), fold
+    start, step = getattr(index, "start", None), getattr(index, "step", None)
+    if type(index).__name__ == "RangeIndex" and index.name is None and (start, step) == (0, 1):
+        return None, None
+    if index.name == "fold":
+        return None, index
+    return index, None
+
+
 def _is_pair(x):
     return (isinstance(x, tuple) and len(x) == 2
             and all(not isinstance(v, str) and np.ndim(v) >= 1 for v in x))
@@ -127,7 +189,7 @@ def as_source(x, name, *, default_metric):
     label = f"system {name!r}"
     if isinstance(x, Mapping) and "per_query" in x:
         x = x["per_query"]
-        if not isinstance(x, Mapping):
+        if not (isinstance(x, Mapping) or is_per_query_result(x)):
             raise TypeError(
                 f"{label}: result['per_query'] must be a dict of per-query columns, as "
                 f"cross_validate(..., return_per_query=True) returns; got {type(x).__name__}."
@@ -139,26 +201,58 @@ def as_source(x, name, *, default_metric):
             f"{key!r} but no 'per_query'). Run cross_validate(..., return_per_query=True): "
             "queries, not folds, are the unit of the comparison."
         )
+    if type(x).__module__.partition(".")[0] == "dask" and hasattr(x, "compute"):
+        # evaluate_per_query's lazy frame of Dask inputs: one row per query, small
+        x = x.compute()
+    kind = _kind_of_input(x)
+    if is_per_query_result(x):
+        x = _from_per_query_result(x, label)
+    index_qid = index_fold = None
     if _is_dataframe(x):
+        if _is_pandas(x) and "qid" not in x.columns:
+            index_qid, index_fold = _index_ids(x, label)
         x = {column: x[column] for column in x.columns}
+        if index_fold is not None and "fold" in x:
+            raise ValueError(
+                f"{label} has folds both in its index and in its 'fold' column; keep one."
+            )
+    elif _is_pandas(x) and hasattr(x, "index") and np.ndim(x) == 1:  # a pandas Series
+        index_qid, index_fold = _index_ids(x, label)
+        if index_qid is not None:
+            x = (index_qid, x)
     if isinstance(x, Mapping):
+        if "query_weight" in x:  # evaluate_per_query's Dask frame with sample_weight
+            raise ValueError(_WEIGHTED.format(label=label, what="per-query values"))
         columns = {k: v for k, v in x.items() if k not in _RESERVED}
         if not columns:
             raise ValueError(
                 f"{label} has no column of per-query values besides {sorted(x)}; expected "
                 "e.g. {'qid': ..., 'ndcg@10': ...}."
             )
-        qid, fold = x.get("qid"), x.get("fold")
+        qid, fold = x.get("qid", index_qid), x.get("fold", index_fold)
     elif _is_pair(x):
         qid, values = x
         columns, fold = {default_metric: values}, None
-    elif isinstance(x, str) or np.ndim(x) == 0:
+    elif isinstance(x, str) or not _has_dimensions(x):
         raise TypeError(
             f"{label} must be per-query values (an array-like), a tuple (qid, values), a "
-            f"dict of per-query columns or a cross_validate result; got {type(x).__name__}."
+            "dict or DataFrame of per-query columns, a pandas Series indexed by query id, a "
+            f"PerQueryResult or a cross_validate result; got {type(x).__name__}."
         )
     else:
-        qid, fold, columns = None, None, {default_metric: x}
+        qid, fold, columns = None, index_fold, {default_metric: x}
+    if index_qid is not None:
+        form = f"{kind} indexed by query id"
+    elif kind in ("an array", "a polars Series", "a tuple (qid, values)", "a PerQueryResult"):
+        form = kind
+    elif qid is not None:
+        form = f"{kind} with a 'qid' column"
+    elif kind == "a pandas Series":
+        form = f"{kind} with pandas' default index"
+    elif kind == "a pandas DataFrame":
+        form = f"{kind} with pandas' default index and no 'qid' column"
+    else:
+        form = f"{kind} without a 'qid' column"
     columns = {metric: _values(v, f"The per-query values of {label} for {metric!r}")
                for metric, v in columns.items()}
     if qid is not None:
@@ -175,7 +269,31 @@ def as_source(x, name, *, default_metric):
         raise ValueError(f"The columns of {label} must have the same length; got {detail}.")
     if next(iter(lengths.values())) == 0:
         raise ValueError(f"{label} has no per-query values: its columns are empty.")
-    return Source(name, qid, fold, columns)
+    return Source(name, qid, fold, columns, form)
+
+
+def _kind_of_input(x):
+    """What an input is, in words, for error messages."""
+    if is_per_query_result(x):
+        return f"a {type(x).__name__}"
+    if _is_dataframe(x):
+        return f"a {type(x).__module__.partition('.')[0]} DataFrame"
+    if _is_pair(x):
+        return "a tuple (qid, values)"
+    if isinstance(x, Mapping):
+        return "a dict"
+    module = type(x).__module__.partition(".")[0]
+    if module in ("pandas", "polars") and type(x).__name__ == "Series":
+        return f"a {module} Series"
+    return "an array"
+
+
+def _has_dimensions(x):
+    """Whether numpy sees ``x`` as an array of at least one dimension."""
+    try:
+        return np.ndim(x) > 0
+    except (TypeError, ValueError):  # an object that only looks like a sequence
+        return False
 
 
 def as_sources(systems, *, metric):
@@ -278,7 +396,9 @@ def _check_same_ids(sources, ids, what, context, ids_name):
         raise ValueError(
             f"Systems {ref.name!r} and {source.name!r} were not evaluated on the same "
             f"{what}{context}: " + " and ".join(parts) + ". Evaluate every system on the "
-            "same test queries (with cross_validate, the same cv splits)."
+            "same test queries (with cross_validate, the same cv splits)"
+            + (", or keep only the queries that every system has in each input."
+               if what == "queries" else ".")
         )
 
 
@@ -299,11 +419,14 @@ def align(sources, metric, unit):
     ids = [p[0] for p in pairs]
     with_ids = [i is not None for i in ids]
     if any(with_ids) and not all(with_ids):
-        given = sources[with_ids.index(True)].label
-        missing = sources[with_ids.index(False)].label
+        given = sources[with_ids.index(True)]
+        missing = sources[with_ids.index(False)]
         raise ValueError(
-            f"{given} comes with query ids and {missing} without: give (qid, values) for "
-            "every system, to align them by query id, or bare arrays for all, aligned by "
+            f"{given.label} comes with query ids and {missing.label} without ({given.name!r} "
+            f"is {given.form}, {missing.name!r} {missing.form}): aligned by position, the "
+            "values would be paired with unrelated queries. Give query ids to every system "
+            "(a tuple (qid, values), a 'qid' column, a pandas DataFrame or Series indexed by "
+            "query id, a PerQueryResult), or to none: values without ids are aligned by "
             "position."
         )
     if all(with_ids):

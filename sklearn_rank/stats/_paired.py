@@ -14,6 +14,12 @@ from ._data import align, as_sources, common_metrics
 TESTS = ("t", "wilcoxon", "permutation")
 BOOTSTRAP_METHODS = ("BCa", "percentile", "basic")
 CI_METHODS = (*BOOTSTRAP_METHODS, "t")
+# ci_method="auto": the interval of the mean difference that belongs to the test. Student's t
+# interval is the paired t-test inverted: it excludes 0 exactly when the two-sided p-value is
+# below 1 - confidence_level. The randomization test, a resampling test, gets a bootstrap
+# interval. No interval of the mean inverts Wilcoxon's test (a shift of the median): it gets
+# the bootstrap interval too, and the tables say that the two come from different methods.
+TEST_INTERVALS = {"t": "t", "permutation": "BCa", "wilcoxon": "BCa"}
 
 # scipy 1.15 renamed ``random_state`` to ``rng`` (SPEC 7); both take a Generator.
 _RNG = "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
@@ -28,7 +34,7 @@ CONSTRAINTS = {
     "test": [StrOptions(set(TESTS))],
     "alternative": [StrOptions({"two-sided", "less", "greater"})],
     "method": [StrOptions(set(BOOTSTRAP_METHODS))],
-    "ci_method": [StrOptions(set(CI_METHODS))],
+    "ci_method": [StrOptions({"auto", *CI_METHODS})],
     "confidence_level": [Interval(Real, 0, 1, closed="neither")],
     "n_resamples": [Interval(Integral, 1, None, closed="left")],
     "unit": [StrOptions({"query", "fold"})],
@@ -42,13 +48,22 @@ ConfidenceInterval.__doc__ = "Lower and upper bounds of a two-sided confidence i
 _DOCS = {
     "systems_input": """Per-query values of a system, in one of these forms:
 
-        - an array-like of shape (n_queries,), aligned with the other system by position;
+        - a :class:`~sklearn_rank.metrics.PerQueryResult` (from
+          :func:`~sklearn_rank.metrics.evaluate_per_query`), aligned by query id; an
+          unweighted one, as the tests weigh every query alike;
         - a tuple ``(qid, values)`` of two array-likes, aligned by query id, in any order;
         - a dict (or a pandas or polars DataFrame) of columns: an optional ``"qid"``, an
-          optional ``"fold"`` and one column of per-query values per metric;
+          optional ``"fold"`` and one column of per-query values per metric. A pandas
+          DataFrame without a ``"qid"`` column is aligned by its index, which holds the
+          query ids (as ``PerQueryResult.to_frame()`` puts them; a MultiIndex may have
+          levels ``"qid"`` and ``"fold"``), unless it is pandas' default index;
+        - a pandas Series indexed by query id;
         - the dict returned by
           :func:`sklearn_rank.model_selection.cross_validate` with
-          ``return_per_query=True`` (its ``"per_query"`` entry is read).
+          ``return_per_query=True`` (its ``"per_query"`` entry is read);
+        - an array-like of shape (n_queries,) without query ids (a list, a numpy array, a
+          polars Series, a pandas object with pandas' default index), aligned with the
+          other system by position: only beside another input without query ids.
 
         Values must be finite. A query that appears in several folds (repeated
         cross-validation) counts once, with the mean of its values.""",
@@ -75,6 +90,11 @@ _DOCS = {
         computed in the same call. A ``Generator`` or ``RandomState`` is drawn from in turn.
         ``None`` gives non-reproducible results.""",
 }
+
+
+def difference_ci_method(ci_method, test):
+    """The method of the interval of a mean difference: ``"auto"`` resolved for ``test``."""
+    return TEST_INTERVALS[test] if ci_method == "auto" else ci_method
 
 
 def fill_doc(func):
@@ -219,7 +239,10 @@ class PairedTestResult:
     confidence_level : float
         Its confidence level.
     ci_method : str
-        How it was computed: ``"BCa"``, ``"percentile"``, ``"basic"`` or ``"t"``.
+        How it was computed: ``"BCa"``, ``"percentile"``, ``"basic"`` (bootstrap) or
+        ``"t"`` (Student's t, the interval of the t-test: with ``test="t"``, a two-sided
+        alternative and ``confidence_level = 1 - alpha``, it excludes 0 exactly when
+        ``pvalue < alpha``).
     effect_size : float
         Cohen's d for paired samples (:math:`d_z`): the mean difference divided by the
         standard deviation (``ddof=1``) of the differences. NaN when the systems agree on
@@ -256,6 +279,7 @@ def compare_pair(x, y, *, test, alternative, ci_method, confidence_level, n_resa
     """:class:`PairedTestResult` of two aligned arrays."""
     statistic, pvalue = run_test(x, y, test=test, alternative=alternative,
                                  n_resamples=n_resamples, rng=rng)
+    ci_method = difference_ci_method(ci_method, test)
     d = x - y
     low, high, _ = _mean_ci(d, method=ci_method, confidence_level=confidence_level,
                             n_resamples=n_resamples, rng=rng())
@@ -282,22 +306,24 @@ def _two_systems(a, b, metric, unit):
     prefer_skip_nested_validation=True,
 )
 @fill_doc
-def paired_test(a, b, *, metric=None, test="t", alternative="two-sided", ci_method="BCa",
+def paired_test(a, b, *, metric=None, test="t", alternative="two-sided", ci_method="auto",
                 confidence_level=0.95, n_resamples=9999, unit="query", random_state=None):
     """Test whether two systems differ, query by query, and estimate by how much.
 
     The two systems must have been evaluated on the same queries: each query gives one
     paired difference ``a - b``. The test comes from :mod:`scipy.stats`; the confidence
-    interval of the mean difference from :func:`scipy.stats.bootstrap` (or Student's t).
+    interval of the mean difference is, by default, the one that belongs to the test:
+    Student's t interval with the t-test, a bootstrap interval
+    (:func:`scipy.stats.bootstrap`) with the randomization test.
 
     Parameters
     ----------
-    a : array-like, tuple, dict, DataFrame or cross_validate result
+    a : array-like, tuple, dict, DataFrame, Series, PerQueryResult or cross_validate result
         %(systems_input)s
 
-    b : array-like, tuple, dict, DataFrame or cross_validate result
-        The other system, in any of the forms of ``a``: both with query ids or both
-        without.
+    b : array-like, tuple, dict, DataFrame, Series, PerQueryResult or cross_validate result
+        The other system, in any of the forms of ``a``: both with query ids (which must be
+        the same queries) or both without.
 
     %(metric)s
 
@@ -315,10 +341,15 @@ def paired_test(a, b, *, metric=None, test="t", alternative="two-sided", ci_meth
         The alternative hypothesis: the means differ, the mean of ``a`` is greater, or
         less, than that of ``b``.
 
-    ci_method : {"BCa", "percentile", "basic", "t"}, default="BCa"
+    ci_method : {"auto", "BCa", "percentile", "basic", "t"}, default="auto"
         Confidence interval of the mean difference: a bootstrap interval of
         :func:`scipy.stats.bootstrap` (bias-corrected and accelerated, percentile, basic)
-        or Student's t interval. The interval is two-sided whatever ``alternative``.
+        or Student's t interval. ``"auto"``: the interval of the test, ``"t"`` with
+        ``test="t"`` (it excludes 0 exactly when the two-sided p-value is below
+        ``1 - confidence_level``), ``"BCa"`` with ``"permutation"`` and ``"wilcoxon"``.
+        No interval of the mean inverts the Wilcoxon test, nor, exactly, the
+        randomization test: near the threshold, such an interval and the test can
+        disagree. The interval is two-sided whatever ``alternative``.
 
     %(confidence_level)s
 
@@ -372,6 +403,12 @@ def paired_test(a, b, *, metric=None, test="t", alternative="two-sided", ci_meth
     >>> round(result.effect_size, 2)
     1.29
 
+    The interval of the mean difference is the t-test's own, Student's t: at 95%%, it
+    excludes 0 exactly when the p-value is below 0.05.
+
+    >>> result.ci_method, [round(bound, 4) for bound in result.confidence_interval]
+    ('t', [0.0193, 0.0907])
+
     The randomization test enumerates all 2**8 sign flips here, so it is exact:
 
     >>> round(paired_test(lambdamart, bm25, test="permutation").pvalue, 4)
@@ -407,10 +444,11 @@ def bootstrap_ci(a, b=None, *, metric=None, method="BCa", confidence_level=0.95,
 
     Parameters
     ----------
-    a : array-like, tuple, dict, DataFrame or cross_validate result
+    a : array-like, tuple, dict, DataFrame, Series, PerQueryResult or cross_validate result
         %(systems_input)s
 
-    b : array-like, tuple, dict, DataFrame or cross_validate result, default=None
+    b : array-like, tuple, dict, DataFrame, Series, PerQueryResult or cross_validate \
+result, default=None
         A second system on the same queries, in any of the forms of ``a``. When given, the
         interval is that of ``mean(a - b)``.
 

@@ -141,6 +141,45 @@ def legend(result, fmt):
     return [first, second]
 
 
+def test_name(test):
+    """The name of a paired test in words: ``"t"`` -> ``"paired t-test"``."""
+    return _TESTS[test]
+
+
+def ci_name(method):
+    """The name of an interval method in words: ``"BCa"`` -> ``"BCa bootstrap"``."""
+    return _CI[method]
+
+
+def difference_interval_note(result):
+    """What the interval of each mean difference is, and how it relates to the test's verdict.
+
+    The interval is the test's own only for Student's t beside the t-test (one inverts the
+    other); any other pair comes from different methods, and can disagree near the
+    threshold. Either way, a correction for multiple comparisons does not widen it.
+    """
+    level = f"{result.confidence_level * 100:g}%"
+    method = result.difference_ci_method
+    test = _TESTS[result.test]
+    if result.test == "t" and method == "t":
+        note = (f"The interval of each mean difference is the {level} Student's t interval, "
+                f"the {test}'s own: it excludes 0 exactly when the uncorrected p-value is "
+                f"below {1 - result.confidence_level:.4g}.")
+    elif result.test == "permutation" and method != "t":
+        note = (f"The interval of each mean difference is a {level} {_CI[method]} interval; "
+                f"the {test} is another resampling method, not the interval inverted: near "
+                "the threshold, the two can disagree.")
+    else:
+        note = (f"The interval of each mean difference is a {level} {_CI[method]} interval, "
+                f"a different method from the {test}: near the threshold, an interval can "
+                "exclude 0 beside a difference that is not significant, or the reverse.")
+    if result.correction is not None:
+        note += (f" It is not adjusted for the {result.correction.capitalize()} correction: "
+                 "it can exclude 0 for a difference whose corrected p-value is above "
+                 f"alpha = {result.alpha:g}.")
+    return note
+
+
 def wrap(text, width=88, indent=""):
     """The lines of a paragraph, at most ``width`` characters each where words allow.
 
@@ -290,6 +329,7 @@ def comparisons_frame(result, pd):
             "mean_difference": c.result.mean_difference,
             "ci_low": c.result.confidence_interval.low,
             "ci_high": c.result.confidence_interval.high,
+            "ci_method": c.result.ci_method,
             "effect_size": c.result.effect_size, "statistic": c.result.statistic,
             "pvalue": c.pvalue, "pvalue_corrected": c.pvalue_corrected,
             "significant": c.significant, "n": c.result.n,
