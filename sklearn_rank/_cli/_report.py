@@ -86,6 +86,8 @@ def run(args):
         raise CLIError(f"STORE {exc}") from None
     try:
         runs = store.runs()
+    except StoreError as exc:
+        raise CLIError(f"STORE {exc}") from None
     finally:
         store.close()
     if args.run is not None:
@@ -98,7 +100,10 @@ def run(args):
     if not runs:
         raise CLIError(f"STORE {args.store!r} holds no run; write one with "
                        "'sklearn-rank cv --store' or 'sklearn-rank tune --store'.")
-    sections = [_section(args.store, r) for r in runs]
+    try:
+        sections = [_section(args.store, r) for r in runs]
+    except StoreError as exc:  # a damaged store: its units cannot be read
+        raise CLIError(f"STORE {exc}") from None
     write_text(args.output, _page(args.store, runs, sections), "--output")
     finished = sum(1 for r in runs if r["finished"])
     print(f"{args.output}: {finished} finished run{'s' if finished != 1 else ''}"
