@@ -627,3 +627,50 @@ def test_closed_pipe_ends_quietly():
         stderr = proc.stderr.read().decode()
         assert proc.wait(timeout=120) == 141, stderr
     assert stderr == ""
+
+
+# every output of cv and tune, through a symlink or a hard link to the --store file or its
+# companions: refused before the work, the store left as it was
+STORE_OUTPUTS = [("cv", "--output", "out.json"), ("cv", "--per-query-output", "pq.csv"),
+                 ("cv", "--plot", "p.png"), ("tune", "--output", "out.json"),
+                 ("tune", "--per-query-output", "pq.csv"), ("tune", "--plot", "p.png"),
+                 ("tune", "--save-model", "m.pkl"), ("tune", "--save-model", "m.pkl.json")]
+
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+@pytest.mark.parametrize("command, option, name", STORE_OUTPUTS)
+def test_outputs_never_replace_the_store(capsys, tmp_path, monkeypatch, command, option,
+                                         name, link):
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    argv = [command, *FAST, "--store", "s.sqlite"] + (
+        ["--param", "num_leaves=3,7"] if command == "tune" else [])
+    assert run_cli(capsys, *argv)[0] == 0
+    before = Path("s.sqlite").read_bytes()
+    (os.symlink if link == "symlink" else os.link)("s.sqlite", name)
+    given = "m.pkl" if name == "m.pkl.json" else name  # the note of --save-model
+    code, out, err = run_cli(capsys, *argv, "--resume", option, given)
+    shown = "--save-model (its note)" if name == "m.pkl.json" else option
+    assert code == 2, err
+    assert (f"{shown} {name!r} is also the file of --store;"
+            in one_line_error(err, command))
+    assert out == ""
+    assert Path("s.sqlite").read_bytes() == before
+
+
+def test_outputs_never_replace_the_write_ahead_log_of_the_store(capsys, tmp_path,
+                                                                 monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    os.symlink("s.sqlite-wal", "out.json")
+    code, _, err = run_cli(capsys, "cv", *FAST, "--store", "s.sqlite", "--output",
+                           "out.json")
+    assert code == 2
+    assert ("--output 'out.json' is also the file of --store (its write-ahead log)"
+            in one_line_error(err, "cv"))
+    assert not Path("s.sqlite").exists()
+    os.symlink("s.sqlite-shm", "r.html")
+    Path("s.sqlite").write_bytes(b"")
+    code, _, err = run_cli(capsys, "report", "s.sqlite", "-o", "r.html")
+    assert code == 2
+    assert ("--output 'r.html' is the input file of STORE (its shared memory)"
+            in one_line_error(err, "report"))

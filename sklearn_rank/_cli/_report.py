@@ -78,7 +78,9 @@ def run(args):
     from ..stats._store import ResultsStore, StoreError
 
     check_input_file(args.store, "STORE")
-    check_output_path(args.output, "--output", (".html", ".htm"), [("STORE", args.store)])
+    from ._store import store_files
+
+    check_output_path(args.output, "--output", (".html", ".htm"), store_files(args.store, "STORE"))
     import_extra("matplotlib", "plot", "sklearn-rank report")
     try:
         store = ResultsStore(args.store, create=False)

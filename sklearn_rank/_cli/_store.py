@@ -51,6 +51,16 @@ def add_store_options(parser):
         "uninterrupted run's")
 
 
+def store_files(path, option="--store"):
+    """``(option, path)`` of the store and of its companions, which SQLite writes beside
+    it while a connection is open: no output may be one of them (writing there would
+    replace the stored units)."""
+    if path is None:
+        return []
+    return [(option, path), (f"{option} (its write-ahead log)", f"{path}-wal"),
+            (f"{option} (its shared memory)", f"{path}-shm")]
+
+
 def check_store_options(args, inputs=()):
     """Check ``--store`` and ``--resume`` before the work: a usage error for ``--resume``
     alone, a bad suffix or path, or a file that is no results store."""
