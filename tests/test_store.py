@@ -580,6 +580,31 @@ def test_store_in_a_read_only_folder_is_read(finished_store, capsys):
         subprocess.run(["chattr", "-i", str(folder)], check=True)
 
 
+def test_store_in_a_read_only_folder_with_changes_in_its_log(finished_store, tmp_path):
+    """A copy of a store taken while its writer ran (the file and its -wal, the log not yet
+    copied into the file), in a read-only folder: SQLite cannot read it; the error says why
+    and what to do."""
+    writer = sqlite3.connect(finished_store, isolation_level=None)
+    writer.execute("PRAGMA wal_autocheckpoint = 0")
+    writer.execute("UPDATE runs SET started = started || ' '")
+    folder = tmp_path / "copy"
+    folder.mkdir()
+    for name in ("s.sqlite", "s.sqlite-wal"):
+        shutil.copy(finished_store.parent / name, folder / name)
+    writer.close()
+    assert (folder / "s.sqlite-wal").stat().st_size > 0
+    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode:
+        pytest.skip("chattr +i is not available here")
+    try:
+        with pytest.raises(ValueError, match=r"s.sqlite': SQLite cannot open it \(.*\): its "
+                                             r"folder is read-only and its write-ahead log "
+                                             r".*s.sqlite-wal' holds changes not yet in the "
+                                             r"file. Copy the store with its -wal file"):
+            load_store(folder / "s.sqlite")
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
 SELF_KILLER = '''
 import os
 import signal

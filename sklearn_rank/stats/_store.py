@@ -237,6 +237,15 @@ class ResultsStore:
                 "SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()}
         except sqlite3.DatabaseError as exc:  # e.g. "file is not a database"
             self.close()
+            wal = self.path + "-wal"
+            if (not create and (getattr(exc, "sqlite_errorcode", 0) & 0xFF) == _SQLITE_CANTOPEN
+                    and not os.access(os.path.dirname(os.path.abspath(self.path)), os.W_OK)
+                    and os.path.exists(wal) and os.path.getsize(wal) > 0):
+                raise StoreError(
+                    f"{self.path!r}: SQLite cannot open it ({exc}): its folder is read-only "
+                    f"and its write-ahead log {wal!r} holds changes not yet "
+                    "in the file. Copy the store with its -wal file to a writable folder, "
+                    "and read it there.") from None
             raise StoreError(f"{self.path!r} is not a results store of sklearn-rank: "
                              f"SQLite cannot read it ({exc}).") from None
         expected = _schema_columns()
