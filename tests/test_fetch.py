@@ -690,6 +690,20 @@ def test_letor4_from_extracted_files(tmp_path):
     assert_loaded(data, edited, 46)
 
 
+def test_letor4_files_linked_into_the_folder_are_read_from_the_cache(tmp_path):
+    # files kept elsewhere, linked into the data set's folder: the cache's sources are
+    # under the folder as named, and the cache is read without a warning (errors here)
+    texts = folds(np.random.default_rng(2), 46, first_qid=10002)
+    letor4_folder(tmp_path / "elsewhere", "MQ2008", texts)
+    (tmp_path / "home" / "letor4").mkdir(parents=True)
+    (tmp_path / "home" / "letor4" / "MQ2008").symlink_to(
+        tmp_path / "elsewhere" / "letor4" / "MQ2008")
+    for _ in range(2):
+        data = fetch_letor4("MQ2008", fold=2, subset="vali", data_home=tmp_path / "home",
+                            download_if_missing=False)
+        assert_loaded(data, texts[2]["vali"], 46)
+
+
 def test_fetchers_by_name(tmp_path):
     # the names the command line's --data takes
     assert set(_fetch.FETCHERS) == set(_fetch.DATASETS)

@@ -527,12 +527,13 @@ def _stale(stamp, key, base):
         raise _CorruptCache("its stamp's sources are not those a fetcher writes")
     if not isinstance(stamp.get("qid_offset"), dict):
         raise _CorruptCache("its stamp has no query-id offsets")
-    folder = base.resolve()
     for entry in stamp["sources"]:
-        path = (base / entry["name"]).resolve()
-        if not path.is_relative_to(folder) or path == folder:
+        # a name under the folder, as written (the folder may hold links to the files)
+        name = Path(entry["name"])
+        if name.is_absolute() or ".." in name.parts or not name.parts:
             raise _CorruptCache(f"its stamp names the source {entry['name']!r}, outside "
                                 f"{str(base)!r}")
+        path = base / name
         if not path.exists():
             continue
         stat = path.stat()
