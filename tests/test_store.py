@@ -675,3 +675,16 @@ def test_unsigned_64_bit_query_ids_are_stored_losslessly(tmp_path, capsys, monke
               if row["model"] == "Ridge"}
     assert {str(q): repr(v) for q, v in zip(systems["Ridge"]["qid"].tolist(),
                                             systems["Ridge"]["ndcg@5"].tolist())} == by_qid
+
+
+def test_a_value_beyond_sqlites_integers_is_a_store_error_and_rolled_back(tmp_path):
+    store = ResultsStore(tmp_path / "s.sqlite")
+    run_id = store.start_run("k", "sklearn-rank cv", {"metrics": {"x": "x"}}, ["u"])
+    huge = np.array([2**70, 1], dtype=object)
+    with pytest.raises(_store.StoreError, match=r"cannot write the results of u: Python int "
+                                                r"too large to convert to SQLite INTEGER"):
+        store.write_unit(run_id, unit("u", huge, np.zeros(2)))
+    assert not store.connection.in_transaction  # the lock is released
+    assert store.read_units(run_id) == []
+    store.write_unit(run_id, unit("u", np.array([1, 2]), np.zeros(2)))  # the store goes on
+    assert len(store.read_units(run_id)) == 1

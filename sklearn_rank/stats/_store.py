@@ -337,9 +337,11 @@ class ResultsStore:
                     delay = min(2 * delay, 1.0)
                     continue
                 raise self._error(exc, what) from None
-            except BaseException:  # never leave the transaction (and its lock) open
+            except BaseException as exc:  # never leave the transaction (and its lock) open
                 if self.connection.in_transaction:
                     self.connection.execute("ROLLBACK")
+                if isinstance(exc, OverflowError):  # an int beyond SQLite's 64 bits
+                    raise StoreError(f"{self.path!r}: cannot {what}: {exc}.") from None
                 raise
             self._checkpoint()
             return out
