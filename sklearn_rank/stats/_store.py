@@ -180,12 +180,13 @@ def connect(path):
 
 
 def connect_read_only(path):
-    """A read-only connection to the SQLite file ``path``, which never writes to it.
+    """A read-only connection to the SQLite file ``path``: it never writes to the file, nor
+    changes its journal mode.
 
-    SQLite reads a WAL database through its ``-shm`` file, which it creates when the folder
-    allows. In a folder that does not (read-only), with no write-ahead log beside the file
-    (everything is in the file, as a writer leaves it), the file is opened as immutable:
-    no writer can change it there.
+    SQLite reads a WAL database through its ``-shm`` file, which it creates (with an empty
+    ``-wal``) when the folder allows. In a folder that does not (read-only), with no
+    write-ahead log beside the file (everything is in the file, as a writer leaves it), the
+    file is opened as immutable: no writer can change it there.
     """
     from urllib.parse import quote
 
