@@ -627,3 +627,95 @@ def test_closed_pipe_ends_quietly():
         stderr = proc.stderr.read().decode()
         assert proc.wait(timeout=120) == 141, stderr
     assert stderr == ""
+
+
+# every output of cv and tune, through a symlink or a hard link to the --store file or its
+# companions: refused before the work, the store left as it was
+STORE_OUTPUTS = [("cv", "--output", "out.json"), ("cv", "--per-query-output", "pq.csv"),
+                 ("cv", "--plot", "p.png"), ("tune", "--output", "out.json"),
+                 ("tune", "--per-query-output", "pq.csv"), ("tune", "--plot", "p.png"),
+                 ("tune", "--save-model", "m.pkl"), ("tune", "--save-model", "m.pkl.json")]
+
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+@pytest.mark.parametrize("command, option, name", STORE_OUTPUTS)
+def test_outputs_never_replace_the_store(capsys, tmp_path, monkeypatch, command, option,
+                                         name, link):
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    argv = [command, *FAST, "--store", "s.sqlite"] + (
+        ["--param", "num_leaves=3,7"] if command == "tune" else [])
+    assert run_cli(capsys, *argv)[0] == 0
+    before = Path("s.sqlite").read_bytes()
+    (os.symlink if link == "symlink" else os.link)("s.sqlite", name)
+    given = "m.pkl" if name == "m.pkl.json" else name  # the note of --save-model
+    code, out, err = run_cli(capsys, *argv, "--resume", option, given)
+    shown = "--save-model (its note)" if name == "m.pkl.json" else option
+    assert code == 2, err
+    assert (f"{shown} {name!r} is also the file of --store;"
+            in one_line_error(err, command))
+    assert out == ""
+    assert Path("s.sqlite").read_bytes() == before
+
+
+def test_outputs_never_replace_the_write_ahead_log_of_the_store(capsys, tmp_path,
+                                                                 monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    os.symlink("s.sqlite-wal", "out.json")
+    code, _, err = run_cli(capsys, "cv", *FAST, "--store", "s.sqlite", "--output",
+                           "out.json")
+    assert code == 2
+    assert ("--output 'out.json' is also the file of --store (its write-ahead log)"
+            in one_line_error(err, "cv"))
+    assert not Path("s.sqlite").exists()
+    os.symlink("s.sqlite-shm", "r.html")
+    Path("s.sqlite").write_bytes(b"")
+    code, _, err = run_cli(capsys, "report", "s.sqlite", "-o", "r.html")
+    assert code == 2
+    assert ("--output 'r.html' is the input file of STORE (its shared memory)"
+            in one_line_error(err, "report"))
+
+
+PLANTED = '''
+from pathlib import Path
+
+Path(__file__).with_suffix(".ran").write_text("planted")
+raise ImportError("a planted module ran")
+'''
+
+
+def test_modules_lying_in_the_working_folder_never_stand_in_for_libraries(tmp_path):
+    """``--model MODULE:CLASS`` imports the user's module from the working folder, and
+    nothing else from there: a planted ``lightgbm.py`` or ``matplotlib.py`` never runs. The
+    command runs as its console script does (``-P``: Python puts no folder on the path)."""
+    pytest.importorskip("matplotlib")
+    for name in ("lightgbm", "matplotlib", "joblib"):
+        (tmp_path / f"{name}.py").write_text(PLANTED)
+    (tmp_path / "mymodels.py").write_text(
+        "from sklearn.linear_model import Ridge\n\n\nclass MyRidge(Ridge):\n    pass\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for models in (["sklearn.linear_model:Ridge", "pointwise"],
+                   ["mymodels:MyRidge", "pointwise"]):
+        argv = ["cv", *FAST, "--model", models[0], "--model", models[1], "--plot", "p.png",
+                "--n-jobs", "2"]
+        got = subprocess.run([sys.executable, "-P", "-m", "sklearn_rank", *argv],
+                             cwd=tmp_path, env=env, capture_output=True, text=True,
+                             timeout=300)
+        assert got.returncode == 0, got.stderr
+        assert sorted(p.name for p in tmp_path.glob("*.ran")) == []
+        assert (tmp_path / "p.png").stat().st_size > 0
+
+
+def test_working_folder_is_on_the_path_only_for_the_users_module(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    monkeypatch.delitem(sys.modules, "mymodels_here", raising=False)
+    (tmp_path / "mymodels_here.py").write_text(
+        "import sys\nPATH = list(sys.path)\n\n\nclass Model:\n    pass\n")
+    _models.import_object("sklearn.linear_model:Ridge", "--model")
+    assert str(tmp_path) not in sys.path  # not the user's module: the path is left alone
+    found = _models.import_object("mymodels_here:Model", "--model")
+    assert found.__name__ == "Model" and found.__module__ == "mymodels_here"
+    # the folder comes behind the libraries, for the module's neighbours
+    assert sys.modules["mymodels_here"].PATH[-1] == str(tmp_path)
+    assert sys.path[-1] == str(tmp_path) and sys.path.count(str(tmp_path)) == 1

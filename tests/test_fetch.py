@@ -12,9 +12,14 @@ test archives. Expected arrays come from scikit-learn's own SVMlight parser.
 import contextlib
 import hashlib
 import io
+import json
+import os
 import re
+import subprocess
+import sys
 import tarfile
 import threading
+import time
 import zipfile
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -48,6 +53,17 @@ class _Handler(BaseHTTPRequestHandler):
         name = self.path.lstrip("/")
         asked = self.headers.get("Range")
         # logged before anything is sent, so that the client cannot see the answer first
+        if name in server.redirects:
+            server.log.append((name, asked, 302, 0))
+            self.send_response(302)
+            self.send_header("Location", server.redirects[name])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if name in server.endless:  # no Content-Length: bytes until the client hangs up
+            server.log.append((name, asked, 200, None))
+            self._endless(*server.endless[name])
+            return
         if name not in server.files:
             server.log.append((name, asked, 404, 0))
             self.send_error(404)
@@ -77,6 +93,20 @@ class _Handler(BaseHTTPRequestHandler):
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             self.wfile.write(sent)
 
+    def _endless(self, chunk, pause, most):
+        """``chunk`` after ``chunk``, a pause of ``pause`` seconds between them, without a
+        Content-Length (HTTP/1.0: the body ends with the connection), until the client hangs
+        up or ``most`` bytes are sent (a bound for the test, which the client never sees)."""
+        self.send_response(200)
+        self.end_headers()
+        sent = 0
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            while sent < most and not self.server.stopping.is_set():
+                self.wfile.write(chunk)
+                self.wfile.flush()
+                sent += len(chunk)
+                self.server.stopping.wait(pause)
+
     def log_message(self, *args):
         pass
 
@@ -88,11 +118,13 @@ def server(monkeypatch):
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     httpd.daemon_threads = True
     httpd.files, httpd.cuts, httpd.log, httpd.ranges, httpd.misplaced = {}, {}, [], True, False
+    httpd.redirects, httpd.endless, httpd.stopping = {}, {}, threading.Event()
     httpd.url = f"http://127.0.0.1:{httpd.server_address[1]}"
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
                               daemon=True)
     thread.start()
     yield httpd
+    httpd.stopping.set()
     httpd.shutdown()
     httpd.server_close()
     thread.join()
@@ -409,6 +441,87 @@ def test_concurrent_fetches_download_and_parse_once(tmp_path, server, mslr):
     assert len(server.log) == 1
 
 
+def test_download_stops_as_soon_as_it_passes_the_published_size(tmp_path, server, mslr):
+    texts, blob = mslr
+    chunk = b"x" * 65536
+    del server.files["MSLR-WEB10K.zip"]
+    server.endless["MSLR-WEB10K.zip"] = (chunk, 0, 256 * 2**20)  # no Content-Length
+    start = time.monotonic()
+    with pytest.raises(OSError, match=rf"^Could not download MSLR-WEB10K.zip from .*: the "
+                                      rf"server sends more than the {len(blob)} bytes of the "
+                                      r"published archive\. Download it by hand") as info:
+        fetch_mslr_web10k(data_home=tmp_path, mirror=server.url, n_retries=3, delay=0)
+    assert time.monotonic() - start < 20
+    assert "\n" not in str(info.value)
+    assert len(server.log) == 1  # not retried
+    folder = archive_path(tmp_path, "mslr-web10k").parent
+    assert sorted(p.name for p in folder.iterdir()) == []  # nothing kept
+
+
+def test_download_of_unknown_size_is_capped(tmp_path, server, monkeypatch):
+    # LETOR 4.0 publishes no size; the server sends no Content-Length
+    monkeypatch.setattr(_fetch, "_MAX_UNKNOWN_SIZE", 2**20)
+    server.endless["MQ2007.rar"] = (b"x" * 65536, 0, 256 * 2**20)
+    with pytest.raises(OSError, match=r"^Could not download MQ2007.rar from .*: the server "
+                                      r"sends more than 1048576 bytes, the most a download of "
+                                      r"unknown size may take"):
+        fetch_letor4("MQ2007", data_home=tmp_path, mirror=server.url, n_retries=2, delay=0)
+    assert len(server.log) == 1
+    assert list(archive_path(tmp_path, "letor4-mq2007").parent.iterdir()) == []
+
+
+def test_trickling_server_is_cut_and_the_part_kept(tmp_path, server, mslr, monkeypatch):
+    # one byte every 50 ms never trips the timeout of 1 s between bytes
+    monkeypatch.setattr(_fetch, "_TIMEOUT", 1)
+    del server.files["MSLR-WEB10K.zip"]
+    server.endless["MSLR-WEB10K.zip"] = (b"x", 0.05, 600)  # 30 s in all, at most
+    start = time.monotonic()
+    with pytest.raises(OSError, match=r"^The download of MSLR-WEB10K.zip from .* stopped at "
+                                      r"\d+ bytes \(the transfer went slower than 1024 bytes "
+                                      r"per second for 1 seconds\); the part is kept in "):
+        fetch_mslr_web10k(data_home=tmp_path, mirror=server.url, n_retries=1, delay=0)
+    assert time.monotonic() - start < 10
+    assert len(server.log) == 2  # retried once
+    archive = archive_path(tmp_path, "mslr-web10k")
+    assert 0 < archive.with_name(archive.name + ".part").stat().st_size < 100
+
+
+def test_download_time_is_bounded(tmp_path, server, mslr, monkeypatch):
+    monkeypatch.setattr(_fetch, "_MIN_RATE", 1)
+    monkeypatch.setattr(_fetch, "_MAX_SECONDS", 1.5)
+    del server.files["MSLR-WEB10K.zip"]
+    server.endless["MSLR-WEB10K.zip"] = (b"x" * 100, 0.05, 60000)  # 30 s in all, at most
+    start = time.monotonic()
+    with pytest.raises(OSError, match=r"^The download of MSLR-WEB10K.zip from .* took more "
+                                      r"than 1.5 seconds and stopped at \d+ bytes; the part is "
+                                      r"kept in .* and the next call resumes it\.$"):
+        fetch_mslr_web10k(data_home=tmp_path, mirror=server.url, n_retries=5, delay=0)
+    assert time.monotonic() - start < 10
+    assert len(server.log) == 1
+
+
+@pytest.mark.parametrize("location", ["file:///etc/passwd", "/MSLR-WEB10K.zip"],
+                         ids=["to a file", "loop"])
+def test_refused_redirect_is_not_retried_and_keeps_nothing(tmp_path, server, mslr, location):
+    server.redirects["MSLR-WEB10K.zip"] = location
+    with pytest.raises(OSError, match=r"^Could not download MSLR-WEB10K.zip from .*: HTTP 30"
+                                      r"2 .*Download it by hand") as info:
+        fetch_mslr_web10k(data_home=tmp_path, mirror=server.url, n_retries=3, delay=0)
+    assert ".part" not in str(info.value)
+    # one call of urlopen (which follows a loop 4 times), not one per retry
+    assert len(server.log) == (1 if location.startswith("file") else 5)
+    assert list(archive_path(tmp_path, "mslr-web10k").parent.iterdir()) == []
+
+
+def test_missing_file_of_a_folder_mirror_is_not_retried(tmp_path, mslr):
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    with pytest.raises(OSError, match=r"^Could not download MSLR-WEB10K.zip from file:.*No "
+                                      r"such file") as info:
+        fetch_mslr_web10k(data_home=tmp_path / "home", mirror=mirror, n_retries=3, delay=30)
+    assert ".part" not in str(info.value)
+
+
 # -- The cache ------------------------------------------------------------------------------
 
 def corrupt_array(path):
@@ -423,10 +536,29 @@ def corrupt_array(path):
     path.write_bytes(bytes(raw))
 
 
+def restamp(path, change):
+    """Write the cache again with its stamp ``change(stamp)``: any JSON."""
+    with np.load(path) as npz:
+        arrays = dict(npz)
+    arrays["stamp"] = np.array(json.dumps(change(json.loads(str(arrays["stamp"])))))
+    np.savez(path, **arrays)
+
+
+def source_named(name):
+    """A stamp whose source is ``name``: of the same size as that file (0 for a device),
+    another time, so that it is hashed to tell whether it changed."""
+    return lambda stamp: {**stamp, "sources": [
+        {"name": name, "size": 0, "mtime_ns": 1, "sha256": "0" * 64}]}
+
+
 CORRUPTIONS = {
     "truncated": lambda path: path.write_bytes(path.read_bytes()[:path.stat().st_size // 2]),
     "flipped value": corrupt_array,
     "not a zip": lambda path: path.write_bytes(b"garbage" * 100),
+    "stamp a list": lambda path: restamp(path, lambda stamp: [stamp]),
+    "stamp without sources": lambda path: restamp(path, lambda stamp: {**stamp,
+                                                                       "sources": None}),
+    "source outside": lambda path: restamp(path, source_named("../outside.txt")),
 }
 
 
@@ -437,13 +569,43 @@ def test_corrupt_cache_is_rebuilt_with_a_warning(tmp_path, server, mslr, corrupt
     cache = tmp_path / "mslr_web10k" / "fold1_float64.npz"
     corrupt(cache)
     with pytest.warns(UserWarning, match=r"^The cache .*fold1_float64.npz' is corrupt "
-                                         r"\(.+\); rebuilding it from the source"):
+                                         r"\(.+\); rebuilding it from the source") as info:
         data = fetch_mslr_web10k(subset="train", data_home=tmp_path, mirror=server.url)
+    assert "unsafe" not in str(info[0].message)  # no advice to load a cache as a pickle
     assert_loaded(data, texts[1]["train"], 136)
     assert len(server.log) == 1  # rebuilt from the archive, not downloaded again
     # rebuilt whole: read again without a warning (filterwarnings = error)
     assert_loaded(fetch_mslr_web10k(subset="train", data_home=tmp_path), texts[1]["train"],
                   136)
+
+
+HASH_THE_CACHE = """
+import sys
+from sklearn_rank.datasets import fetch_mslr_web10k
+
+try:
+    fetch_mslr_web10k(subset="train", data_home=sys.argv[1], download_if_missing=False)
+except OSError as exc:
+    print(exc)
+"""
+
+
+@pytest.mark.parametrize("source", ["/dev/zero", "fifo"])
+def test_cache_naming_a_device_or_a_fifo_is_not_hashed(tmp_path, server, mslr, source):
+    fetch_mslr_web10k(subset="train", data_home=tmp_path, mirror=server.url)
+    folder = tmp_path / "mslr_web10k"
+    archive_path(tmp_path, "mslr-web10k").unlink()  # the cache is all there is
+    if source == "fifo":
+        os.mkfifo(folder / "fifo")
+    restamp(folder / "fold1_float64.npz", source_named(source))
+    # in a process of its own, ended at 60 s: hashing them would never end
+    got = subprocess.run([sys.executable, "-c", HASH_THE_CACHE, str(tmp_path)],
+                         capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])})
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.startswith("The cache ")
+    assert f"is corrupt (its stamp names the source {source!r}, " in got.stdout
+    assert "delete the file and call again" in got.stdout
 
 
 def test_corrupt_cache_without_its_source_names_the_file(tmp_path, server, mslr):
@@ -526,6 +688,20 @@ def test_letor4_from_extracted_files(tmp_path):
     (tmp_path / "letor4" / "MQ2008" / "Fold3" / "test.txt").write_bytes(edited)
     data = fetch_letor4("MQ2008", fold=3, subset="test", data_home=tmp_path)
     assert_loaded(data, edited, 46)
+
+
+def test_letor4_files_linked_into_the_folder_are_read_from_the_cache(tmp_path):
+    # files kept elsewhere, linked into the data set's folder: the cache's sources are
+    # under the folder as named, and the cache is read without a warning (errors here)
+    texts = folds(np.random.default_rng(2), 46, first_qid=10002)
+    letor4_folder(tmp_path / "elsewhere", "MQ2008", texts)
+    (tmp_path / "home" / "letor4").mkdir(parents=True)
+    (tmp_path / "home" / "letor4" / "MQ2008").symlink_to(
+        tmp_path / "elsewhere" / "letor4" / "MQ2008")
+    for _ in range(2):
+        data = fetch_letor4("MQ2008", fold=2, subset="vali", data_home=tmp_path / "home",
+                            download_if_missing=False)
+        assert_loaded(data, texts[2]["vali"], 46)
 
 
 def test_fetchers_by_name(tmp_path):

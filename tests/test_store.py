@@ -11,6 +11,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -353,7 +354,8 @@ def unit(key, qid, values, fold=0):
     np.array([7, 10, 123456789012, -1], dtype=np.int64),
     np.array([7, 10, 12, 1], dtype=np.int32),
     np.array(["q1", 2, "3", 4], dtype=object),
-], ids=["str", "int64", "int32", "object"])
+    np.array([2**63, 2**64 - 1, 7, 0], dtype=np.uint64),
+], ids=["str", "int64", "int32", "object", "uint64"])
 def test_query_ids_and_values_round_trip(tmp_path, qid):
     values = np.array([0.1, np.nan, 1 / 3, 0.0])
     store = ResultsStore(tmp_path / "s.sqlite")
@@ -367,7 +369,7 @@ def test_query_ids_and_values_round_trip(tmp_path, qid):
     np.testing.assert_array_equal(got["per_query"]["x"], values)  # NaN where NaN
     assert got["per_query"]["x"][2] == 1 / 3  # every digit
     kinds = {row[0] for row in store.connection.execute("SELECT typeof(qid) FROM per_query")}
-    assert kinds == {{"U": "text", "i": "integer", "O": None}[qid.dtype.kind]} or (
+    assert kinds == {{"U": "text", "i": "integer", "u": "integer", "O": None}[qid.dtype.kind]} or (
         qid.dtype.kind == "O" and kinds == {"text", "integer"})
 
 
@@ -451,3 +453,238 @@ def test_store_schema_is_documented():
             names = [c.split()[0] for c in documented.replace("\n", " ").split(",")]
             assert names == columns, table
 
+
+
+# ----------------------------------------------------------------------------------------
+# Damaged, hostile and read-only stores
+
+SMALL = ["cv", "--n-queries", "30", "--n-splits", "3", "--metrics", "ndcg@5", "--model",
+         "pointwise", "--model", "sklearn.linear_model:Ridge", "--n-estimators", "3", "-q"]
+
+
+@pytest.fixture
+def finished_store(tmp_path, capsys):
+    """A store holding one finished ``cv`` run (of 6 units), every page in the file."""
+    path = tmp_path / "s.sqlite"
+    assert main([*SMALL, "--store", str(path)]) == 0
+    capsys.readouterr()
+    return path
+
+
+def set_query_ids_dtype(path, text):
+    connection = sqlite3.connect(path)
+    with connection:
+        connection.execute("UPDATE units SET qid_dtype = ?", (text,))
+    connection.close()
+
+
+def test_str_query_ids_of_a_huge_dtype_take_their_own_width(tmp_path):
+    # '<U20000000' for 4 ids would be 320 MB: the width is that of the longest id
+    store = ResultsStore(tmp_path / "s.sqlite")
+    run_id = store.start_run("k", "sklearn-rank cv", {"metrics": {"x": "x"}}, ["u"])
+    store.write_unit(run_id, unit("u", np.array(["007", "7", "b", "10"]), np.zeros(4)))
+    store.close()
+    set_query_ids_dtype(tmp_path / "s.sqlite", "<U20000000")
+    (got,) = ResultsStore(tmp_path / "s.sqlite", create=False).read_units(run_id)
+    assert got["per_query"]["qid"].dtype == np.dtype("<U3")
+    assert got["per_query"]["qid"].tolist() == ["007", "7", "b", "10"]
+
+
+@pytest.mark.parametrize("text", ["<U20000000", "|S20000000", "|V80000000", "<i20000000",
+                                  "[('a', '<f8', (100000000,))]", "<U2"])
+def test_query_ids_dtype_no_run_writes_is_one_line(finished_store, capsys, text):
+    # the generated data's ids are ints: no str dtype fits them, and the others are no
+    # dtype of query ids; "<U2" would truncate str ids
+    set_query_ids_dtype(finished_store, text)
+    with pytest.raises(ValueError, match=r"is a damaged results store \(unit 1 holds values "
+                                         r"no run writes: .*\); restore it from a copy"):
+        load_store(finished_store)
+    code = main(["report", str(finished_store), "-o", str(finished_store.parent / "r.html")])
+    line = one_line_error(capsys.readouterr().err, "report")
+    assert code == 1 and "STORE" in line and "damaged results store" in line
+    assert not (finished_store.parent / "r.html").exists()
+
+
+def wrong_tables(path):
+    """A SQLite file of the store's schema version whose tables are others."""
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, x)")
+    connection.execute("PRAGMA user_version = 1")
+    connection.close()
+
+
+def damaged_pages(path):
+    """The root page of the per-query values overwritten: the runs and units read, the
+    values do not (SQLite: "database disk image is malformed")."""
+    connection = sqlite3.connect(path)
+    page = connection.execute("PRAGMA page_size").fetchone()[0]
+    (root,) = connection.execute("SELECT rootpage FROM sqlite_master WHERE name = "
+                                 "'per_query'").fetchone()
+    connection.close()
+    assert not Path(f"{path}-wal").exists()  # every page is in the file
+    with open(path, "r+b") as handle:
+        handle.seek((root - 1) * page)
+        handle.write(b"\xa5" * page)
+
+
+@pytest.mark.parametrize("damage, says", [
+    (wrong_tables, "is not a results store of sklearn-rank (schema version 1, tables runs; "
+                   "expected schema version 1 with the tables runs, units, per_query)"),
+    (damaged_pages, "is a damaged results store (SQLite cannot read its per-query values: "
+                    "database disk image is malformed); restore it from a copy"),
+], ids=["wrong tables", "damaged page"])
+def test_damaged_store_is_one_line_for_every_reader(tmp_path, capsys, monkeypatch, damage,
+                                                    says):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "s.sqlite"
+    if damage is damaged_pages:
+        assert main([*SMALL, "--store", "s.sqlite"]) == 0
+    damage(path)
+    capsys.readouterr()
+    with pytest.raises(ValueError) as info:
+        load_store(path)
+    assert says in str(info.value)
+    commands = [["report", "s.sqlite", "-o", "r.html"],
+                [*SMALL, "--store", "s.sqlite", "--resume"]]
+    if damage is wrong_tables:  # the run of the damaged store is found: a new one is refused
+        commands.append([*SMALL, "--store", "s.sqlite"])
+    for argv in commands:
+        code = main(argv)
+        err = "".join(line for line in capsys.readouterr().err.splitlines(keepends=True)
+                      if ": note: " not in line)
+        line = one_line_error(err, argv[0])
+        assert code == 1 and says in line, line
+        assert "cross-validation failed" not in line and "--resume to complete" not in line
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_store_in_a_read_only_folder_is_read(finished_store, capsys):
+    """``chattr +i``: no file can be created in the folder, not even by root."""
+    folder = finished_store.parent
+    for name in ("a.txt", "r.html"):
+        (folder / name).unlink(missing_ok=True)
+    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode:
+        pytest.skip("chattr +i is not available here")
+    try:
+        with pytest.raises(OSError):
+            (folder / "a.txt").write_text("")
+        systems = load_store(finished_store)
+        assert list(systems) == ["pointwise", "Ridge"] and systems.finished
+        out = folder.parent / f"{folder.name}-report.html"
+        assert main(["report", str(finished_store), "-o", str(out)]) == 0, (
+            capsys.readouterr().err)
+        assert "Run 1" in out.read_text()
+        # read-only: nothing beside the file, no journal mode set
+        assert sorted(p.name for p in folder.iterdir()) == ["s.sqlite"]
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
+def test_store_in_a_read_only_folder_with_changes_in_its_log(finished_store, tmp_path):
+    """A copy of a store taken while its writer ran (the file and its -wal, the log not yet
+    copied into the file), in a read-only folder: SQLite cannot read it; the error says why
+    and what to do."""
+    writer = sqlite3.connect(finished_store, isolation_level=None)
+    writer.execute("PRAGMA wal_autocheckpoint = 0")
+    writer.execute("UPDATE runs SET started = started || ' '")
+    folder = tmp_path / "copy"
+    folder.mkdir()
+    for name in ("s.sqlite", "s.sqlite-wal"):
+        shutil.copy(finished_store.parent / name, folder / name)
+    writer.close()
+    assert (folder / "s.sqlite-wal").stat().st_size > 0
+    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode:
+        pytest.skip("chattr +i is not available here")
+    try:
+        with pytest.raises(ValueError, match=r"s.sqlite': SQLite cannot open it \(.*\): its "
+                                             r"folder is read-only and its write-ahead log "
+                                             r".*s.sqlite-wal' holds changes not yet in the "
+                                             r"file. Copy the store with its -wal file"):
+            load_store(folder / "s.sqlite")
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
+SELF_KILLER = '''
+import os
+import signal
+from pathlib import Path
+
+import numpy as np
+from sklearn.linear_model import Ridge
+
+
+class SelfKiller(Ridge):
+    """A ridge regression sent SIGKILL (kill -9) at its fit numbered $KILL_AT (from 1): no
+    handler, no close of the store. The trial fit on three queries is not counted."""
+
+    def fit(self, X, y, qid=None, sample_weight=None):
+        if qid is not None and len(np.unique(qid)) > 3:
+            log = Path(os.environ["FITS"])
+            with open(log, "a") as handle:
+                handle.write("fit\\n")
+            if os.environ["KILL_AT"] == str(len(log.read_text().splitlines())):
+                os.kill(os.getpid(), signal.SIGKILL)
+        return super().fit(X, y, sample_weight=sample_weight)
+'''
+
+
+def test_killed_run_leaves_its_units_in_the_file_itself(tmp_path):
+    (tmp_path / "selfkiller.py").write_text(SELF_KILLER)
+    env = {**os.environ, "FITS": str(tmp_path / "fits"), "KILL_AT": "4",
+           "PYTHONPATH": str(ROOT)}
+    argv = ["cv", "--n-queries", "30", "--n-splits", "3", "--metrics", "ndcg@5", "--model",
+            "a=selfkiller:SelfKiller", "--model", "b=selfkiller:SelfKiller", "-q",
+            "--store", "s.sqlite"]
+    got = subprocess.run([sys.executable, "-m", "sklearn_rank", *argv], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert got.returncode == -9, got.stderr
+    # the file alone, copied without its -wal and -shm companions, holds the 3 units
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    shutil.copy(tmp_path / "s.sqlite", copy / "s.sqlite")
+    store = ResultsStore(copy / "s.sqlite", create=False)
+    (run,) = store.runs()
+    assert (run["finished"], run["n_stored"], len(run["units"])) == (None, 3, 6)
+    assert len(store.read_units(run["id"])) == 3
+    store.close()
+
+
+def test_unsigned_64_bit_query_ids_are_stored_losslessly(tmp_path, capsys, monkeypatch):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.uint64(2**63) + np.arange(12, dtype=np.uint64) * np.uint64(2**59), 5)
+    assert qid.max() == 2**63 + 11 * 2**59 and qid.dtype == np.uint64
+    pd.DataFrame({"qid": qid, "label": rng.integers(0, 3, 60), "f1": rng.random(60),
+                  "f2": rng.random(60)}).to_parquet("d.parquet")
+    argv = ["cv", "--data", "d.parquet", "--n-splits", "3", "--metrics", "ndcg@5", "--model",
+            "pointwise", "--model", "sklearn.linear_model:Ridge", "--n-estimators", "3", "-q",
+            "--per-query-output", "plain.csv"]
+    assert main(argv) == 0
+    plain = without_times(capsys.readouterr().out)
+    assert main([*argv, "--store", "s.sqlite"]) == 0, capsys.readouterr().err
+    assert without_times(capsys.readouterr().out) == plain
+    assert main([*argv, "--store", "s.sqlite", "--resume"]) == 0  # read back
+    assert without_times(capsys.readouterr().out) == plain
+    systems = load_store("s.sqlite")
+    assert systems["Ridge"]["qid"].dtype == np.uint64
+    np.testing.assert_array_equal(np.sort(systems["Ridge"]["qid"]), np.unique(qid))
+    by_qid = {row["qid"]: row["ndcg@5"] for row in read_csv("plain.csv")
+              if row["model"] == "Ridge"}
+    assert {str(q): repr(v) for q, v in zip(systems["Ridge"]["qid"].tolist(),
+                                            systems["Ridge"]["ndcg@5"].tolist())} == by_qid
+
+
+def test_a_value_beyond_sqlites_integers_is_a_store_error_and_rolled_back(tmp_path):
+    store = ResultsStore(tmp_path / "s.sqlite")
+    run_id = store.start_run("k", "sklearn-rank cv", {"metrics": {"x": "x"}}, ["u"])
+    huge = np.array([2**70, 1], dtype=object)
+    with pytest.raises(_store.StoreError, match=r"cannot write the results of u: Python int "
+                                                r"too large to convert to SQLite INTEGER"):
+        store.write_unit(run_id, unit("u", huge, np.zeros(2)))
+    assert not store.connection.in_transaction  # the lock is released
+    assert store.read_units(run_id) == []
+    store.write_unit(run_id, unit("u", np.array([1, 2]), np.zeros(2)))  # the store goes on
+    assert len(store.read_units(run_id)) == 1

@@ -6,6 +6,8 @@ and numpy at the top, so ``sklearn-rank --help`` answers without loading the boo
 matplotlib or pandas.
 """
 
+import contextlib
+import os
 import sys
 
 from . import _cv, _evaluate, _report, _trec_eval, _tune
@@ -57,6 +59,23 @@ def build_parser():
     return parser
 
 
+@contextlib.contextmanager
+def _workers_start_without_the_folder():
+    """``PYTHONSAFEPATH=1`` for the processes the command starts (``--n-jobs``): joblib
+    starts its workers with ``python -m``, which would put the working folder first on
+    their path, where a ``joblib.py`` or ``lightgbm.py`` lying there would run. The workers
+    get the command's path (see ``import_object``) from joblib instead."""
+    before = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PYTHONSAFEPATH"]
+        else:
+            os.environ["PYTHONSAFEPATH"] = before
+
+
 def main(argv=None):
     """Run the ``sklearn-rank`` command line.
 
@@ -98,7 +117,8 @@ def main(argv=None):
             raise CLIError(f"unrecognized arguments: {' '.join(unknown)} "
                            f"(see '{prog} --help')", USAGE)
         run = COMMANDS[args.command].run
-        return run(args, demo=True) if demo else run(args)
+        with _workers_start_without_the_folder():
+            return run(args, demo=True) if demo else run(args)
     except CLIError as exc:
         message = " ".join(str(exc).split())  # one line, even from a booster's message
         print(f"{exc.prog or prog}: error: {message}", file=sys.stderr)
@@ -111,7 +131,5 @@ def main(argv=None):
     except BrokenPipeError:
         # the reader closed the pipe (``| head``): nothing more to say to anyone, and
         # Python's flush of stdout at exit must not fail again
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141

@@ -61,7 +61,7 @@ from ._models import (
     fit_errors,
     model_choices,
 )
-from ._store import add_store_options, check_store_options
+from ._store import add_store_options, check_store_options, store_files
 
 NAME = "cv"
 SUMMARY = "cross-validated comparison of rankers: means, confidence intervals, paired tests"
@@ -244,7 +244,8 @@ def _check_outputs(args, config_inputs):
     if args.plot is not None:
         check_output_path(args.plot, "--plot", figure_suffixes(), inputs)
         import_extra("matplotlib", "plot", "--plot")
-    check_distinct_outputs([("--output", args.output),
+    check_distinct_outputs([*store_files(getattr(args, "store", None)),
+                            ("--output", args.output),
                             ("--per-query-output", args.per_query_output),
                             ("--plot", args.plot)])
     return output_format

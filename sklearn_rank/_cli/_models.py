@@ -365,17 +365,17 @@ def resolve_model(spec, where, label=None):
 def import_object(spec, where):
     """Import ``MODULE:NAME`` (``NAME`` may be dotted); usage errors name what is missing.
 
-    The current folder is searched first, as ``python -m`` does, so that ``--model
-    mymodels:Ranker`` finds ``mymodels.py`` where the command runs.
+    A module of the current folder comes first, as ``python -m`` finds it, so that
+    ``--model mymodels:Ranker`` finds ``mymodels.py`` where the command runs. Only that
+    module is taken from there: the folder goes behind the installed libraries on the
+    Python path, so that a ``lightgbm.py`` lying there never stands in for the library.
     """
     module_name, _, attribute = (part.strip() for part in spec.partition(":"))
     if not module_name or not attribute:
         raise usage_error(f"{where}: expected MODULE:CLASS, e.g. sklearn.linear_model:Ridge.")
     here = os.getcwd()
-    if here not in sys.path and "" not in sys.path:
-        sys.path.insert(0, here)
     try:
-        module = importlib.import_module(module_name)
+        module = _import_module(module_name, here)
     except ModuleNotFoundError as exc:
         missing = exc.name or ""
         if module_name == missing or module_name.startswith(missing + "."):
@@ -400,6 +400,30 @@ def import_object(spec, where):
     if not callable(found):
         raise usage_error(f"{where}: {attribute!r} is a {type(found).__name__}, not a class.")
     return found
+
+
+def _import_module(name, folder):
+    """``importlib.import_module(name)``, where a top-level module of ``folder`` comes
+    first, as ``python -m`` would find it. Only that module is taken from the folder: it is
+    loaded from there directly, and the folder goes at the end of ``sys.path`` (for that
+    module's own imports of its neighbours, and for the worker processes), behind the
+    installed libraries."""
+    from importlib.machinery import PathFinder
+    from importlib.util import module_from_spec
+
+    top = name.partition(".")[0]
+    spec = None if top in sys.modules else PathFinder.find_spec(top, [folder])
+    if spec is not None:
+        if folder not in sys.path:
+            sys.path.append(folder)
+        module = module_from_spec(spec)
+        sys.modules[top] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[top]
+            raise
+    return importlib.import_module(name)
 
 
 def _instantiate(spec, where):

@@ -78,7 +78,9 @@ def run(args):
     from ..stats._store import ResultsStore, StoreError
 
     check_input_file(args.store, "STORE")
-    check_output_path(args.output, "--output", (".html", ".htm"), [("STORE", args.store)])
+    from ._store import store_files
+
+    check_output_path(args.output, "--output", (".html", ".htm"), store_files(args.store, "STORE"))
     import_extra("matplotlib", "plot", "sklearn-rank report")
     try:
         store = ResultsStore(args.store, create=False)
@@ -86,6 +88,8 @@ def run(args):
         raise CLIError(f"STORE {exc}") from None
     try:
         runs = store.runs()
+    except StoreError as exc:
+        raise CLIError(f"STORE {exc}") from None
     finally:
         store.close()
     if args.run is not None:
@@ -98,7 +102,10 @@ def run(args):
     if not runs:
         raise CLIError(f"STORE {args.store!r} holds no run; write one with "
                        "'sklearn-rank cv --store' or 'sklearn-rank tune --store'.")
-    sections = [_section(args.store, r) for r in runs]
+    try:
+        sections = [_section(args.store, r) for r in runs]
+    except StoreError as exc:  # a damaged store: its units cannot be read
+        raise CLIError(f"STORE {exc}") from None
     write_text(args.output, _page(args.store, runs, sections), "--output")
     finished = sum(1 for r in runs if r["finished"])
     print(f"{args.output}: {finished} finished run{'s' if finished != 1 else ''}"

@@ -51,6 +51,16 @@ def add_store_options(parser):
         "uninterrupted run's")
 
 
+def store_files(path, option="--store"):
+    """``(option, path)`` of the store and of its companions, which SQLite writes beside
+    it while a connection is open: no output may be one of them (writing there would
+    replace the stored units)."""
+    if path is None:
+        return []
+    return [(option, path), (f"{option} (its write-ahead log)", f"{path}-wal"),
+            (f"{option} (its shared memory)", f"{path}-shm")]
+
+
 def check_store_options(args, inputs=()):
     """Check ``--store`` and ``--resume`` before the work: a usage error for ``--resume``
     alone, a bad suffix or path, or a file that is no results store."""
@@ -122,7 +132,10 @@ class StoreRecorder:
         self.provenance = provenance
         self.store = _open(self.path)
         run_key = fingerprint(_run_identity(provenance))
-        existing = self.store.find_run(run_key)
+        try:
+            existing = self.store.find_run(run_key)
+        except StoreError as exc:
+            raise self._failure(exc) from None
         if existing is not None and not self.resume:
             state = ("finished " + existing["finished"] if existing["finished"]
                      else f"unfinished, {existing['n_stored']} of {len(existing['units'])} "
@@ -152,6 +165,8 @@ class StoreRecorder:
             raise self._failure(exc) from None
 
     def _failure(self, exc):
+        if exc.corrupt:  # --resume cannot help: the store itself is damaged
+            return CLIError(f"--store {exc}")
         advice = "make room, then" if exc.full else "then"
         return CLIError(f"--store {exc} The run is not marked finished: {advice} rerun with "
                         "--resume to complete it.")
@@ -174,13 +189,17 @@ class StoreRecorder:
         return fingerprint(identity)
 
     def known(self, unit, params):
+        from ..stats._store import StoreError
         from ._scoring import UnitResult
 
         if not self.resume:
             return None
         if unit.fold is None and self.refit_estimator:
             return None
-        stored = self.store.find_unit(self._key(unit, params), self.run_id)
+        try:
+            stored = self.store.find_unit(self._key(unit, params), self.run_id)
+        except StoreError as exc:
+            raise self._failure(exc) from None
         if stored is None or (self.predictions and unit.fold is not None
                               and stored["predictions"] is None):
             return None

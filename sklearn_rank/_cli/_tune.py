@@ -60,7 +60,7 @@ from ._models import (
     model_choices,
 )
 from ._params import param_from_value, parse_params
-from ._store import add_store_options, check_store_options
+from ._store import add_store_options, check_store_options, store_files
 
 NAME = "tune"
 SUMMARY = "grid or randomized search of a ranker's parameters against a metric"
@@ -308,7 +308,8 @@ def _check_outputs(args, config_inputs):
     if args.plot is not None:
         check_output_path(args.plot, "--plot", figure_suffixes(), inputs)
         import_extra("matplotlib", "plot", "--plot")
-    check_distinct_outputs([("--output", args.output), ("--save-model", args.save_model),
+    check_distinct_outputs([*store_files(getattr(args, "store", None)),
+                            ("--output", args.output), ("--save-model", args.save_model),
                             ("--save-model (its note)", sidecar),
                             ("--per-query-output", args.per_query_output),
                             ("--plot", args.plot)])

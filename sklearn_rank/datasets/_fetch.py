@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from functools import partial
 from numbers import Integral, Real
 from pathlib import Path
+from stat import S_ISREG
 
 import numpy as np
 import scipy.sparse as sp
@@ -58,6 +59,13 @@ MIRROR_ENV = "SKLEARN_RANK_MIRROR"
 _CACHE_FORMAT = 1
 _CHUNK = 1 << 20
 _TIMEOUT = 60  # seconds without a byte before a transfer counts as interrupted
+# A transfer slower than this (bytes per second, over each _TIMEOUT seconds) is interrupted
+# too: a server sending a byte now and then would never trip the timeout.
+_MIN_RATE = 1024
+# Seconds one call may spend downloading, retries included (the next call resumes).
+_MAX_SECONDS = 48 * 3600
+# Bytes a download of unknown size may take (no published size, no Content-Length).
+_MAX_UNKNOWN_SIZE = 20 * 2**30
 _SPLITS = ("train", "vali", "test")
 
 
@@ -263,6 +271,31 @@ class _Refused(Exception):
     """The server answered, and retrying would get the same answer (404, wrong file...)."""
 
 
+class _Slow(OSError):
+    """The transfer went on slower than :data:`_MIN_RATE`: interrupted, and retried."""
+
+
+class _OutOfTime(Exception):
+    """The call spent :data:`_MAX_SECONDS` downloading."""
+
+
+def _permanent(exc):
+    """Whether an error of ``urlopen`` is one that a retry would meet again: a redirect
+    refused (to another scheme, or a loop), a URL of no known scheme, a certificate that
+    does not verify, a file missing from a folder mirror."""
+    import ssl
+    from urllib.error import HTTPError, URLError
+
+    if isinstance(exc, HTTPError):
+        return 300 <= exc.code < 400 or (400 <= exc.code < 500 and exc.code not in (408, 429))
+    if isinstance(exc, URLError):
+        reason = exc.reason
+        return (isinstance(reason, (ssl.SSLCertVerificationError, FileNotFoundError,
+                                    IsADirectoryError, PermissionError))
+                or (isinstance(reason, str) and reason.startswith("unknown url type")))
+    return isinstance(exc, ValueError)  # urllib's "unknown url type" of a Request
+
+
 def _sha256(path):
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
@@ -293,9 +326,14 @@ def _content_range(value):
     return int(match[1]), None if match[2] == "*" else int(match[2])
 
 
-def _transfer(url, part, size, bar_of):
+def _transfer(url, part, size, bar_of, deadline=float("inf")):
     """One request for what ``part`` lacks; True when the file is whole, False when the
-    transfer stopped early (the caller retries, resuming)."""
+    transfer stopped early (the caller retries, resuming).
+
+    The transfer stops as soon as the file would be longer than ``size`` (or, of unknown
+    size, than :data:`_MAX_UNKNOWN_SIZE`), when it goes slower than :data:`_MIN_RATE`, and
+    at ``deadline`` (``time.monotonic``).
+    """
     from urllib.error import HTTPError
     from urllib.request import Request, urlopen
 
@@ -321,9 +359,14 @@ def _transfer(url, part, size, bar_of):
             if total is not None and int(total[1]) == have:
                 return True
             part.unlink()  # longer than the file: start again from zero
-            return _transfer(url, part, size, bar_of)
-        if 400 <= exc.code < 500 and exc.code not in (408, 429):
-            raise _Refused(f"HTTP {exc.code} {exc.reason}") from None
+            return _transfer(url, part, size, bar_of, deadline)
+        if _permanent(exc):  # one line, even of urllib's message on a redirect loop
+            raise _Refused(f"HTTP {exc.code} {' '.join(str(exc.reason).split())}") from None
+        raise
+    except Exception as exc:
+        if _permanent(exc):
+            raise _Refused(" ".join(str(getattr(exc, "reason", None) or exc).split())
+                           ) from None
         raise
     with response:
         status = getattr(response, "status", None) or 200
@@ -334,7 +377,7 @@ def _transfer(url, part, size, bar_of):
             if span is None or span[0] != have:
                 response.close()
                 part.unlink()  # not the bytes asked for: start again from zero
-                return _transfer(url, part, size, bar_of)
+                return _transfer(url, part, size, bar_of, deadline)
             total = span[1]
             mode = "ab"
         else:  # the whole file: a server without Range support, or a first request
@@ -343,13 +386,37 @@ def _transfer(url, part, size, bar_of):
             raise _Refused(f"the server sends a file of {total} bytes, not the {size} bytes of "
                            "the published archive")
         bar = bar_of(have, total if total is not None else size)
+        # the most this response may add to the part
+        most = (size if size is not None else total if total is not None
+                else _MAX_UNKNOWN_SIZE) - have
         received = 0
+        window, in_window = time.monotonic(), 0
         try:
             with open(part, mode) as out:
-                while chunk := response.read(_CHUNK):
+                # read1: what has arrived, so that the clock is checked while bytes trickle
+                while chunk := response.read1(_CHUNK):
+                    if received + len(chunk) > most:
+                        out.close()
+                        part.unlink()
+                        raise _Refused(
+                            f"the server sends more than the {size} bytes of the published "
+                            "archive" if size is not None else
+                            f"the server sends more than the {total} bytes it announced"
+                            if total is not None else
+                            f"the server sends more than {_MAX_UNKNOWN_SIZE} bytes, the "
+                            "most a download of unknown size may take")
                     out.write(chunk)
                     received += len(chunk)
                     bar.update(len(chunk))
+                    now = time.monotonic()
+                    if now > deadline:
+                        raise _OutOfTime
+                    in_window += len(chunk)
+                    if now - window >= _TIMEOUT:
+                        if in_window < _MIN_RATE * (now - window):
+                            raise _Slow(f"the transfer went slower than {_MIN_RATE} bytes "
+                                        f"per second for {_TIMEOUT} seconds")
+                        window, in_window = now, 0
         finally:
             bar.close()
     # http.client returns no more bytes, without an error, when a connection closes early
@@ -376,23 +443,35 @@ def _download(archive, url, path, *, n_retries, delay, progress):
     def bar_of(done, total):
         return progress.bar(archive.filename, done, total)
 
+    def kept():
+        if part.exists() and part.stat().st_size:
+            return (f"the part is kept in {str(part)!r} and the next call resumes it.")
+        part.unlink(missing_ok=True)
+        return "nothing was kept: call again to try anew."
+
     left = n_retries
+    deadline = time.monotonic() + _MAX_SECONDS
     while True:
         try:
-            if _transfer(url, part, archive.size, bar_of):
+            if _transfer(url, part, archive.size, bar_of, deadline):
                 break
             reason = "the connection closed before the end of the file"
         except _Refused as exc:
             raise OSError(f"Could not download {archive.filename} from {url}: {exc}. Download "
                           f"it by hand from {archive.page} and put it at {str(path)!r}, or "
                           f"use a mirror (mirror= or {MIRROR_ENV}).") from None
-        except (URLError, HTTPException, OSError) as exc:
-            reason = str(getattr(exc, "reason", None) or exc) or type(exc).__name__
-        if left == 0:
+        except _OutOfTime:
             got = part.stat().st_size if part.exists() else 0
-            raise OSError(
-                f"The download of {archive.filename} from {url} stopped at {got} bytes "
-                f"({reason}); the part is kept in {str(part)!r} and the next call resumes it.")
+            raise OSError(f"The download of {archive.filename} from {url} took more than "
+                          f"{_MAX_SECONDS} seconds and stopped at {got} bytes; "
+                          + kept()) from None
+        except (URLError, HTTPException, OSError) as exc:
+            reason = (" ".join(str(getattr(exc, "reason", None) or exc).split())
+                      or type(exc).__name__)
+        if left == 0 or time.monotonic() + delay > deadline:
+            got = part.stat().st_size if part.exists() else 0
+            raise OSError(f"The download of {archive.filename} from {url} stopped at {got} "
+                          f"bytes ({reason}); " + kept())
         left -= 1
         time.sleep(delay)
 
@@ -428,16 +507,39 @@ def _source_entry(path, name, sha256=None):
 
 def _stale(stamp, key, base):
     """Why the cache stamped ``stamp`` is not the data of ``key`` parsed from the sources
-    under ``base`` (sources since deleted do not count), or None when it is."""
+    under ``base`` (sources since deleted do not count), or None when it is.
+
+    Raises :class:`_CorruptCache` for a stamp that is not the one a fetcher writes: one that
+    is no JSON object, or names a source that is no regular file under ``base`` (hashing
+    ``/dev/zero`` would never end).
+    """
+    if not isinstance(stamp, dict):
+        raise _CorruptCache(f"its stamp is a JSON {type(stamp).__name__}, not an object")
     if stamp.get("format") != _CACHE_FORMAT:
         return "written by another version of sklearn-rank"
     if stamp.get("dataset") != key:
         return f"of {stamp.get('dataset')!r}, not {key!r}"
+    sources = stamp.get("sources")
+    if not isinstance(sources, list) or not all(
+            isinstance(e, dict) and isinstance(e.get("name"), str)
+            and isinstance(e.get("size"), int) and isinstance(e.get("mtime_ns"), int)
+            and isinstance(e.get("sha256"), (str, type(None))) for e in sources):
+        raise _CorruptCache("its stamp's sources are not those a fetcher writes")
+    if not isinstance(stamp.get("qid_offset"), dict):
+        raise _CorruptCache("its stamp has no query-id offsets")
     for entry in stamp["sources"]:
-        path = base / entry["name"]
+        # a name under the folder, as written (the folder may hold links to the files)
+        name = Path(entry["name"])
+        if name.is_absolute() or ".." in name.parts or not name.parts:
+            raise _CorruptCache(f"its stamp names the source {entry['name']!r}, outside "
+                                f"{str(base)!r}")
+        path = base / name
         if not path.exists():
             continue
         stat = path.stat()
+        if not S_ISREG(stat.st_mode):
+            raise _CorruptCache(f"its stamp names the source {entry['name']!r}, which is "
+                                "not a regular file")
         if stat.st_size != entry["size"]:
             return f"{entry['name']} changed"
         if stat.st_mtime_ns != entry["mtime_ns"] and (
@@ -457,7 +559,12 @@ def _read_cache(path, key, base, subsets, n_features, dtype):
     if not path.exists():
         return None
     try:
-        # numpy leaks its own handle when the zip is unreadable: open it here
+        # numpy leaks its own handle when the zip is unreadable: open it here; and it
+        # would try a file that is no zip as a pickle, which it refuses with advice to
+        # load it "unsafely": a cache is only ever a zip of arrays
+        with open(path, "rb") as handle:
+            if not zipfile.is_zipfile(handle):
+                raise _CorruptCache("not a zip archive of arrays")
         with open(path, "rb") as handle, np.load(handle, allow_pickle=False) as npz:
             stamp = json.loads(str(npz["stamp"]))
             if _stale(stamp, key, base) is not None:

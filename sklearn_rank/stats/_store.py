@@ -10,7 +10,12 @@ a whole one (:func:`load_store` refuses it unless asked).
 
 Several processes may write to one store at once: the database is in WAL mode, each
 connection waits for the others' locks (``busy_timeout``), and a transaction that still
-finds the database busy is retried.
+finds the database busy is retried. After each transaction, the write-ahead log is copied
+into the file (a passive checkpoint), so that the file alone holds every finished unit even
+when its writer is killed; while a writer runs, the store is the file together with its
+``-wal`` and ``-shm`` companions, and a copy must take all three. Readers open the file
+read-only and never change its journal mode, so that a store in a read-only folder (or on
+a read-only medium) can be read.
 
 The schema (``PRAGMA user_version`` = :data:`SCHEMA_VERSION`):
 
@@ -20,13 +25,17 @@ The schema (``PRAGMA user_version`` = :data:`SCHEMA_VERSION`):
   recorded)``, one row per ``(run_id, unit_key)``;
 - ``per_query(unit_id, metric, position, qid, value)``: ``qid`` has no declared type, so
   an integer query id reads back as an int and a string one as a str; ``qid_dtype`` keeps
-  the numpy dtype of the unit's query ids. A NaN value is stored as NULL.
+  the numpy dtype of the unit's query ids (one of :data:`QID_KINDS`). Unsigned 64-bit ids
+  are stored as the signed integers of the same bits (SQLite's integers have 64 bits with a
+  sign), and read back as the unsigned ids. A NaN value is stored as NULL.
 """
 
+import contextlib
 import hashlib
 import json
 import math
 import os
+import re
 import sqlite3
 import time
 from datetime import datetime, timezone
@@ -34,6 +43,12 @@ from datetime import datetime, timezone
 import numpy as np
 
 SCHEMA_VERSION = 1
+#: The kinds of numpy dtype a run writes as ``qid_dtype``: booleans, integers, unsigned
+#: integers, floats, str, objects, datetimes and timedeltas. Any other text is a corrupt
+#: store (a byte-string or structured dtype, whose size is not the values').
+QID_KINDS = "biufUOMm"
+_QID_DTYPE = re.compile(r"[<>|=]?[biufUOMm]\d{0,9}(\[[0-9]{0,4}[a-zA-Z]{1,2}\])?")
+_SQLITE_CANTOPEN = 14
 # Seconds a connection waits for another's lock before SQLITE_BUSY, then the total time a
 # transaction is retried.
 BUSY_TIMEOUT = 30.0
@@ -83,12 +98,15 @@ CREATE TABLE IF NOT EXISTS per_query (
 
 
 class StoreError(ValueError):
-    """A store that cannot be used: not a results store, of another schema, unwritable, or
-    full. ``full`` is True when the disk (or the database's size limit) is full."""
+    """A store that cannot be used: not a results store, of another schema, corrupt,
+    unwritable, or full. ``full`` is True when the disk (or the database's size limit) is
+    full; ``corrupt`` when the file cannot be read as a results store (a damaged page, a
+    value no run writes)."""
 
-    def __init__(self, message, full=False):
+    def __init__(self, message, full=False, corrupt=False):
         super().__init__(message)
         self.full = full
+        self.corrupt = corrupt
 
 
 def now():
@@ -161,6 +179,37 @@ def connect(path):
     return sqlite3.connect(os.fspath(path), timeout=BUSY_TIMEOUT, isolation_level=None)
 
 
+def connect_read_only(path):
+    """A read-only connection to the SQLite file ``path``: it never writes to the file, nor
+    changes its journal mode.
+
+    SQLite reads a WAL database through its ``-shm`` file, which it creates (with an empty
+    ``-wal``) when the folder allows. In a folder that does not (read-only), with no
+    write-ahead log beside the file (everything is in the file, as a writer leaves it), the
+    file is opened as immutable: no writer can change it there.
+    """
+    from urllib.parse import quote
+
+    path = os.path.abspath(os.fspath(path))
+    uri = "file:" + quote(path)
+    connection = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT,
+                                 isolation_level=None)
+    try:
+        connection.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return connection
+    except sqlite3.OperationalError as exc:
+        connection.close()
+        wal = path + "-wal"
+        if ((getattr(exc, "sqlite_errorcode", 0) & 0xFF) != _SQLITE_CANTOPEN
+                or os.access(os.path.dirname(path), os.W_OK)
+                or (os.path.exists(wal) and os.path.getsize(wal) > 0)):
+            raise
+    except BaseException:
+        connection.close()
+        raise
+    return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None)
+
+
 class ResultsStore:
     """A results store: a SQLite file of runs and their units (see the module's notes).
 
@@ -169,32 +218,54 @@ class ResultsStore:
     path : str or path-like
         The SQLite file, created with its schema if it does not exist.
     create : bool, default=True
-        False refuses a file that does not exist (reading).
+        False refuses a file that does not exist, and opens it read-only (reading): the
+        file, its folder and its journal mode are left as they are.
     """
 
     def __init__(self, path, *, create=True):
         self.path = os.fspath(path)
         if not create and not os.path.isfile(self.path):
             raise StoreError(f"{self.path!r}: no such results store.")
+        self.connection = None
         try:
-            self.connection = connect(self.path)
-            self.connection.execute("PRAGMA foreign_keys = ON")
+            self.connection = (connect(self.path) if create
+                               else connect_read_only(self.path))
+            if create:
+                self.connection.execute("PRAGMA foreign_keys = ON")
             version = self.connection.execute("PRAGMA user_version").fetchone()[0]
-            tables = {row[0] for row in self.connection.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            tables = {row[0]: {column[1] for column in self.connection.execute(
+                f"PRAGMA table_info({row[0]!r})")} for row in self.connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()}
         except sqlite3.DatabaseError as exc:  # e.g. "file is not a database"
+            self.close()
+            wal = self.path + "-wal"
+            if (not create and (getattr(exc, "sqlite_errorcode", 0) & 0xFF) == _SQLITE_CANTOPEN
+                    and not os.access(os.path.dirname(os.path.abspath(self.path)), os.W_OK)
+                    and os.path.exists(wal) and os.path.getsize(wal) > 0):
+                raise StoreError(
+                    f"{self.path!r}: SQLite cannot open it ({exc}): its folder is read-only "
+                    f"and its write-ahead log {wal!r} holds changes not yet "
+                    "in the file. Copy the store with its -wal file to a writable folder, "
+                    "and read it there.") from None
             raise StoreError(f"{self.path!r} is not a results store of sklearn-rank: "
                              f"SQLite cannot read it ({exc}).") from None
-        if version not in (0, SCHEMA_VERSION) or (version == 0 and tables):
+        expected = _schema_columns()
+        if version not in (0, SCHEMA_VERSION) or (version == 0 and tables) or (
+                version == SCHEMA_VERSION
+                and any(not columns <= tables.get(table, set())
+                        for table, columns in expected.items())):
+            self.close()
             raise StoreError(
                 f"{self.path!r} is not a results store of sklearn-rank (schema version "
                 f"{version}, tables {', '.join(sorted(tables)) or 'none'}; expected schema "
-                f"version {SCHEMA_VERSION}).")
+                f"version {SCHEMA_VERSION} with the tables {', '.join(expected)}).")
         if version == 0:
             if not create:
+                self.close()
                 raise StoreError(f"{self.path!r} is an empty database, not a results store.")
             self._transaction(self._create)
-        self._write_ahead_log()
+        if create:
+            self._write_ahead_log()
 
     def _write_ahead_log(self):
         """WAL mode: readers never block the writer, and a killed writer's transaction is
@@ -221,7 +292,21 @@ class ResultsStore:
         if _is_full(exc):
             return StoreError(f"{self.path!r}: cannot {what}: the disk is full ({exc}).",
                               full=True)
+        if isinstance(exc, sqlite3.DatabaseError) and not isinstance(
+                exc, sqlite3.OperationalError) or "malformed" in str(exc):
+            return self._corrupt(f"SQLite cannot {what}: {exc}")
         return StoreError(f"{self.path!r}: cannot {what}: {exc}.")
+
+    def _corrupt(self, why):
+        return StoreError(f"{self.path!r} is a damaged results store ({why}); restore it from "
+                          "a copy, or use another store.", corrupt=True)
+
+    def _query(self, sql, parameters=(), what="read the store"):
+        """The rows of a read, its SQLite errors as a :class:`StoreError`."""
+        try:
+            return self.connection.execute(sql, parameters).fetchall()
+        except sqlite3.Error as exc:
+            raise self._error(exc, what) from None
 
     def _transaction(self, work, what="write"):
         """Run ``work(connection)`` in one ``BEGIN IMMEDIATE`` transaction, retried while
@@ -242,7 +327,6 @@ class ResultsStore:
             try:
                 out = work(self.connection)
                 self.connection.execute("COMMIT")
-                return out
             except sqlite3.IntegrityError:
                 self.connection.execute("ROLLBACK")
                 raise
@@ -254,9 +338,25 @@ class ResultsStore:
                     delay = min(2 * delay, 1.0)
                     continue
                 raise self._error(exc, what) from None
+            except BaseException as exc:  # never leave the transaction (and its lock) open
+                if self.connection.in_transaction:
+                    self.connection.execute("ROLLBACK")
+                if isinstance(exc, OverflowError):  # an int beyond SQLite's 64 bits
+                    raise StoreError(f"{self.path!r}: cannot {what}: {exc}.") from None
+                raise
+            self._checkpoint()
+            return out
+
+    def _checkpoint(self):
+        """Copy the write-ahead log into the file, without waiting for the other
+        connections (passive): a writer killed later (``kill -9``) leaves a file that holds
+        every committed transaction by itself. The log keeps them when this cannot run."""
+        with contextlib.suppress(sqlite3.OperationalError):
+            self.connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
     def close(self):
-        self.connection.close()
+        if self.connection is not None:
+            self.connection.close()
 
     # ------------------------------------------------------------------------------------
     # Runs
@@ -288,13 +388,21 @@ class ResultsStore:
         """Every run, oldest first: dicts of ``id``, ``run_key``, ``command``,
         ``provenance``, ``units`` (the units' labels), ``started``, ``finished`` (None
         while unfinished) and ``n_stored`` (the units written)."""
-        rows = self.connection.execute(
+        rows = self._query(
             "SELECT r.id, r.run_key, r.command, r.provenance, r.units, r.started, r.finished, "
-            "(SELECT COUNT(*) FROM units u WHERE u.run_id = r.id) FROM runs r ORDER BY r.id"
-        ).fetchall()
-        return [{"id": row[0], "run_key": row[1], "command": row[2],
-                 "provenance": json.loads(row[3]), "units": json.loads(row[4]),
-                 "started": row[5], "finished": row[6], "n_stored": row[7]} for row in rows]
+            "(SELECT COUNT(*) FROM units u WHERE u.run_id = r.id) FROM runs r ORDER BY r.id",
+            what="read its runs")
+        try:
+            runs = [{"id": row[0], "run_key": row[1], "command": row[2],
+                     "provenance": json.loads(row[3]), "units": json.loads(row[4]),
+                     "started": row[5], "finished": row[6], "n_stored": row[7]}
+                    for row in rows]
+        except (TypeError, ValueError) as exc:  # not the JSON a run writes
+            raise self._corrupt(f"a run's provenance is not JSON: {exc}") from None
+        for run in runs:
+            if not isinstance(run["provenance"], dict) or not isinstance(run["units"], list):
+                raise self._corrupt(f"run {run['id']}'s provenance is not a JSON object")
+        return runs
 
     # ------------------------------------------------------------------------------------
     # Units
@@ -304,7 +412,9 @@ class ResultsStore:
         transaction; a unit of the same key in that run is replaced."""
         per_query = record["per_query"]
         qid = np.asarray(per_query.get("qid", []))
-        qids = [_scalar(q) for q in qid.tolist()]
+        # SQLite's integers are signed: unsigned 64-bit ids keep their bits as signed ones
+        stored = qid.view(np.int64) if qid.dtype == np.uint64 else qid
+        qids = [_scalar(q) for q in stored.tolist()]
         metrics = [m for m in per_query if m != "qid"]
 
         def insert(connection):
@@ -338,10 +448,10 @@ class ResultsStore:
     def find_unit(self, unit_key, run_id):
         """The unit of this key, of run ``run_id`` if it has one, else of the latest other
         run; None when no run has it. A dict as :meth:`read_units` gives, with ``run_id``."""
-        row = self.connection.execute(
+        rows = self._query(
             "SELECT id FROM units WHERE unit_key = ? ORDER BY run_id = ? DESC, id DESC "
-            "LIMIT 1", (unit_key, run_id)).fetchone()
-        return None if row is None else self._read("u.id = ?", (row[0],))[0]
+            "LIMIT 1", (unit_key, run_id), what="read its units")
+        return None if not rows else self._read("u.id = ?", (rows[0][0],))[0]
 
     def read_units(self, run_id):
         """The units of run ``run_id``, in the order written: dicts of ``key``,
@@ -351,40 +461,76 @@ class ResultsStore:
         return self._read("u.run_id = ?", (run_id,))
 
     def _read(self, where, parameters):
-        units = self.connection.execute(
+        units = self._query(
             "SELECT u.id, u.run_id, u.unit_key, u.data_sha256, u.model, u.candidate, u.fold, "
             "u.split, u.params, u.scores, u.fit_time, u.score_time, u.versions, u.seed, "
             f"u.qid_dtype, u.predictions, u.rows FROM units u WHERE {where} ORDER BY u.id",
-            parameters).fetchall()
+            parameters, what="read its units")
         out = []
         for (unit_id, run_id, key, data, model, candidate, fold, split, params, scores,
              fit_time, score_time, versions, seed, qid_dtype, predictions, rows) in units:
             values = {}
             qid = None
-            for metric, q, value in self.connection.execute(
+            for metric, q, value in self._query(
                     "SELECT metric, qid, value FROM per_query WHERE unit_id = ? "
-                    "ORDER BY metric, position", (unit_id,)):
+                    "ORDER BY metric, position", (unit_id,), what="read its per-query values"):
                 if metric not in values:
                     values[metric] = ([], [])
                 values[metric][0].append(q)
                 values[metric][1].append(np.nan if value is None else value)
-            per_query = {}
-            for metric, (qids, metric_values) in values.items():
-                if qid is None:
-                    dtype = np.dtype(qid_dtype)
-                    qid = np.array(qids, dtype=dtype)
-                    per_query["qid"] = qid
-                per_query[metric] = np.array(metric_values, dtype=np.float64)
-            out.append({
-                "id": unit_id, "run_id": run_id, "key": key, "data_sha256": data,
-                "model": model, "candidate": candidate, "fold": fold, "split": split,
-                "params": json.loads(params), "scores": json.loads(scores),
-                "fit_time": fit_time, "score_time": score_time,
-                "versions": json.loads(versions), "seed": seed,
-                "per_query": per_query,
-                "predictions": _unblob(predictions, np.float64),
-                "rows": _unblob(rows, np.int64)})
+            try:
+                per_query = {}
+                for metric, (qids, metric_values) in values.items():
+                    if qid is None:
+                        qid = _query_ids(qids, qid_dtype)
+                        per_query["qid"] = qid
+                    per_query[metric] = np.array(metric_values, dtype=np.float64)
+                out.append({
+                    "id": unit_id, "run_id": run_id, "key": key, "data_sha256": data,
+                    "model": model, "candidate": candidate, "fold": fold, "split": split,
+                    "params": json.loads(params), "scores": json.loads(scores),
+                    "fit_time": fit_time, "score_time": score_time,
+                    "versions": json.loads(versions), "seed": seed,
+                    "per_query": per_query,
+                    "predictions": _unblob(predictions, np.float64),
+                    "rows": _unblob(rows, np.int64)})
+            except (TypeError, ValueError, OverflowError) as exc:
+                raise self._corrupt(f"unit {unit_id} holds values no run writes: {exc}"
+                                    ) from None
         return out
+
+
+def _schema_columns():
+    """``{table: set of columns}`` of :data:`_SCHEMA`."""
+    tables = {}
+    for statement in _SCHEMA.split(";"):
+        match = re.search(r"CREATE TABLE IF NOT EXISTS (\w+) \((.*)\)", statement, re.S)
+        if match:
+            tables[match[1]] = {line.split()[0] for line in match[2].split(",\n")
+                                if line.split() and line.split()[0].islower()}
+    return tables
+
+
+def _query_ids(qids, text):
+    """The array of a unit's query ids, of the dtype ``text`` (``qid_dtype``) that the run
+    wrote; a ``ValueError`` for a dtype no run writes.
+
+    The text is the store's, not ours: it is checked before numpy reads it, and a str id's
+    width is that of the longest id (a width written larger would make numpy allocate it
+    for every id).
+    """
+    if not isinstance(text, str) or _QID_DTYPE.fullmatch(text) is None:
+        raise ValueError(f"the query ids' dtype {text!r} is none a run writes (kinds "
+                         f"{', '.join(QID_KINDS)})")
+    dtype = np.dtype(text)
+    if dtype.kind == "U":
+        ids = np.array(qids, dtype=str) if qids else np.array([], dtype=dtype)
+        if ids.dtype.itemsize > dtype.itemsize or any(not isinstance(q, str) for q in qids):
+            raise ValueError(f"the query ids do not fit their dtype {text!r}")
+        return ids
+    if dtype == np.uint64:
+        return np.array(qids, dtype=np.int64).view(np.uint64)
+    return np.array(qids, dtype=dtype)
 
 
 def _blob(array, dtype):
