@@ -262,7 +262,9 @@ def browser(tmp_path):
             "Translate,AutofillServerCommunication,InterestFeedContentSuggestions,"
             "SignInProfileCreation,PrivacySandboxSettings4",
             "--window-size=1200,900", f"--user-data-dir={tmp_path / 'profile'}",
-            f"--proxy-server=127.0.0.1:{proxy.port}", "--proxy-bypass-list=<-loopback>"]}
+            f"--proxy-server=127.0.0.1:{proxy.port}", "--proxy-bypass-list=<-loopback>"],
+            # no preconnection to the default search engine (Debian's Chromium: DuckDuckGo)
+            "prefs": {"net.network_prediction_options": 2}}
         session = request("POST", f"{base}/session", {"capabilities": {"alwaysMatch": {
             "browserName": "chrome", "goog:chromeOptions": options,
             "goog:loggingPrefs": {"performance": "ALL"}}}})["sessionId"]
@@ -331,8 +333,9 @@ def page_requests(session, document):
 
 
 # The hosts of Chromium's own background services (network time, sign-in, component
-# updates, push messaging): requested at start-up whatever the page, a blank one included.
-_CHROMIUM_SERVICES = (".google.com", ".gvt1.com", ".googleapis.com")
+# updates, push messaging), and the default search engine of Debian's Chromium (DuckDuckGo):
+# connected to at start-up whatever the page, a blank one included.
+_CHROMIUM_SERVICES = (".google.com", ".gvt1.com", ".googleapis.com", ".duckduckgo.com")
 
 
 def _background(line):
