@@ -524,6 +524,10 @@ def test_default_formats_are_accepted(small_files, capsys):
     ("1 0 a 1\n1 0 a 0\n", "1 Q0 a 1 1.0 t\n", "twice"),
     ("1 0 a x\n", "1 Q0 a 1 1.0 t\n", "QRELS"),
     ("1 0 a 1\n", "1 Q0 a 1 nan t\n", "RUN"),
+    # numbers that trec_eval's atol and atof read a prefix of: refused with their line
+    ("1 0 b 0\n1 0 a inf\n", "1 Q0 a 1 1.0 t\n", "QRELS: Line 2 of "),
+    ("1 0 a 1e1\n", "1 Q0 a 1 1.0 t\n", "the grade '1e1' is not a number"),
+    ("1 0 a 1\n", "1 Q0 a 1 1_0 t\n", "RUN: Line 1 of "),
 ])
 def test_data_errors_name_the_file(tmp_path, capsys, qrels_text, run_text, message):
     (tmp_path / "q").write_text(qrels_text)

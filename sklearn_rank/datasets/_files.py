@@ -259,7 +259,7 @@ def _side_file(path, query_file, y, qid):
 def _query_sizes(side, path, n_rows):
     """The positive integers of a query-size file, which must add up to ``n_rows``."""
     try:
-        text = side.read_text(encoding="utf-8")
+        text = side.read_text(encoding="utf-8-sig")  # a byte order mark is no digit
     except UnicodeDecodeError:
         raise ValueError(f"The query-size file {str(side)!r} is not a text file; expected "
                          "one positive number of rows per line.") from None
@@ -330,6 +330,7 @@ _C_SPACE = bytes(int(byte in b"\t\n\v\f\r ") for byte in range(256))
 # with a few very long fields is held as Python bytes objects instead.
 _MAX_WIDTH_RATIO = 4
 
+_UTF8_BOM = b"\xef\xbb\xbf"
 _QRELS = ("qrels", "'qid iteration docno grade'", "301 0 FR940202-2-00150 1")
 _RUN = ("run", "'qid Q0 docno rank score tag'", "301 Q0 FR940202-2-00150 1 2.129 tag")
 
@@ -349,15 +350,20 @@ class _TrecLines:
             what_is = "is a directory" if path.is_dir() else "does not exist"
             raise FileNotFoundError(f"No TREC {what} file at {str(path)!r}: it {what_is}.")
         data = path.read_bytes()
+        # a byte order mark, which editors on Windows write, is no part of the first query
+        # id: skipped, as read_table skips it
+        bom = len(_UTF8_BOM) if data.startswith(_UTF8_BOM) else 0
+        if bom:
+            data = data[bom:]
         if not data.isascii():
             try:
                 data.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise ValueError(f"{str(path)!r} is not UTF-8 text (byte {exc.start}); "
+                raise ValueError(f"{str(path)!r} is not UTF-8 text (byte {bom + exc.start}); "
                                  f"expected TREC {what} lines, {layout}.") from None
         nul = data.find(b"\0")
         if nul >= 0:
-            raise ValueError(f"{str(path)!r} holds a NUL byte (byte {nul}); expected TREC "
+            raise ValueError(f"{str(path)!r} holds a NUL byte (byte {bom + nul}); expected TREC "
                              f"{what} text lines, {layout}.")
         if b"\r" in data:
             data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
@@ -405,10 +411,10 @@ class _TrecLines:
             start, end = self._begins[self._first + column], self._ends[self._first + column]
         return _text_field(self._data, start, end)
 
-    def numbers(self, column, name):
-        """The fields of a column as floats; one that is not a number, or NaN, is an
-        error naming its line."""
-        return _number_field(self.text(column), self.line_numbers, self.path, name)
+    def numbers(self, column, name, exponent=True):
+        """The fields of a column as floats; one that is not a whole number (see
+        :func:`_number_field`) is an error naming its line."""
+        return _number_field(self.text(column), self.line_numbers, self.path, name, exponent)
 
 
 def _first_fields(begins, newlines, size):
@@ -531,30 +537,73 @@ def _decimal_values(text):
     return value
 
 
-def _number_field(text, line_numbers, path, name):
-    """Byte-string fields as floats; one that is not a number, or NaN, is an error naming
-    its line (``line_numbers(rows)``: the line numbers of rows)."""
+# The numbers of TREC files, as trec_eval reads them: a score with C's atof (strtod), a
+# grade with atol. Both read the longest prefix that is a number and ignore the rest ("1_0"
+# is 1, a grade "1e1" is 1): sklearn-rank reads a field only when the whole of it is a
+# number of that grammar, and refuses the others with their line, never a prefix.
+# Of byte strings made of these bytes only, float() reads exactly those that strtod reads
+# whole (decimals, exponents, infinities; never "nan", "1_0", hex or spaces):
+_SCORE_BYTES = b"0123456789+-.eEiInNfFtTyY"
+# and, for grades, exactly the decimals with no exponent
+_GRADE_BYTES = b"0123456789+-."
+
+
+def _foreign_bytes(allowed):
+    table = np.ones(256, dtype=bool)
+    table[np.frombuffer(allowed + b"\0", dtype=np.uint8)] = False  # NUL: a field's padding
+    return table
+
+
+_FOREIGN_TO_SCORES, _FOREIGN_TO_GRADES = _foreign_bytes(_SCORE_BYTES), _foreign_bytes(
+    _GRADE_BYTES)
+
+
+def _number_field(text, line_numbers, path, name, exponent=True):
+    """Byte-string fields as floats; one that is not a whole number of trec_eval's grammar
+    (a decimal, and with ``exponent`` a power of ten after it or an infinity), or NaN, is an
+    error naming its line (``line_numbers(rows)``: the line numbers of rows)."""
     values = _decimal_values(text)
     other = np.flatnonzero(np.isnan(values))
     if not len(other):
         return values
     text = text[other]
-    try:
-        values[other] = text.astype(np.float64)
-    except ValueError:
-        pass
-    else:
-        if not np.isnan(values[other]).any():
-            return values
-    for value, number in zip(text, line_numbers(other)):
+    foreign = _FOREIGN_TO_SCORES if exponent else _FOREIGN_TO_GRADES
+    if text.dtype.kind == "S":
+        valid = ~foreign[text.view(np.uint8)].reshape(len(text), -1).any(axis=1)
+    else:  # object: a few very long fields
+        valid = np.array([not foreign[np.frombuffer(t, dtype=np.uint8)].any() for t in text],
+                         dtype=bool)
+    if valid.all():
         try:
-            bad = np.isnan(float(value))
+            # float() and strtod round a decimal alike: to the nearest double
+            values[other] = text.astype(np.float64)
         except ValueError:
-            bad = True
-        if bad:
-            raise ValueError(f"Line {number} of {str(os.fspath(path))!r}: the {name} "
-                             f"{value.decode()!r} is not a number.")
+            pass
+        else:
+            return values
+    for row, (field, ok) in enumerate(zip(text, valid.tolist())):
+        if ok:
+            try:
+                float(field)
+                continue
+            except ValueError:
+                pass
+        _refuse_number(field, line_numbers(other[row:row + 1])[0], path, name, exponent)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _refuse_number(field, number, path, name, exponent):
+    value = field.decode("utf-8", "replace")
+    if value.strip("+-").lower() == "nan":
+        expected = "a number, which NaN is not: it has no place in a ranking"
+    elif exponent:
+        expected = ("a decimal number such as 2.129, -3, 5e-1 or -inf, written in full "
+                    "(trec_eval's atof would read the number at its start only)")
+    else:
+        expected = ("an integer such as 2 or -1, or a decimal such as 1.5, written in full "
+                    "(trec_eval's atol would read the integer at its start only)")
+    raise ValueError(f"Line {number} of {str(os.fspath(path))!r}: the {name} {value!r} is not "
+                     f"a number; expected {expected}.")
 
 
 def _codes(*columns, runs=False):
@@ -749,8 +798,16 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
     ignored, and a copy ranked beyond the first ``max_docs`` documents is dropped with
     them (the copy with the higher score counts).
 
-    Grades are kept as written, where trec_eval truncates them to integers (``1.5`` is 1
-    for trec_eval): give integer grades to compare with it.
+    Numbers are read whole, never a prefix. trec_eval reads a score with C's ``atof`` and a
+    grade with ``atol``, which read the number at the start of a field and ignore the rest
+    (``1_0`` is 1, a grade ``1e1`` is 1, a score ``0.5abc`` is 0.5); sklearn-rank refuses
+    such fields, naming the line. A score is a decimal number written in full, with or
+    without a power of ten (``2.129``, ``-3``, ``.5``, ``5e-1``), or an infinity (``inf``,
+    ``-Infinity``); NaN, hexadecimal (``0x10``), ``1_0`` and non-ASCII digits are refused. A
+    grade is an integer (``2``, ``-1``) or a plain decimal (``1.5``), with no exponent. Plain
+    decimal grades are kept as written, where trec_eval truncates them to integers (``1.5``
+    is 1 for trec_eval): give integer grades to compare with it. A UTF-8 byte order mark at
+    the start of a file is skipped.
 
     Parameters
     ----------
@@ -791,8 +848,8 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
         When a file does not exist.
     ValueError
         When ``qrels`` and ``run`` are one file, when a file is not UTF-8 text or holds no
-        line, when a line has too few fields, when a grade or a score is not a number (NaN
-        included), or when a document is listed twice for an evaluated query, as above. The
+        line, when a line has too few fields, when a grade or a score is not a whole number
+        of the grammar above (NaN included), or when a document is listed twice for an evaluated query, as above. The
         message names the file and the line.
 
     Warns
@@ -855,7 +912,9 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
                          "iteration docno grade') and the system's ranking ('qid Q0 docno "
                          "rank score tag') in two files.")
     judged_lines, run_lines = _TrecLines(qrels, 4, *_QRELS), _TrecLines(run, 6, *_RUN)
-    grades, scores = judged_lines.numbers(3, "grade"), run_lines.numbers(4, "score")
+    # grades without an exponent: trec_eval reads them with atol, which reads "1e1" as 1
+    grades = judged_lines.numbers(3, "grade", exponent=False)
+    scores = run_lines.numbers(4, "score")
     # query and document codes shared by both files, in byte order (strcmp's)
     n_judgements = len(judged_lines)
     query, queries = _codes(judged_lines.text(0), run_lines.text(0), runs=True)
