@@ -849,8 +849,8 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
     ValueError
         When ``qrels`` and ``run`` are one file, when a file is not UTF-8 text or holds no
         line, when a line has too few fields, when a grade or a score is not a whole number
-        of the grammar above (NaN included), or when a document is listed twice for an evaluated query, as above. The
-        message names the file and the line.
+        of the grammar above (NaN included), or when a document is listed twice for an
+        evaluated query, as above. The message names the file and the line.
 
     Warns
     -----
