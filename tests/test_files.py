@@ -53,6 +53,17 @@ def test_svmlight_errors(tmp_path, content, exc, message):
         load_svmlight_ranking(path)
 
 
+def test_svmlight_query_sizes_of_ascii_digits(tmp_path):
+    # int() reads "\u0662" (an Arabic-Indic 2) as 2; a byte order mark is no digit
+    path = tmp_path / "train.txt"
+    write(path, "1 1:0.5\n0 2:0.9\n1 1:0.3\n")
+    (tmp_path / "train.txt.query").write_bytes(b"\xef\xbb\xbf2\n1\n")
+    np.testing.assert_array_equal(load_svmlight_ranking(path)[2], [0, 0, 1])
+    write(tmp_path / "train.txt.query", "\u0662\n1\n")
+    with pytest.raises(ValueError, match="Line 1 of the query-size file .* holds '\u0662'"):
+        load_svmlight_ranking(path)
+
+
 def test_svmlight_files_refuse_a_query_id_in_two_files(tmp_path):
     # concatenated, the rows of qid:1 of both files would be one query
     train = write(tmp_path / "train.txt", "2 qid:1 1:0.5\n0 qid:1 1:0.1\n1 qid:2 1:0.3\n")

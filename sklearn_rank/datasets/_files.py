@@ -268,7 +268,7 @@ def _query_sizes(side, path, n_rows):
         line = line.strip()
         if not line:
             continue
-        if not re.fullmatch(r"\+?\d+", line) or int(line) == 0:
+        if not re.fullmatch(r"\+?[0-9]+", line) or int(line) == 0:
             raise ValueError(f"Line {number} of the query-size file {str(side)!r} holds "
                              f"{line[:40]!r}; expected the positive number of rows of one "
                              "consecutive query.")
