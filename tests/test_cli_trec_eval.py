@@ -444,6 +444,29 @@ def test_c_averages_over_every_judged_query(small_files, capsys):
     assert all(v == "0.0000" for _, q, v in lines if q in lacking)
 
 
+def test_sums_are_added_in_trec_eval_s_order(tmp_path, capsys):
+    """trec_eval adds a query's precisions in ranked order, and the queries' values in
+    query order, then divides: exact halves at the 4th decimal round as its sums do.
+    Pairwise sums (np.add.reduceat, mean) printed map 0.1098 and P_20 0.6062."""
+    # relevant at ranks 2, 8, 16 and 25 of 10 relevant: AP = 1.0975 / 10
+    qrels = "".join(f"1 0 r{i} 1\n" for i in range(10))
+    ranked = {1: "r0", 7: "r1", 15: "r2", 24: "r3"}
+    run = "".join(f"1 Q0 {ranked.get(i, f'n{i}')} {i + 1} {100 - i} s\n" for i in range(30))
+    (tmp_path / "q").write_text(qrels)
+    (tmp_path / "r").write_text(run)
+    code, out, _ = run_trec_eval(capsys, "-m", "map", tmp_path / "q", tmp_path / "r")
+    assert (code, out) == (0, f"{'map':<22}\tall\t0.1097\n")
+    # 16 queries whose P_20 are hits / 20: the mean is 0.60625 exactly
+    hits = [17, 12, 10, 14, 10, 20, 15, 1, 3, 11, 17, 1, 14, 15, 16, 18]
+    qrels = "".join(f"{q} 0 d{i} 1\n" for q, h in enumerate(hits, 10) for i in range(h))
+    run = "".join(f"{q} Q0 d{i} {i + 1} {50 - i} s\n" for q in range(10, 26)
+                  for i in range(20))
+    (tmp_path / "q").write_text(qrels)
+    (tmp_path / "r").write_text(run)
+    code, out, _ = run_trec_eval(capsys, "-m", "P.20", tmp_path / "q", tmp_path / "r")
+    assert (code, out) == (0, f"{'P_20':<22}\tall\t0.6063\n")
+
+
 # ------------------------------------------------------------------------------------------
 # Errors: one line on stderr, the exit code, the option or the measure named
 

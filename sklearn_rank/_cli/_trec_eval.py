@@ -274,7 +274,9 @@ def _compute(data, plan, args):
             raise CLIError(f"cannot compute {item.name}: {exc}") from None
         if missing is not None and item.measure.name in _RESET_WHEN_MISSING:
             values = np.where(missing, 0.0, values)
-        summary = metric.aggregate(values, ranking.query_weight, label=item.name)
+        # trec_eval adds the queries' values in query order, then divides
+        summary = metric.aggregate(values, ranking.query_weight, label=item.name,
+                                   in_order=True)
         columns.append((values, summary))
     return query_ids, columns
 

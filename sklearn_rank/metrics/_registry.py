@@ -39,7 +39,7 @@ from ..utils._param_validation import (
 from . import _per_query as pq
 from . import _per_query_curves as pqc
 from . import _per_query_judged as pqj
-from ._engine import TIES, mean_over_queries
+from ._engine import TIES, mean_over_queries, sum_in_order
 
 # How the per-query values of a metric become one number (Metric.aggregate): the (weighted)
 # mean; the geometric mean, of values floored at GEOMETRIC_MEAN_FLOOR (trec_eval's gm_map,
@@ -268,7 +268,7 @@ class Metric:
                                         undefined_reason=self.undefined_reason)
         return values, undefined, {**resolved, "no_relevant": no_relevant, "unjudged": unjudged}
 
-    def aggregate(self, values, weights=None, *, label=None, stacklevel=2):
+    def aggregate(self, values, weights=None, *, label=None, stacklevel=2, in_order=False):
         """Aggregate per-query values over queries by the metric's rule.
 
         ``"mean"`` is the mean of :func:`evaluate` and the public functions, bit for bit:
@@ -293,6 +293,10 @@ class Metric:
         stacklevel : int, default=2
             Of the ``UndefinedMetricWarning`` when every query was skipped: 2 points at the
             caller of this method.
+        in_order : bool, default=False
+            Add the values one at a time in the order given, as trec_eval adds its queries'
+            (in query order), rather than pairwise, when ``weights`` is None: exact halves
+            at the 4th decimal then round as in trec_eval's output.
 
         Returns
         -------
@@ -305,11 +309,14 @@ class Metric:
         kept = ~np.isnan(values)
         if self.aggregation == "sum" and kept.any():
             values = values[kept]
-            return float(values.sum() if weights is None else np.dot(weights[kept], values))
+            if weights is None:
+                return sum_in_order(values) if in_order else float(values.sum())
+            return float(np.dot(weights[kept], values))
         if self.aggregation == "geometric_mean":
             values = np.log(np.maximum(values, GEOMETRIC_MEAN_FLOOR))  # NaN stays NaN
         mean = mean_over_queries(values, weights, metric=label,
-                                 undefined_reason=self.undefined_reason, stacklevel=stacklevel)
+                                 undefined_reason=self.undefined_reason, stacklevel=stacklevel,
+                                 in_order=in_order)
         return float(np.exp(mean)) if self.aggregation == "geometric_mean" else mean
 
     def key(self, options=None, convention=None):
