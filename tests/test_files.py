@@ -277,7 +277,8 @@ def test_read_trec_ignores_duplicates_trec_eval_never_reads(tmp_path, qrels, run
     ({"complete": "yes"}, TypeError, r"complete must be True or False \(trec_eval -c\); got "
                                      r"'yes'"),
     ({"complete": 1}, TypeError, "complete must be True or False"),
-    ({"max_docs": 0}, ValueError, r"max_docs must be a positive integer \(trec_eval -M"),
+    ({"max_docs": -1}, ValueError, r"max_docs must be an integer >= 0 \(trec_eval -M"),
+    ({"strict": "yes"}, TypeError, "strict must be True or False"),
     ({"max_docs": -5}, ValueError, "got -5"),
     ({"max_docs": 2.0}, ValueError, "got 2.0"),
     ({"max_docs": True}, ValueError, "got True"),

@@ -344,7 +344,7 @@ class _TrecLines:
     :meth:`line_numbers`, for error messages, the number in the file of data lines.
     """
 
-    def __init__(self, path, n_columns, what, layout, example):
+    def __init__(self, path, n_columns, what, layout, example, strict=False):
         path = Path(os.fspath(path))
         if not path.is_file():
             what_is = "is a directory" if path.is_dir() else "does not exist"
@@ -375,6 +375,8 @@ class _TrecLines:
         begins, ends = edges[0::2], edges[1::2]
         newlines = np.flatnonzero(buf == ord("\n"))
         first, n_fields, stride = _first_fields(begins, newlines, len(data))
+        if strict and stride is None:
+            _refuse_blank_lines(path, begins[first], newlines, data, what, layout)
         data_line = buf[begins[first]] != ord("#")
         if not data_line.all():
             first, n_fields, stride = first[data_line], n_fields[data_line], None
@@ -385,13 +387,14 @@ class _TrecLines:
         if not len(first):
             raise ValueError(f"{str(path)!r} holds no TREC {what} line; expected lines of "
                              f"{n_columns} fields, {layout}, e.g. {example!r}.")
-        short = n_fields < n_columns
+        short = (n_fields != n_columns) if strict else (n_fields < n_columns)
         if short.any():
             i = int(np.argmax(short))
             raise ValueError(
                 f"Line {self.line_numbers(i)} of {str(path)!r} has {n_fields[i]} field"
                 f"{'s' if n_fields[i] != 1 else ''}; a TREC {what} line has {n_columns}, "
-                f"{layout}, e.g. {example!r}."
+                f"{layout}, e.g. {example!r}"
+                + (" (trec_eval refuses the line: 'Malformed line')." if strict else ".")
             )
 
     def __len__(self):
@@ -415,6 +418,18 @@ class _TrecLines:
         """The fields of a column as floats; one that is not a whole number (see
         :func:`_number_field`) is an error naming its line."""
         return _number_field(self.text(column), self.line_numbers, self.path, name, exponent)
+
+
+def _refuse_blank_lines(path, first_begins, newlines, data, what, layout):
+    """Raise on a line without a field, which trec_eval refuses ("Malformed line");
+    ``first_begins``: where each line's first field begins."""
+    n_lines = len(newlines) + (len(data) > 0 and not data.endswith(b"\n"))
+    has_field = np.zeros(n_lines, dtype=bool)
+    has_field[np.searchsorted(newlines, first_begins)] = True
+    if not has_field.all():
+        raise ValueError(f"Line {int(np.argmin(has_field)) + 1} of {str(path)!r} is blank; "
+                         f"trec_eval refuses it ('Malformed line'): expected TREC {what} "
+                         f"lines, {layout}. Remove the blank lines.")
 
 
 def _first_fields(begins, newlines, size):
@@ -745,13 +760,15 @@ def _refuse_duplicates(query, doc, lines, path, what, queries, docnos):
     )
 
 
-def _check_read_trec_options(complete, max_docs):
+def _check_read_trec_options(complete, max_docs, strict):
     if not isinstance(complete, (bool, np.bool_)):
         raise TypeError(f"complete must be True or False (trec_eval -c); got {complete!r}.")
+    if not isinstance(strict, (bool, np.bool_)):
+        raise TypeError(f"strict must be True or False; got {strict!r}.")
     if max_docs is not None and (isinstance(max_docs, (bool, np.bool_))
                                  or not isinstance(max_docs, numbers.Integral)
-                                 or max_docs < 1):
-        raise ValueError(f"max_docs must be a positive integer (trec_eval -M: the number of "
+                                 or max_docs < 0):
+        raise ValueError(f"max_docs must be an integer >= 0 (trec_eval -M: the number of "
                          f"documents of each query kept, in ranking order) or None (all); "
                          f"got {max_docs!r}.")
 
@@ -761,7 +778,7 @@ def _query_list(ids, limit=3):
     return shown + (", ..." if len(ids) > limit else "")
 
 
-def read_trec(qrels, run, *, complete=False, max_docs=None):
+def read_trec(qrels, run, *, complete=False, max_docs=None, strict=False):
     """Flat arrays of a TREC run judged by TREC qrels, ordered as trec_eval ranks them.
 
     One row per (query, document) pair of an evaluated query that the run retrieves, the
@@ -828,7 +845,13 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
     max_docs : int, default=None
         Keep only the first ``max_docs`` documents of each query of the run, in trec_eval's
         ranking order (trec_eval ``-M``). Judged documents beyond them stay as rows with
-        ``retrieved=False``; unjudged ones are dropped. ``None`` keeps all.
+        ``retrieved=False``; unjudged ones are dropped. ``None`` keeps all; 0 none, as
+        trec_eval ``-M0``: the queries of the run are evaluated, with nothing retrieved.
+
+    strict : bool, default=False
+        Refuse what trec_eval refuses as a "Malformed line": a blank line, and a line of
+        more fields than 4 (qrels) or 6 (run). By default, blank lines are skipped and the
+        fields after those are ignored.
 
     Returns
     -------
@@ -903,7 +926,7 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
     ...          unjudged="condensed")
     {'map': 0.3333333333333333, 'P@2': 0.5}
     """
-    _check_read_trec_options(complete, max_docs)
+    _check_read_trec_options(complete, max_docs, strict)
     if os.path.isfile(qrels) and os.path.isfile(run) and os.path.samefile(qrels, run):
         # the run read as its own judgements: every retrieved document relevant, a
         # perfect and plausible score
@@ -911,7 +934,8 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
                          "(the qrels) are the same file; expected the judgements ('qid "
                          "iteration docno grade') and the system's ranking ('qid Q0 docno "
                          "rank score tag') in two files.")
-    judged_lines, run_lines = _TrecLines(qrels, 4, *_QRELS), _TrecLines(run, 6, *_RUN)
+    judged_lines = _TrecLines(qrels, 4, *_QRELS, strict=strict)
+    run_lines = _TrecLines(run, 6, *_RUN, strict=strict)
     # grades without an exponent: trec_eval reads them with atol, which reads "1e1" as 1
     grades = judged_lines.numbers(3, "grade", exponent=False)
     scores = run_lines.numbers(4, "score")
