@@ -556,21 +556,13 @@ def _decimal_values(text):
 # grade with atol. Both read the longest prefix that is a number and ignore the rest ("1_0"
 # is 1, a grade "1e1" is 1): sklearn-rank reads a field only when the whole of it is a
 # number of that grammar, and refuses the others with their line, never a prefix.
-# Of byte strings made of these bytes only, float() reads exactly those that strtod reads
-# whole (decimals, exponents, infinities; never "nan", "1_0", hex or spaces):
-_SCORE_BYTES = b"0123456789+-.eEiInNfFtTyY"
-# and, for grades, exactly the decimals with no exponent
-_GRADE_BYTES = b"0123456789+-."
-
-
-def _foreign_bytes(allowed):
-    table = np.ones(256, dtype=bool)
-    table[np.frombuffer(allowed + b"\0", dtype=np.uint8)] = False  # NUL: a field's padding
-    return table
-
-
-_FOREIGN_TO_SCORES, _FOREIGN_TO_GRADES = _foreign_bytes(_SCORE_BYTES), _foreign_bytes(
-    _GRADE_BYTES)
+# Of ASCII byte strings without spaces, float() reads as a number those that strtod reads
+# whole, and "1_0" and "nan" besides: a score is refused if it holds "_" or reads as NaN
+# (numpy's cast fails on non-ASCII bytes). A grade is refused if it holds another byte
+# than those of a plain decimal.
+_UNDERSCORE = ord("_")
+_FOREIGN_TO_GRADES = np.ones(256, dtype=bool)
+_FOREIGN_TO_GRADES[np.frombuffer(b"0123456789+-.\0", dtype=np.uint8)] = False  # NUL: padding
 
 
 def _number_field(text, line_numbers, path, name, exponent=True):
@@ -582,29 +574,43 @@ def _number_field(text, line_numbers, path, name, exponent=True):
     if not len(other):
         return values
     text = text[other]
-    foreign = _FOREIGN_TO_SCORES if exponent else _FOREIGN_TO_GRADES
-    if text.dtype.kind == "S":
-        valid = ~foreign[text.view(np.uint8)].reshape(len(text), -1).any(axis=1)
-    else:  # object: a few very long fields
-        valid = np.array([not foreign[np.frombuffer(t, dtype=np.uint8)].any() for t in text],
-                         dtype=bool)
-    if valid.all():
+    valid = _whole_number_bytes(text, exponent)
+    if valid is None:
         try:
             # float() and strtod round a decimal alike: to the nearest double
             values[other] = text.astype(np.float64)
         except ValueError:
             pass
         else:
-            return values
+            if not np.isnan(values[other]).any():
+                return values
+        valid = np.ones(len(text), dtype=bool)
     for row, (field, ok) in enumerate(zip(text, valid.tolist())):
         if ok:
             try:
-                float(field)
-                continue
+                if not np.isnan(float(field)):
+                    continue
             except ValueError:
                 pass
         _refuse_number(field, line_numbers(other[row:row + 1])[0], path, name, exponent)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _whole_number_bytes(text, exponent):
+    """None when no field holds a byte that float() reads and C does not (one pass over
+    the bytes, the usual case), else whether each field is free of them."""
+    if text.dtype.kind == "S":
+        raw = text.view(np.uint8)
+        suspect = (raw == _UNDERSCORE).any() if exponent else _FOREIGN_TO_GRADES[raw].any()
+        if not suspect:
+            return None
+        rows = raw.reshape(len(text), -1)
+        foreign = (rows == _UNDERSCORE) if exponent else _FOREIGN_TO_GRADES[rows]
+        return ~foreign.any(axis=1)
+    # object: a few very long fields
+    return np.array([(b"_" not in t) if exponent
+                     else not _FOREIGN_TO_GRADES[np.frombuffer(t, dtype=np.uint8)].any()
+                     for t in text], dtype=bool)
 
 
 def _refuse_number(field, number, path, name, exponent):
