@@ -32,8 +32,9 @@ iprec_at_recall..10,.50  ndcg.1=3,2=9,4=4.5  utility.2,-1,0,0  set_F.0.5  rbp.p=
 set of measures: official (the default), set, all_trec. trec_eval's preference measures,
 ideal_dcg, yaap and its -D, -o, -R, -T, -Z and -v options are refused by name.
 
-The files are read as trec_eval reads them, and what it refuses is refused: blank lines,
-qrels lines of more than 4 fields, run lines of more than 6. Numbers are read whole: a
+The files are read as trec_eval reads them, and what it refuses is refused: blank lines
+and lines of more than 4 fields in QRELS (in RUN, text after the tag is ignored, as
+trec_eval ignores it). Numbers are read whole: a
 field that trec_eval's atof/atol would read only a prefix of (a score '1_0', a grade '1e1')
 is an error naming its line, as are non-numeric scores, where atof reads a prefix.
 """
@@ -198,7 +199,7 @@ def _read(qrels, run, args):
         warnings.filterwarnings("ignore", message=r".* have no line in the run",
                                 category=UserWarning)
         try:
-            # strict: blank lines and extra fields are trec_eval's "Malformed line"
+            # strict: blank qrels lines and extra fields are trec_eval's "Malformed line"
             data = read_trec(qrels, run, complete=args.complete, max_docs=args.max_docs,
                              strict=True)
         except (OSError, ValueError) as exc:  # the message names the file

@@ -855,9 +855,9 @@ def read_trec(qrels, run, *, complete=False, max_docs=None, strict=False):
         trec_eval ``-M0``: the queries of the run are evaluated, with nothing retrieved.
 
     strict : bool, default=False
-        Refuse what trec_eval refuses as a "Malformed line": a blank line, and a line of
-        more fields than 4 (qrels) or 6 (run). By default, blank lines are skipped and the
-        fields after those are ignored.
+        Refuse what trec_eval refuses as a "Malformed line" of the qrels: a blank line, and
+        a line of more than 4 fields. By default, they are read as the run's lines always
+        are: blank lines skipped, and the fields after the first 4 (6 in the run) ignored.
 
     Returns
     -------
@@ -940,8 +940,10 @@ def read_trec(qrels, run, *, complete=False, max_docs=None, strict=False):
                          "(the qrels) are the same file; expected the judgements ('qid "
                          "iteration docno grade') and the system's ranking ('qid Q0 docno "
                          "rank score tag') in two files.")
+    # trec_eval's results reader ignores what follows the tag (its own test run holds text
+    # there): strict reads the qrels only as trec_eval does
     judged_lines = _TrecLines(qrels, 4, *_QRELS, strict=strict)
-    run_lines = _TrecLines(run, 6, *_RUN, strict=strict)
+    run_lines = _TrecLines(run, 6, *_RUN)
     # grades without an exponent: trec_eval reads them with atol, which reads "1e1" as 1
     grades = judged_lines.numbers(3, "grade", exponent=False)
     scores = run_lines.numbers(4, "score")
