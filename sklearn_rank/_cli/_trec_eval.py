@@ -80,7 +80,7 @@ def add_arguments(parser):
                         "0 and counts in the means")
     parser.add_argument("-n", "--nosummary", dest="summary", action="store_false",
                         help="no 'all' lines")
-    parser.add_argument("-l", "--level_for_rel", dest="level", type=int_at_least(1), default=1,
+    parser.add_argument("-l", "--level_for_rel", dest="level", type=int_at_least(0), default=1,
                         metavar="N", help="smallest grade of a relevant document (default: 1)")
     parser.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
                         help="take documents without a judgement out of the ranking before "
@@ -136,6 +136,10 @@ def _plan(args):
     from ..metrics._trec_names import expand_measures, needs_collection_size
     from ..utils._param_validation import validate_parameter_constraints
 
+    if args.level == 0:
+        raise usage_error("-l 0 (grade 0 relevant, which trec_eval takes) is not supported: "
+                          "sklearn-rank's metrics give the unjudged documents grade 0, which "
+                          "would make them relevant too. Give -l 1 or more.")
     try:
         items = expand_measures(args.measures)
     except ValueError as exc:
