@@ -27,6 +27,8 @@ import numpy as np
 import pytest
 from _cli import run_cli
 
+from sklearn_rank.datasets import read_trec
+from sklearn_rank.metrics import evaluate_per_query
 from sklearn_rank.metrics._trec_names import (
     NICKNAMES,
     TREC_MEASURES,
@@ -263,9 +265,9 @@ def pytrec_eval_expected(qrels, run, roots, *, complete=False, max_docs=None, le
     return expected
 
 
-# pytrec_eval runs trec_eval 9.0.7, which turned a recall level x into floor(x * R + 0.9)
-# relevant documents; trec_eval 9.0.8, the fixtures and the command round x * R to the
-# nearest: the fixtures check these two.
+# pytrec_eval runs trec_eval 9, which turned a recall level x into (long)(x * R + 0.9)
+# relevant documents up to 9.0.8; trec_eval 10.0, the fixtures and the command round x * R
+# to the nearest: the fixtures check these two (and --recall-rounding legacy pytrec_eval's).
 _ROUNDING_CHANGED = ("iprec_at_recall", "11pt_avg")
 
 
@@ -444,6 +446,29 @@ def test_c_averages_over_every_judged_query(small_files, capsys):
     assert all(v == "0.0000" for _, q, v in lines if q in lacking)
 
 
+def test_sums_are_added_in_trec_eval_s_order(tmp_path, capsys):
+    """trec_eval adds a query's precisions in ranked order, and the queries' values in
+    query order, then divides: exact halves at the 4th decimal round as its sums do.
+    Pairwise sums (np.add.reduceat, mean) printed map 0.1098 and P_20 0.6062."""
+    # relevant at ranks 2, 8, 16 and 25 of 10 relevant: AP = 1.0975 / 10
+    qrels = "".join(f"1 0 r{i} 1\n" for i in range(10))
+    ranked = {1: "r0", 7: "r1", 15: "r2", 24: "r3"}
+    run = "".join(f"1 Q0 {ranked.get(i, f'n{i}')} {i + 1} {100 - i} s\n" for i in range(30))
+    (tmp_path / "q").write_text(qrels)
+    (tmp_path / "r").write_text(run)
+    code, out, _ = run_trec_eval(capsys, "-m", "map", tmp_path / "q", tmp_path / "r")
+    assert (code, out) == (0, f"{'map':<22}\tall\t0.1097\n")
+    # 16 queries whose P_20 are hits / 20: the mean is 0.60625 exactly
+    hits = [17, 12, 10, 14, 10, 20, 15, 1, 3, 11, 17, 1, 14, 15, 16, 18]
+    qrels = "".join(f"{q} 0 d{i} 1\n" for q, h in enumerate(hits, 10) for i in range(h))
+    run = "".join(f"{q} Q0 d{i} {i + 1} {50 - i} s\n" for q in range(10, 26)
+                  for i in range(20))
+    (tmp_path / "q").write_text(qrels)
+    (tmp_path / "r").write_text(run)
+    code, out, _ = run_trec_eval(capsys, "-m", "P.20", tmp_path / "q", tmp_path / "r")
+    assert (code, out) == (0, f"{'P_20':<22}\tall\t0.6063\n")
+
+
 # ------------------------------------------------------------------------------------------
 # Errors: one line on stderr, the exit code, the option or the measure named
 
@@ -464,7 +489,12 @@ ERRORS = [
     (["-m", "P.x"], 2, "cut-offs must be integers"),
     (["-m", "iprec_at_recall.a"], 2, "must be numbers"),
     (["-m", "ndcg.1=3,x"], 2, "level=gain pairs"),
-    (["-m", "rbp.p=0.5"], 2, "gain of grade 0"),
+    (["-m", "rbp.q=0.5"], 2, "rbp takes one parameter, the persistence p"),
+    (["-m", "rbp_resid.p=1"], 2, "persistence p between 0 and 1"),
+    (["-m", "yaap"], 2, "yaap is not implemented in sklearn-rank"),
+    (["-m", "iprec_at_recall.0_5"], 2, "must be numbers; got '0_5'"),
+    (["-m", "P.\u0661\u0660"], 2, "cut-offs must be integers"),
+    (["--recall-rounding", "floor"], 2, "invalid choice: 'floor'"),
     (["-m", "utility.1,2"], 2, "takes 4 coefficients"),
     (["-m", "11pt_avg..5,.25"], 2, "ascending"),
     (["-m", "set_F.0"], 2, "positive relative weight"),
@@ -475,8 +505,9 @@ ERRORS = [
     (["-Z", "means.txt"], 2, "-Z (--Zscore)"),
     (["-D", "1"], 2, "-D (--Debug_level)"),
     (["-v"], 2, "-v (--version)"),
-    (["-l0"], 2, "must be at least 1"),
-    (["-M0"], 2, "must be at least 1"),
+    (["-l0"], 2, "-l 0 (grade 0 relevant, which trec_eval takes) is not supported"),
+    (["-l-1"], 2, "must be at least 0"),
+    (["-M-1"], 2, "must be at least 0"),
     (["-l", "1.5"], 2, "expected an integer"),
     (["-x"], 2, "unrecognized arguments: -x"),
 ]
@@ -524,6 +555,10 @@ def test_default_formats_are_accepted(small_files, capsys):
     ("1 0 a 1\n1 0 a 0\n", "1 Q0 a 1 1.0 t\n", "twice"),
     ("1 0 a x\n", "1 Q0 a 1 1.0 t\n", "QRELS"),
     ("1 0 a 1\n", "1 Q0 a 1 nan t\n", "RUN"),
+    # numbers that trec_eval's atol and atof read a prefix of: refused with their line
+    ("1 0 b 0\n1 0 a inf\n", "1 Q0 a 1 1.0 t\n", "QRELS: Line 2 of "),
+    ("1 0 a 1e1\n", "1 Q0 a 1 1.0 t\n", "the grade '1e1' is not a number"),
+    ("1 0 a 1\n", "1 Q0 a 1 1_0 t\n", "RUN: Line 1 of "),
 ])
 def test_data_errors_name_the_file(tmp_path, capsys, qrels_text, run_text, message):
     (tmp_path / "q").write_text(qrels_text)
@@ -531,6 +566,77 @@ def test_data_errors_name_the_file(tmp_path, capsys, qrels_text, run_text, messa
     code, out, err = run_trec_eval(capsys, "-m", "P.1", tmp_path / "q", tmp_path / "r")
     assert (code, out) == (1, "")
     assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("qrels_text, run_text, message", [
+    ("1 0 a 1 extra\n", "1 Q0 a 1 1.0 t\n", "QRELS: Line 1 of .* has 5 fields; a TREC qrels "
+     "line has 4, .* \\(trec_eval refuses the line: 'Malformed line'\\)"),
+    ("1 0 a 1\n\n1 0 b 0\n", "1 Q0 a 1 1.0 t\n", "QRELS: Line 2 of .* is blank; trec_eval "
+     "refuses it \\('Malformed line'\\)"),
+    ("1 0 a 1\n\t\n", "1 Q0 a 1 1.0 t\n", "QRELS: Line 2 of .* is blank"),
+])
+def test_malformed_lines_are_refused_as_trec_eval_refuses_them(tmp_path, capsys, qrels_text,
+                                                                run_text, message):
+    """trec_eval stops on a blank line and on a line of more fields ("Malformed line"); the
+    command read them (read_trec, strict=False, still does)."""
+    (tmp_path / "q").write_text(qrels_text)
+    (tmp_path / "r").write_text(run_text)
+    code, out, err = run_trec_eval(capsys, "-m", "P.1", tmp_path / "q", tmp_path / "r")
+    assert (code, out) == (1, "")
+    assert re.search(message, err) and err.count("\n") == 1
+    assert read_trec(tmp_path / "q", tmp_path / "r")["qid"].tolist() == ["1"] * (
+        1 + qrels_text.count(" b "))
+    # a run's text after the tag, which trec_eval's own test run holds, and blank lines
+    (tmp_path / "q").write_text("1 0 a 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 1.0 t more junk\n\n")
+    code, out, err = run_trec_eval(capsys, "-m", "P.1", tmp_path / "q", tmp_path / "r")
+    assert (code, out) == (0, f"{'P_1':<22}\tall\t1.0000\n"), err
+
+
+def test_m0_keeps_no_document_and_rbp_takes_its_persistence(small_files, capsys):
+    """-M0 (trec_eval keeps min(n, 0) documents of each query) and rbp.p=, rbp_resid.p=,
+    which trec_eval 10.0 reads as the persistence: both were refused."""
+    qrels, run, qrels_path, run_path = small_files
+    code, out, err = run_trec_eval(capsys, "-M0", "-m", "num_ret", "-m", "num_rel_ret",
+                                   "-m", "map", qrels_path, run_path)
+    assert code == 0, err
+    assert out == (f"{'num_ret':<22}\tall\t0\n{'num_rel_ret':<22}\tall\t0\n"
+                   f"{'map':<22}\tall\t0.0000\n")
+    code, out, err = run_trec_eval(capsys, "-q", "-m", "rbp.p=0.5", "-m", "rbp_resid.p=0.5",
+                                   qrels_path, run_path)
+    assert code == 0, err
+    printed = parse_output(out)
+    with pytest.warns(UserWarning, match="have no line in the run"):
+        data = read_trec(qrels_path, run_path)
+    arrays = {name: data[name] for name in ("y_true", "y_score", "qid", "retrieved")}
+    for name, metric in (("rbp_p=0.5", "rbp(p=0.5)"), ("rbp_resid_p=0.5", "rbp_residual(p=0.5)")):
+        result = evaluate_per_query(**arrays, judged="y_true", metrics=[metric],
+                                    convention="trec_eval")
+        for q, value in zip(result.query_ids.tolist(), result.values[metric].tolist()):
+            assert printed[name, q] == trec_format(value), (name, q)
+    # p=0.9, trec_eval's default, is rbp's value
+    assert {q: v for (m, q), v in printed.items() if m == "rbp_p=0.5"} != {
+        q: v for (m, q), v in parse_output(run_trec_eval(
+            capsys, "-q", "-m", "rbp", qrels_path, run_path)[1]).items()}
+    assert run_trec_eval(capsys, "-m", "rbp.p=0.9", qrels_path, run_path)[1].split("\t")[1:] == (
+        run_trec_eval(capsys, "-m", "rbp", qrels_path, run_path)[1].split("\t")[1:])
+
+
+def test_recall_rounding_legacy_is_trec_eval_9_s(tmp_path, capsys):
+    """--recall-rounding legacy: (long)(x R + 0.9), trec_eval 9.0.8 and earlier, as
+    pytrec_eval computes it; the default rounds x R to the nearest (trec_eval 10.0)."""
+    qrels, run = random_trec(np.random.default_rng(4))
+    qrels_path, run_path = write_trec(tmp_path, qrels, run)
+    roots = ["iprec_at_recall", "11pt_avg"]
+    code, out, err = run_trec_eval(capsys, "-q", "--recall-rounding", "legacy",
+                                   *(f"-m{root}" for root in roots), qrels_path, run_path)
+    assert code == 0, err
+    expected = pytrec_eval_expected(qrels, run, roots)
+    expected.pop(("num_q", "all"))
+    assert parse_output(out) == expected
+    nearest = run_trec_eval(capsys, "-q", *(f"-m{root}" for root in roots), qrels_path,
+                            run_path)[1]
+    assert parse_output(nearest) != expected
 
 
 def test_missing_files_and_standard_input(tmp_path, capsys):

@@ -53,6 +53,17 @@ def test_svmlight_errors(tmp_path, content, exc, message):
         load_svmlight_ranking(path)
 
 
+def test_svmlight_query_sizes_of_ascii_digits(tmp_path):
+    # int() reads "\u0662" (an Arabic-Indic 2) as 2; a byte order mark is no digit
+    path = tmp_path / "train.txt"
+    write(path, "1 1:0.5\n0 2:0.9\n1 1:0.3\n")
+    (tmp_path / "train.txt.query").write_bytes(b"\xef\xbb\xbf2\n1\n")
+    np.testing.assert_array_equal(load_svmlight_ranking(path)[2], [0, 0, 1])
+    write(tmp_path / "train.txt.query", "\u0662\n1\n")
+    with pytest.raises(ValueError, match="Line 1 of the query-size file .* holds '\u0662'"):
+        load_svmlight_ranking(path)
+
+
 def test_svmlight_files_refuse_a_query_id_in_two_files(tmp_path):
     # concatenated, the rows of qid:1 of both files would be one query
     train = write(tmp_path / "train.txt", "2 qid:1 1:0.5\n0 qid:1 1:0.1\n1 qid:2 1:0.3\n")
@@ -266,7 +277,8 @@ def test_read_trec_ignores_duplicates_trec_eval_never_reads(tmp_path, qrels, run
     ({"complete": "yes"}, TypeError, r"complete must be True or False \(trec_eval -c\); got "
                                      r"'yes'"),
     ({"complete": 1}, TypeError, "complete must be True or False"),
-    ({"max_docs": 0}, ValueError, r"max_docs must be a positive integer \(trec_eval -M"),
+    ({"max_docs": -1}, ValueError, r"max_docs must be an integer >= 0 \(trec_eval -M"),
+    ({"strict": "yes"}, TypeError, "strict must be True or False"),
     ({"max_docs": -5}, ValueError, "got -5"),
     ({"max_docs": 2.0}, ValueError, "got 2.0"),
     ({"max_docs": True}, ValueError, "got True"),
@@ -351,6 +363,20 @@ def test_read_trec_complete_and_max_docs_match_trec_eval_fixtures(output, option
      ("1 0 a 1\n", "\n# c\n\n1 Q0 a 1 0.5 s\n1 Q0 b 2 nan s\n",
       "Line 5 of .*: the score 'nan' is not a number"),
      ("1 0 a 1\n", "1 Q0 a 1 0x10 s\n", "the score '0x10' is not a number"),
+     # trec_eval's atof reads "1_0" as 1 and atol a grade "1e1" as 1: never a prefix
+     ("1 0 a 1\n", "1 Q0 a 1 0.5 s\n1 Q0 b 2 1_0 s\n",
+      r"Line 2 of .*r': the score '1_0' is not a number; expected a decimal number .* "
+      r"written in full \(trec_eval's atof would read the number at its start only\)"),
+     ("1 0 b 0\n1 0 a 1e1\n", "1 Q0 a 1 0.5 s\n",
+      r"Line 2 of .*q': the grade '1e1' is not a number; expected an integer such as 2 or "
+      r"-1, or a decimal such as 1.5, written in full \(trec_eval's atol"),
+     ("1 0 a inf\n", "1 Q0 a 1 0.5 s\n", r"Line 1 of .*q': the grade 'inf' is not a number"),
+     ("1 0 a -\n", "1 Q0 a 1 0.5 s\n", r"Line 1 of .*q': the grade '-' is not a number"),
+     ("1 0 a \u0661\n", "1 Q0 a 1 0.5 s\n", r"Line 1 of .*: the grade '\u0661' is not a"),
+     ("1 0 a 1\n", "1 Q0 a 1 \uff15 s\n", r"Line 1 of .*: the score '\uff15' is not a"),
+     ("1 0 a 1\n", "1 Q0 a 1 infinit s\n", r"the score 'infinit' is not a number"),
+     ("1 0 a 1\n", "1 Q0 a 1 NaN s\n", r"the score 'NaN' is not a number; expected a "
+      "number, which NaN is not"),
      ("", "1 Q0 a 1 0.5 s\n", "holds no TREC qrels line"),
      ("# only a comment\n\n  \n", "1 Q0 a 1 0.5 s\n", "holds no TREC qrels line"),
      ("1 0 a 1\n", "1 Q0 a 1 0.5 s\n\n1\n", "Line 3 of .* has 1 field; a TREC run line"),
@@ -361,6 +387,42 @@ def test_read_trec_errors(tmp_path, qrels, run, message):
     for path, text in ((tmp_path / "q", qrels), (tmp_path / "r", run)):
         path.write_bytes(text if isinstance(text, bytes) else text.encode())
     with pytest.raises(ValueError, match=message):
+        read_trec(tmp_path / "q", tmp_path / "r")
+
+
+def test_read_trec_reads_whole_numbers_only():
+    """Scores of strtod's grammar, written whole, read to the nearest double; grades of
+    atol's, or plain decimals (sklearn-rank's own: trec_eval's command refuses them)."""
+    from sklearn_rank.datasets._files import _number_field
+
+    def read(fields, exponent):
+        return _number_field(np.array(fields, dtype="S"), None, "f", "x", exponent).tolist()
+
+    scores = [b"1e1", b"-2.5E-1", b"1.e2", b"+.5", b"inf", b"-Infinity", b"0.30000000000000004"]
+    assert read(scores, True) == [10.0, -0.25, 100.0, 0.5, np.inf, -np.inf,
+                                  0.30000000000000004]
+    assert read([b"-1", b"+2", b"1.5", b"1.", b"12345678901234567890"], False) == [
+        -1.0, 2.0, 1.5, 1.0, 12345678901234567890.0]
+
+
+def test_read_trec_skips_a_byte_order_mark(tmp_path):
+    """A UTF-8 byte order mark was part of the first query id: with it, the run's first
+    line was a query of its own, and map silently 1.0 instead of 0.5833."""
+    (tmp_path / "q").write_bytes(b"\xef\xbb\xbf1 0 a 1\n1 0 b 0\n1 0 c 1\n")
+    (tmp_path / "r").write_bytes(b"\xef\xbb\xbf1 Q0 b 1 0.9 s\n1 Q0 a 2 0.8 s\n"
+                                 b"1 Q0 c 3 0.7 s\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no query without a line in the run
+        d = read_trec(tmp_path / "q", tmp_path / "r")
+    assert d["qid"].tolist() == ["1", "1", "1"]
+    assert d["docno"].tolist() == ["b", "a", "c"]
+    assert d["y_true"].tolist() == [0.0, 1.0, 1.0]
+    data = {name: d[name] for name in ("y_true", "y_score", "qid", "retrieved")}
+    value = evaluate(**data, judged="y_true", metrics=["map"], convention="trec_eval")["map"]
+    assert value == pytest.approx((1 / 2 + 2 / 3) / 2)
+    # the byte offsets of errors count the mark's bytes, as the file holds them
+    (tmp_path / "q").write_bytes(b"\xef\xbb\xbf1 0 caf\xe9 1\n")
+    with pytest.raises(ValueError, match=r"is not UTF-8 text \(byte 10\)"):
         read_trec(tmp_path / "q", tmp_path / "r")
 
 

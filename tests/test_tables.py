@@ -27,7 +27,7 @@ TRICKY = {
     "newline in quotes": 'qid,text,label,score\n1,"two\nlines",2,0.9\n1,x,0,0.5\n',
     "spaces": "qid , label ,score\n 007 , 2 , 0.9\n7,0, -inf \n",
     "bom": "\ufeffqid,label,score\n1,2,0.9\n",
-    "numbers": "qid,label,score\n1,1e0,1_000\n1,+2,.5\n1,0,infinity\n",
+    "numbers": "qid,label,score\n1,1e0,1e3\n1,+2,.5\n1,0,infinity\n",
     "other columns": "doc,qid,x,label,score,y\nd1,1,,2,0.9,\nd2,1,z,0,0.5,w\n",
     "long field": "qid,text,label,score\n1," + "x" * 200_000 + ",1,0.9\n",
     "unicode ids": "qid,label,score\nrequête,1,0.9\nrequête,0,0.1\n名前,1,0.3\n",
@@ -59,6 +59,16 @@ ERRORS = [
      "qid_type='str' to keep the ids as written)."),
     ("qid,label,score\n99999999999999999999,1,0.9\n", "int",
      "column 'qid' holds an integer beyond 64 bits; use qid_type='str'."),
+    # what Python's float() and int() read, and no other reader: never a number
+    ("qid,label,score\n1,1,0.5\n1,0,\uff15\n", None,
+     "line 3: column 'score' holds '\uff15'; expected a number written with the ASCII digits "
+     "0-9 and no '_'"),
+    ("qid,label,score\n1,\u0661,0.5\n", None, "line 2: column 'label' holds '\u0661'; "
+     "expected a number written with the ASCII digits"),
+    ("qid,label,score\n1,1,0.5\n1,0,1_0\n", None, "line 3: column 'score' holds '1_0'"),
+    # with qid_type='int', the query id '١' was the integer 1: two queries merged
+    ("qid,label,score\n1,1,0.9\n\u0661,0,0.5\n", "int",
+     "line 3: the query id '\u0661' is not an integer"),
 ]
 
 
@@ -104,6 +114,9 @@ def test_values_as_written(tmp_path, parser):
     data = read_table(_write(tmp_path, TRICKY["numbers"]))
     assert data["y_true"].tolist() == [1.0, 2.0, 0.0]
     assert data["y_score"].tolist() == [1000.0, 0.5, np.inf]
+    # an id of ASCII digits is not one of other digits: two queries, kept as written
+    data = read_table(_write(tmp_path, "qid,label,score\n1,1,0.9\n\u0661,0,0.5\n"))
+    assert data["qid"].tolist() == ["1", "\u0661"]
     data = read_table(_write(tmp_path, TRICKY["newline in quotes"]))
     assert data["y_true"].tolist() == [2.0, 0.0]
 

@@ -13,6 +13,7 @@
 """
 
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -131,7 +132,12 @@ def test_registry_names_are_left_to_the_registry():
     ("set_F_0", "positive relative weight"),
     ("set_F_1,2", "takes one parameter"),
     ("map_5", "map takes no parameters"),
-    ("rbp_p=0.5", "gain of grade 0"),
+    ("rbp_p=1.5", "persistence p between 0 and 1"),
+    ("rbp_resid_x=0.5", "takes one parameter, the persistence p"),
+    ("yaap", "yaap is not implemented"),
+    # int() and float() read other digits and '_': trec_eval's atol and atof do not
+    ("P_\u0661\u0660", "cut-offs must be integers"),
+    ("iprec_at_recall_0_5", "must be numbers"),
     ("relstring", "printed by 'sklearn-rank trec_eval' only"),
     ("runid", "printed by 'sklearn-rank trec_eval' only"),
     ("ideal_dcg", "normaliser of ndcg"),
@@ -327,3 +333,55 @@ def test_the_docs_table_lists_every_measure_and_the_page_has_its_place():
     page = (Path(__file__).resolve().parents[1] / "docs" / "trec_eval.rst").read_text()
     assert (".. The table of trec_eval's measures: docs/conf.py writes it here from "
             "sklearn_rank.metrics._trec_names.") in page
+
+
+def test_cut_offs_are_ascii_digits():
+    # int() reads the Arabic-Indic "\u0661\u0660" as 10: "ndcg@\u0661\u0660" was ndcg@10
+    with pytest.raises(ValueError, match="Unknown metric name 'ndcg@\u0661\u0660'"):
+        parse_metric("ndcg@\u0661\u0660")
+    assert parse_metric("ndcg@10")[1] == {"k": 10}
+
+
+# ir_measures' set measures and counts, and IPrec@x: (spelling, registry metric, options)
+IR_MEASURES_MORE = [
+    ("SetP", "set_p", {}),
+    ("SetP(rel=2)", "set_p", {"relevance_threshold": 2}),
+    ("SetR", "set_recall", {}),
+    ("SetAP", "set_map", {}),
+    ("SetRelP", "set_relative_p", {}),
+    ("SetF", "set_f", {}),
+    ("SetF(beta=4.0)", "set_f", {"beta": 2.0}),  # trec_eval's set_F.4: F with beta 2
+    ("SetF(rel=2,beta=0.25)", "set_f", {"relevance_threshold": 2, "beta": 0.5}),
+    ("NumQ", "num_q", {}),
+    ("NumRel", "num_rel", {}),
+    ("NumRelRet", "num_rel_ret", {}),
+    ("NumRet", "num_ret", {}),
+    ("NumRet(rel=1)", "num_rel_ret", {"relevance_threshold": 1}),
+    ("NumRet(rel=2)", "num_rel_ret", {"relevance_threshold": 2}),
+    ("IPrec@0.5", "iprec_at_recall", {"recall": 0.5}),
+    ("IPrec(rel=2)@0.3", "iprec_at_recall", {"recall": 0.3, "relevance_threshold": 2}),
+]
+
+
+@pytest.mark.parametrize("spelling, name, options", IR_MEASURES_MORE,
+                         ids=[s for s, _, _ in IR_MEASURES_MORE])
+def test_ir_measures_set_measures_and_counts(tmp_path, spelling, name, options):
+    """Each ir_measures name of a measure that sklearn-rank computes reads as that metric,
+    and gives ir_measures' value (which pytrec_eval computes: trec_eval 9's recall
+    rounding for IPrec). SetF, NumRet(rel=1) and IPrec@0.5 were refused."""
+    ir_measures = pytest.importorskip("ir_measures")
+    metric, parsed = parse_metric(spelling)
+    assert (metric.name, parsed) == (name, options)
+    qrels, run = _ir_measures_data(np.random.default_rng(11))
+    (value,) = ir_measures.calc_aggregate([ir_measures.parse_measure(spelling)], qrels,
+                                          run).values()
+    with pytest.warns(UserWarning, match="have no line in the run") if set(qrels) - set(
+            run) else warnings.catch_warnings():
+        data = read_trec(*write_trec(tmp_path, qrels, run))
+    extra = {"recall_rounding": "legacy"} if name == "iprec_at_recall" else {}
+    metric_name = spelling if not extra else f"iprec_at_recall(recall={options['recall']}, " \
+        f"rel={options.get('relevance_threshold', 1)}, recall_rounding=legacy)"
+    result = evaluate_per_query(data["y_true"], data["y_score"], qid=data["qid"],
+                                retrieved=data["retrieved"], judged="y_true",
+                                metrics=[metric_name], convention="trec_eval")
+    assert aggregate(result)[metric_name] == pytest.approx(value, rel=1e-12, abs=1e-12)

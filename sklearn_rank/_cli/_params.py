@@ -19,8 +19,9 @@ from ._common import usage_error
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _CALL = re.compile(r"^([A-Za-z_]\w*)\s*\((.*)\)$")
-_INT = re.compile(r"^[+-]?\d+$")
-_FLOAT = re.compile(r"^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$")
+# ASCII digits only (re.ASCII): int() and float() read "١٢" as 12
+_INT = re.compile(r"^[+-]?\d+$", re.ASCII)
+_FLOAT = re.compile(r"^[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?$", re.ASCII)
 _WORDS = {"true": True, "false": False, "none": None}
 
 

@@ -28,9 +28,15 @@ trec_eval. Only the queries of QRELS are evaluated, and without -c only those th
 lines for.
 
 -m takes a measure (map), a measure with parameters after a '.' (P.5,10  ndcg_cut.10,20
-iprec_at_recall..10,.50  ndcg.1=3,2=9,4=4.5  utility.2,-1,0,0  set_F.0.5) or a set of
-measures: official (the default), set, all_trec. trec_eval's preference measures, ideal_dcg
-and its -D, -o, -R, -T, -Z and -v options are refused by name.
+iprec_at_recall..10,.50  ndcg.1=3,2=9,4=4.5  utility.2,-1,0,0  set_F.0.5  rbp.p=0.8) or a
+set of measures: official (the default), set, all_trec. trec_eval's preference measures,
+ideal_dcg, yaap and its -D, -o, -R, -T, -Z and -v options are refused by name.
+
+The files are read as trec_eval reads them, and what it refuses is refused: blank lines
+and lines of more than 4 fields in QRELS (in RUN, text after the tag is ignored, as
+trec_eval ignores it). Numbers are read whole: a
+field that trec_eval's atof/atol would read only a prefix of (a score '1_0', a grade '1e1')
+is an error naming its line, as are non-numeric scores, where atof reads a prefix.
 """
 EPILOG = """\
 examples:
@@ -74,18 +80,25 @@ def add_arguments(parser):
                         "0 and counts in the means")
     parser.add_argument("-n", "--nosummary", dest="summary", action="store_false",
                         help="no 'all' lines")
-    parser.add_argument("-l", "--level_for_rel", dest="level", type=int_at_least(1), default=1,
+    parser.add_argument("-l", "--level_for_rel", dest="level", type=int_at_least(0), default=1,
                         metavar="N", help="smallest grade of a relevant document (default: 1)")
     parser.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
                         help="take documents without a judgement out of the ranking before "
                         "computing (trec_eval warns: numbers easy to misreport)")
     parser.add_argument("-M", "--Max_retrieved_per_topic", dest="max_docs",
-                        type=int_at_least(1), metavar="N",
-                        help="keep each query's first N ranked documents only")
+                        type=int_at_least(0), metavar="N",
+                        help="keep each query's first N ranked documents only (0: none)")
     parser.add_argument("-N", "--Number_docs_in_coll", dest="collection_size",
                         type=int_at_least(0), metavar="N",
                         help="number of documents in the collection, for the fourth "
                         "coefficient of utility (non-relevant documents not retrieved)")
+    parser.add_argument("--recall-rounding", dest="recall_rounding",
+                        choices=("nearest", "legacy"), default="nearest",
+                        help="how iprec_at_recall and 11pt_avg turn a recall level x into a "
+                        "number of relevant documents: x*R rounded to the nearest "
+                        "(trec_eval 10.0, the default), or legacy: (long)(x*R + 0.9), as "
+                        "trec_eval 9.0.8 and earlier, pytrec_eval and ir_measures "
+                        "(sklearn-rank's option, not trec_eval's)")
     refused = parser.add_argument_group("trec_eval's options that sklearn-rank refuses")
     for short, (long, _) in _REFUSED.items():
         if short == "-v":
@@ -123,6 +136,10 @@ def _plan(args):
     from ..metrics._trec_names import expand_measures, needs_collection_size
     from ..utils._param_validation import validate_parameter_constraints
 
+    if args.level == 0:
+        raise usage_error("-l 0 (grade 0 relevant, which trec_eval takes) is not supported: "
+                          "sklearn-rank's metrics give the unjudged documents grade 0, which "
+                          "would make them relevant too. Give -l 1 or more.")
     try:
         items = expand_measures(args.measures)
     except ValueError as exc:
@@ -134,7 +151,8 @@ def _plan(args):
         raise usage_error(f"-m: this version of sklearn-rank does not compute trec_eval's "
                           f"{names}; leave them out of -m.")
     set_by_command_line = {"relevance_threshold": float(args.level),
-                           "unjudged": "condensed" if args.judged_only else "nonrelevant"}
+                           "unjudged": "condensed" if args.judged_only else "nonrelevant",
+                           "recall_rounding": args.recall_rounding}
     if args.collection_size is not None:
         set_by_command_line["collection_size"] = args.collection_size
     plan = []
@@ -185,7 +203,9 @@ def _read(qrels, run, args):
         warnings.filterwarnings("ignore", message=r".* have no line in the run",
                                 category=UserWarning)
         try:
-            data = read_trec(qrels, run, complete=args.complete, max_docs=args.max_docs)
+            # strict: blank qrels lines and extra fields are trec_eval's "Malformed line"
+            data = read_trec(qrels, run, complete=args.complete, max_docs=args.max_docs,
+                             strict=True)
         except (OSError, ValueError) as exc:  # the message names the file
             which = "RUN" if repr(str(run)) in str(exc) else "QRELS"
             raise CLIError(f"{which}: {exc}") from None
@@ -274,7 +294,9 @@ def _compute(data, plan, args):
             raise CLIError(f"cannot compute {item.name}: {exc}") from None
         if missing is not None and item.measure.name in _RESET_WHEN_MISSING:
             values = np.where(missing, 0.0, values)
-        summary = metric.aggregate(values, ranking.query_weight, label=item.name)
+        # trec_eval adds the queries' values in query order, then divides
+        summary = metric.aggregate(values, ranking.query_weight, label=item.name,
+                                   in_order=True)
         columns.append((values, summary))
     return query_ids, columns
 

@@ -259,7 +259,7 @@ def _side_file(path, query_file, y, qid):
 def _query_sizes(side, path, n_rows):
     """The positive integers of a query-size file, which must add up to ``n_rows``."""
     try:
-        text = side.read_text(encoding="utf-8")
+        text = side.read_text(encoding="utf-8-sig")  # a byte order mark is no digit
     except UnicodeDecodeError:
         raise ValueError(f"The query-size file {str(side)!r} is not a text file; expected "
                          "one positive number of rows per line.") from None
@@ -268,7 +268,7 @@ def _query_sizes(side, path, n_rows):
         line = line.strip()
         if not line:
             continue
-        if not re.fullmatch(r"\+?\d+", line) or int(line) == 0:
+        if not re.fullmatch(r"\+?[0-9]+", line) or int(line) == 0:
             raise ValueError(f"Line {number} of the query-size file {str(side)!r} holds "
                              f"{line[:40]!r}; expected the positive number of rows of one "
                              "consecutive query.")
@@ -330,6 +330,7 @@ _C_SPACE = bytes(int(byte in b"\t\n\v\f\r ") for byte in range(256))
 # with a few very long fields is held as Python bytes objects instead.
 _MAX_WIDTH_RATIO = 4
 
+_UTF8_BOM = b"\xef\xbb\xbf"
 _QRELS = ("qrels", "'qid iteration docno grade'", "301 0 FR940202-2-00150 1")
 _RUN = ("run", "'qid Q0 docno rank score tag'", "301 Q0 FR940202-2-00150 1 2.129 tag")
 
@@ -343,21 +344,26 @@ class _TrecLines:
     :meth:`line_numbers`, for error messages, the number in the file of data lines.
     """
 
-    def __init__(self, path, n_columns, what, layout, example):
+    def __init__(self, path, n_columns, what, layout, example, strict=False):
         path = Path(os.fspath(path))
         if not path.is_file():
             what_is = "is a directory" if path.is_dir() else "does not exist"
             raise FileNotFoundError(f"No TREC {what} file at {str(path)!r}: it {what_is}.")
         data = path.read_bytes()
+        # a byte order mark, which editors on Windows write, is no part of the first query
+        # id: skipped, as read_table skips it
+        bom = len(_UTF8_BOM) if data.startswith(_UTF8_BOM) else 0
+        if bom:
+            data = data[bom:]
         if not data.isascii():
             try:
                 data.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise ValueError(f"{str(path)!r} is not UTF-8 text (byte {exc.start}); "
+                raise ValueError(f"{str(path)!r} is not UTF-8 text (byte {bom + exc.start}); "
                                  f"expected TREC {what} lines, {layout}.") from None
         nul = data.find(b"\0")
         if nul >= 0:
-            raise ValueError(f"{str(path)!r} holds a NUL byte (byte {nul}); expected TREC "
+            raise ValueError(f"{str(path)!r} holds a NUL byte (byte {bom + nul}); expected TREC "
                              f"{what} text lines, {layout}.")
         if b"\r" in data:
             data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
@@ -369,6 +375,8 @@ class _TrecLines:
         begins, ends = edges[0::2], edges[1::2]
         newlines = np.flatnonzero(buf == ord("\n"))
         first, n_fields, stride = _first_fields(begins, newlines, len(data))
+        if strict and stride is None:
+            _refuse_blank_lines(path, begins[first], newlines, data, what, layout)
         data_line = buf[begins[first]] != ord("#")
         if not data_line.all():
             first, n_fields, stride = first[data_line], n_fields[data_line], None
@@ -379,13 +387,14 @@ class _TrecLines:
         if not len(first):
             raise ValueError(f"{str(path)!r} holds no TREC {what} line; expected lines of "
                              f"{n_columns} fields, {layout}, e.g. {example!r}.")
-        short = n_fields < n_columns
+        short = (n_fields != n_columns) if strict else (n_fields < n_columns)
         if short.any():
             i = int(np.argmax(short))
             raise ValueError(
                 f"Line {self.line_numbers(i)} of {str(path)!r} has {n_fields[i]} field"
                 f"{'s' if n_fields[i] != 1 else ''}; a TREC {what} line has {n_columns}, "
-                f"{layout}, e.g. {example!r}."
+                f"{layout}, e.g. {example!r}"
+                + (" (trec_eval refuses the line: 'Malformed line')." if strict else ".")
             )
 
     def __len__(self):
@@ -405,10 +414,22 @@ class _TrecLines:
             start, end = self._begins[self._first + column], self._ends[self._first + column]
         return _text_field(self._data, start, end)
 
-    def numbers(self, column, name):
-        """The fields of a column as floats; one that is not a number, or NaN, is an
-        error naming its line."""
-        return _number_field(self.text(column), self.line_numbers, self.path, name)
+    def numbers(self, column, name, exponent=True):
+        """The fields of a column as floats; one that is not a whole number (see
+        :func:`_number_field`) is an error naming its line."""
+        return _number_field(self.text(column), self.line_numbers, self.path, name, exponent)
+
+
+def _refuse_blank_lines(path, first_begins, newlines, data, what, layout):
+    """Raise on a line without a field, which trec_eval refuses ("Malformed line");
+    ``first_begins``: where each line's first field begins."""
+    n_lines = len(newlines) + (len(data) > 0 and not data.endswith(b"\n"))
+    has_field = np.zeros(n_lines, dtype=bool)
+    has_field[np.searchsorted(newlines, first_begins)] = True
+    if not has_field.all():
+        raise ValueError(f"Line {int(np.argmin(has_field)) + 1} of {str(path)!r} is blank; "
+                         f"trec_eval refuses it ('Malformed line'): expected TREC {what} "
+                         f"lines, {layout}. Remove the blank lines.")
 
 
 def _first_fields(begins, newlines, size):
@@ -531,30 +552,79 @@ def _decimal_values(text):
     return value
 
 
-def _number_field(text, line_numbers, path, name):
-    """Byte-string fields as floats; one that is not a number, or NaN, is an error naming
-    its line (``line_numbers(rows)``: the line numbers of rows)."""
+# The numbers of TREC files, as trec_eval reads them: a score with C's atof (strtod), a
+# grade with atol. Both read the longest prefix that is a number and ignore the rest ("1_0"
+# is 1, a grade "1e1" is 1): sklearn-rank reads a field only when the whole of it is a
+# number of that grammar, and refuses the others with their line, never a prefix.
+# Of ASCII byte strings without spaces, float() reads as a number those that strtod reads
+# whole, and "1_0" and "nan" besides: a score is refused if it holds "_" or reads as NaN
+# (numpy's cast fails on non-ASCII bytes). A grade is refused if it holds another byte
+# than those of a plain decimal.
+_UNDERSCORE = ord("_")
+_FOREIGN_TO_GRADES = np.ones(256, dtype=bool)
+_FOREIGN_TO_GRADES[np.frombuffer(b"0123456789+-.\0", dtype=np.uint8)] = False  # NUL: padding
+
+
+def _number_field(text, line_numbers, path, name, exponent=True):
+    """Byte-string fields as floats; one that is not a whole number of trec_eval's grammar
+    (a decimal, and with ``exponent`` a power of ten after it or an infinity), or NaN, is an
+    error naming its line (``line_numbers(rows)``: the line numbers of rows)."""
     values = _decimal_values(text)
     other = np.flatnonzero(np.isnan(values))
     if not len(other):
         return values
     text = text[other]
-    try:
-        values[other] = text.astype(np.float64)
-    except ValueError:
-        pass
-    else:
-        if not np.isnan(values[other]).any():
-            return values
-    for value, number in zip(text, line_numbers(other)):
+    valid = _whole_number_bytes(text, exponent)
+    if valid is None:
         try:
-            bad = np.isnan(float(value))
+            # float() and strtod round a decimal alike: to the nearest double
+            values[other] = text.astype(np.float64)
         except ValueError:
-            bad = True
-        if bad:
-            raise ValueError(f"Line {number} of {str(os.fspath(path))!r}: the {name} "
-                             f"{value.decode()!r} is not a number.")
+            pass
+        else:
+            if not np.isnan(values[other]).any():
+                return values
+        valid = np.ones(len(text), dtype=bool)
+    for row, (field, ok) in enumerate(zip(text, valid.tolist())):
+        if ok:
+            try:
+                if not np.isnan(float(field)):
+                    continue
+            except ValueError:
+                pass
+        _refuse_number(field, line_numbers(other[row:row + 1])[0], path, name, exponent)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _whole_number_bytes(text, exponent):
+    """None when no field holds a byte that float() reads and C does not (one pass over
+    the bytes, the usual case), else whether each field is free of them."""
+    if text.dtype.kind == "S":
+        raw = text.view(np.uint8)
+        suspect = (raw == _UNDERSCORE).any() if exponent else _FOREIGN_TO_GRADES[raw].any()
+        if not suspect:
+            return None
+        rows = raw.reshape(len(text), -1)
+        foreign = (rows == _UNDERSCORE) if exponent else _FOREIGN_TO_GRADES[rows]
+        return ~foreign.any(axis=1)
+    # object: a few very long fields
+    return np.array([(b"_" not in t) if exponent
+                     else not _FOREIGN_TO_GRADES[np.frombuffer(t, dtype=np.uint8)].any()
+                     for t in text], dtype=bool)
+
+
+def _refuse_number(field, number, path, name, exponent):
+    value = field.decode("utf-8", "replace")
+    if value.strip("+-").lower() == "nan":
+        expected = "a number, which NaN is not: it has no place in a ranking"
+    elif exponent:
+        expected = ("a decimal number such as 2.129, -3, 5e-1 or -inf, written in full "
+                    "(trec_eval's atof would read the number at its start only)")
+    else:
+        expected = ("an integer such as 2 or -1, or a decimal such as 1.5, written in full "
+                    "(trec_eval's atol would read the integer at its start only)")
+    raise ValueError(f"Line {number} of {str(os.fspath(path))!r}: the {name} {value!r} is not "
+                     f"a number; expected {expected}.")
 
 
 def _codes(*columns, runs=False):
@@ -696,13 +766,15 @@ def _refuse_duplicates(query, doc, lines, path, what, queries, docnos):
     )
 
 
-def _check_read_trec_options(complete, max_docs):
+def _check_read_trec_options(complete, max_docs, strict):
     if not isinstance(complete, (bool, np.bool_)):
         raise TypeError(f"complete must be True or False (trec_eval -c); got {complete!r}.")
+    if not isinstance(strict, (bool, np.bool_)):
+        raise TypeError(f"strict must be True or False; got {strict!r}.")
     if max_docs is not None and (isinstance(max_docs, (bool, np.bool_))
                                  or not isinstance(max_docs, numbers.Integral)
-                                 or max_docs < 1):
-        raise ValueError(f"max_docs must be a positive integer (trec_eval -M: the number of "
+                                 or max_docs < 0):
+        raise ValueError(f"max_docs must be an integer >= 0 (trec_eval -M: the number of "
                          f"documents of each query kept, in ranking order) or None (all); "
                          f"got {max_docs!r}.")
 
@@ -712,7 +784,7 @@ def _query_list(ids, limit=3):
     return shown + (", ..." if len(ids) > limit else "")
 
 
-def read_trec(qrels, run, *, complete=False, max_docs=None):
+def read_trec(qrels, run, *, complete=False, max_docs=None, strict=False):
     """Flat arrays of a TREC run judged by TREC qrels, ordered as trec_eval ranks them.
 
     One row per (query, document) pair of an evaluated query that the run retrieves, the
@@ -749,8 +821,16 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
     ignored, and a copy ranked beyond the first ``max_docs`` documents is dropped with
     them (the copy with the higher score counts).
 
-    Grades are kept as written, where trec_eval truncates them to integers (``1.5`` is 1
-    for trec_eval): give integer grades to compare with it.
+    Numbers are read whole, never a prefix. trec_eval reads a score with C's ``atof`` and a
+    grade with ``atol``, which read the number at the start of a field and ignore the rest
+    (``1_0`` is 1, a grade ``1e1`` is 1, a score ``0.5abc`` is 0.5); sklearn-rank refuses
+    such fields, naming the line. A score is a decimal number written in full, with or
+    without a power of ten (``2.129``, ``-3``, ``.5``, ``5e-1``), or an infinity (``inf``,
+    ``-Infinity``); NaN, hexadecimal (``0x10``), ``1_0`` and non-ASCII digits are refused. A
+    grade is an integer (``2``, ``-1``) or a plain decimal (``1.5``), with no exponent. Plain
+    decimal grades are kept as written, where trec_eval truncates them to integers (``1.5``
+    is 1 for trec_eval): give integer grades to compare with it. A UTF-8 byte order mark at
+    the start of a file is skipped.
 
     Parameters
     ----------
@@ -771,7 +851,13 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
     max_docs : int, default=None
         Keep only the first ``max_docs`` documents of each query of the run, in trec_eval's
         ranking order (trec_eval ``-M``). Judged documents beyond them stay as rows with
-        ``retrieved=False``; unjudged ones are dropped. ``None`` keeps all.
+        ``retrieved=False``; unjudged ones are dropped. ``None`` keeps all; 0 none, as
+        trec_eval ``-M0``: the queries of the run are evaluated, with nothing retrieved.
+
+    strict : bool, default=False
+        Refuse what trec_eval refuses as a "Malformed line" of the qrels: a blank line, and
+        a line of more than 4 fields. By default, they are read as the run's lines always
+        are: blank lines skipped, and the fields after the first 4 (6 in the run) ignored.
 
     Returns
     -------
@@ -791,9 +877,9 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
         When a file does not exist.
     ValueError
         When ``qrels`` and ``run`` are one file, when a file is not UTF-8 text or holds no
-        line, when a line has too few fields, when a grade or a score is not a number (NaN
-        included), or when a document is listed twice for an evaluated query, as above. The
-        message names the file and the line.
+        line, when a line has too few fields, when a grade or a score is not a whole number
+        of the grammar above (NaN included), or when a document is listed twice for an
+        evaluated query, as above. The message names the file and the line.
 
     Warns
     -----
@@ -846,7 +932,7 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
     ...          unjudged="condensed")
     {'map': 0.3333333333333333, 'P@2': 0.5}
     """
-    _check_read_trec_options(complete, max_docs)
+    _check_read_trec_options(complete, max_docs, strict)
     if os.path.isfile(qrels) and os.path.isfile(run) and os.path.samefile(qrels, run):
         # the run read as its own judgements: every retrieved document relevant, a
         # perfect and plausible score
@@ -854,8 +940,13 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
                          "(the qrels) are the same file; expected the judgements ('qid "
                          "iteration docno grade') and the system's ranking ('qid Q0 docno "
                          "rank score tag') in two files.")
-    judged_lines, run_lines = _TrecLines(qrels, 4, *_QRELS), _TrecLines(run, 6, *_RUN)
-    grades, scores = judged_lines.numbers(3, "grade"), run_lines.numbers(4, "score")
+    # trec_eval's results reader ignores what follows the tag (its own test run holds text
+    # there): strict reads the qrels only as trec_eval does
+    judged_lines = _TrecLines(qrels, 4, *_QRELS, strict=strict)
+    run_lines = _TrecLines(run, 6, *_RUN)
+    # grades without an exponent: trec_eval reads them with atol, which reads "1e1" as 1
+    grades = judged_lines.numbers(3, "grade", exponent=False)
+    scores = run_lines.numbers(4, "score")
     # query and document codes shared by both files, in byte order (strcmp's)
     n_judgements = len(judged_lines)
     query, queries = _codes(judged_lines.text(0), run_lines.text(0), runs=True)

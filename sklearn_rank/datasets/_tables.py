@@ -26,7 +26,8 @@ _PARAMETERS = {
     "score_column": "score_column", "qid_type=int": "qid_type='int'",
     "qid_type=str": "qid_type='str'",
 }
-_INTEGER = re.compile(r"[+-]?\d+")
+# ASCII digits only: int() reads "١" (an Arabic-Indic one) as 1, which merged query ids
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def read_table(path, *, qid_column="qid", label_column="label", score_column="score",
@@ -172,7 +173,13 @@ def _numbers(path, name, values, where, finite=False):
     if out is not None and out.ndim == 1:
         bad = ~np.isfinite(out) if finite else np.isnan(out)
         if not bad.any():
-            return out
+            odd = _odd_spelling(values)
+            if odd is None:
+                return out
+            raise ValueError(f"{str(path)!r}, {where(odd)}: column {name!r} holds "
+                             f"{_shown(values[odd])}; expected a number written with the "
+                             "ASCII digits 0-9 and no '_' (Python's float() reads '\u0661\u0662' "
+                             "and '1_0' as 12 and 10, which no other reader does).")
     for i, value in enumerate(values):  # an error: find the first bad cell, to name it
         try:
             number = float(value)
@@ -183,6 +190,24 @@ def _numbers(path, name, values, where, finite=False):
             raise ValueError(f"{str(path)!r}, {where(i)}: column {name!r} holds "
                              f"{_shown(value)}; expected {expected}.")
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _odd_spelling(values):
+    """The index of the first text cell that Python's ``float()`` reads as a number but C's
+    ``strtod`` (and so trec_eval, pandas, spreadsheets) does not: non-ASCII digits
+    (``"\u0661\u0662"``, ``"\uff15"``) or ``_`` between digits (``"1_0"``); None if none.
+    One scan of all the cells' text in the usual case of none."""
+    if isinstance(values, np.ndarray) and values.dtype.kind not in "OU":
+        return None
+    try:
+        text = "".join(values)  # every cell a str
+    except TypeError:
+        values = ["" if not isinstance(value, str) else value for value in values]
+        text = "".join(values)
+    if text.isascii() and "_" not in text:
+        return None
+    return next(i for i, value in enumerate(values)
+                if not value.isascii() or "_" in value)
 
 
 def _is_missing(value):

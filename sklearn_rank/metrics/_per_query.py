@@ -666,7 +666,7 @@ def _precision_sums(ranking, threshold, k):
         found_so_far /= position
         del position
         owners = chunk_query[starts]
-        numerator[owners] = np.add.reduceat(found_so_far, starts)
+        numerator[owners] = ranking.segment_sums(found_so_far, starts)
         found[owners] = count
     return numerator, found
 

@@ -90,8 +90,8 @@ def check_recall_levels(levels):
 
 def _relevant_counts(levels, n_relevant, rounding):
     """The number of relevant documents ``c`` at each recall level, per query: ``level * R``
-    rounded to the nearest integer, halves up (``lround``: trec_eval 9.0.8), or
-    ``floor(level * R + 0.9)`` (``"legacy"``: trec_eval up to 9.0.7, hence pytrec_eval)."""
+    rounded to the nearest integer, halves up (``lround``: trec_eval 10.0), or
+    ``floor(level * R + 0.9)`` (``"legacy"``: trec_eval up to 9.0.8, hence pytrec_eval)."""
     x = n_relevant[:, None] * levels[None, :]
     if rounding == "legacy":
         return np.floor(x + 0.9)

@@ -1982,8 +1982,8 @@ def f1_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, tie
 _DOCS.update({
     "recall_rounding": """recall_rounding : {"nearest", "legacy"}, default="nearest"
         How a recall level ``x`` becomes a number of relevant documents ``c`` out of the
-        query's ``R``: ``x * R`` rounded to the nearest integer, halves up (trec_eval 9.0.8's
-        ``lround``), or ``floor(x * R + 0.9)`` (trec_eval up to 9.0.7, hence pytrec_eval and
+        query's ``R``: ``x * R`` rounded to the nearest integer, halves up (trec_eval 10.0's
+        ``lround``), or ``floor(x * R + 0.9)`` (trec_eval up to 9.0.8, hence pytrec_eval and
         ir_measures' ``IPrec``). They differ when the fractional part of ``x * R`` is
         from 0.1 to 0.5 (excluded), which the legacy rule rounds up: ``0.1 * 474 = 47.4``
         is 47 documents for the one, 48 for the other.""",

@@ -39,7 +39,7 @@ from ..utils._param_validation import (
 from . import _per_query as pq
 from . import _per_query_curves as pqc
 from . import _per_query_judged as pqj
-from ._engine import TIES, mean_over_queries
+from ._engine import TIES, mean_over_queries, sum_in_order
 
 # How the per-query values of a metric become one number (Metric.aggregate): the (weighted)
 # mean; the geometric mean, of values floored at GEOMETRIC_MEAN_FLOOR (trec_eval's gm_map,
@@ -107,8 +107,8 @@ DCG_GAIN = _preset("gain", StrOptions({"exponential", "linear"}), Mapping, None,
 # 1 / i ("rank": CatBoost's NDCG denominator=Position, TF-Ranking's 1/rank discount).
 DISCOUNT = Option("discount", (StrOptions({"log", "rank"}),), "log")
 # Interpolated precision (iprec_at_recall, eleven_point_average): how a recall level x becomes
-# a number of relevant documents, x * R rounded to the nearest (lround: trec_eval 9.0.8) or
-# floor(x * R + 0.9) (trec_eval up to 9.0.7, which pytrec_eval and ir_measures' IPrec run).
+# a number of relevant documents, x * R rounded to the nearest (lround: trec_eval 10.0) or
+# floor(x * R + 0.9) (trec_eval up to 9.0.8, which pytrec_eval and ir_measures' IPrec run).
 RECALL_ROUNDING = Option("recall_rounding", (StrOptions({"nearest", "legacy"}),), "nearest")
 # log_base is no convention: no system's preset sets it. DEFAULTS lists it all the same (it
 # always has, and docs/api.rst shows it), so its default is read from there, written once.
@@ -268,7 +268,7 @@ class Metric:
                                         undefined_reason=self.undefined_reason)
         return values, undefined, {**resolved, "no_relevant": no_relevant, "unjudged": unjudged}
 
-    def aggregate(self, values, weights=None, *, label=None, stacklevel=2):
+    def aggregate(self, values, weights=None, *, label=None, stacklevel=2, in_order=False):
         """Aggregate per-query values over queries by the metric's rule.
 
         ``"mean"`` is the mean of :func:`evaluate` and the public functions, bit for bit:
@@ -293,6 +293,10 @@ class Metric:
         stacklevel : int, default=2
             Of the ``UndefinedMetricWarning`` when every query was skipped: 2 points at the
             caller of this method.
+        in_order : bool, default=False
+            Add the values one at a time in the order given, as trec_eval adds its queries'
+            (in query order), rather than pairwise, when ``weights`` is None: exact halves
+            at the 4th decimal then round as in trec_eval's output.
 
         Returns
         -------
@@ -305,11 +309,14 @@ class Metric:
         kept = ~np.isnan(values)
         if self.aggregation == "sum" and kept.any():
             values = values[kept]
-            return float(values.sum() if weights is None else np.dot(weights[kept], values))
+            if weights is None:
+                return sum_in_order(values) if in_order else float(values.sum())
+            return float(np.dot(weights[kept], values))
         if self.aggregation == "geometric_mean":
             values = np.log(np.maximum(values, GEOMETRIC_MEAN_FLOOR))  # NaN stays NaN
         mean = mean_over_queries(values, weights, metric=label,
-                                 undefined_reason=self.undefined_reason, stacklevel=stacklevel)
+                                 undefined_reason=self.undefined_reason, stacklevel=stacklevel,
+                                 in_order=in_order)
         return float(np.exp(mean)) if self.aggregation == "geometric_mean" else mean
 
     def key(self, options=None, convention=None):
@@ -471,20 +478,25 @@ METRICS = {
                     aliases=("p",), metric="rbp_residual"),
             _preset("all_judged", StrOptions({"tail", "zero"}), None, metric="rbp_residual"),
             TIES_OPTION), aliases=("rbp_resid",), higher_is_better=False),
-        Metric("set_p", pqj.set_precision, (RELEVANCE_THRESHOLD,)),
-        Metric("set_recall", pqj.set_recall, (RELEVANCE_THRESHOLD,)),
+        # ir_measures' names are aliases: SetP, SetR, SetAP, SetRelP, NumQ, NumRel,
+        # NumRelRet, NumRet (SetF, NumRet(rel=...) and IPrec@x: see _ir_measures_name)
+        Metric("set_p", pqj.set_precision, (RELEVANCE_THRESHOLD,), aliases=("setp",)),
+        Metric("set_recall", pqj.set_recall, (RELEVANCE_THRESHOLD,), aliases=("setr",)),
         Metric("set_f", pqj.set_f, (
             RELEVANCE_THRESHOLD,
-            Option("beta", (Interval(Real, 0, None, closed="left"),), 1.0))),
-        Metric("set_map", pqj.set_map, (RELEVANCE_THRESHOLD,)),
-        Metric("set_relative_p", pqj.set_relative_precision, (RELEVANCE_THRESHOLD,)),
+            Option("beta", (Interval(Real, 0, None, closed="left"),), 1.0)), aliases=("setf",)),
+        Metric("set_map", pqj.set_map, (RELEVANCE_THRESHOLD,), aliases=("setap",)),
+        Metric("set_relative_p", pqj.set_relative_precision, (RELEVANCE_THRESHOLD,),
+               aliases=("setrelp",)),
         Metric("relative_p", pqj.relative_precision, (K, RELEVANCE_THRESHOLD, TIES_OPTION)),
-        Metric("num_ret", pqj.num_ret, (), aggregation="sum"),
-        Metric("num_rel", pqj.num_rel, (RELEVANCE_THRESHOLD,), aggregation="sum"),
-        Metric("num_rel_ret", pqj.num_rel_ret, (RELEVANCE_THRESHOLD,), aggregation="sum"),
+        Metric("num_ret", pqj.num_ret, (), aggregation="sum", aliases=("numret",)),
+        Metric("num_rel", pqj.num_rel, (RELEVANCE_THRESHOLD,), aggregation="sum",
+               aliases=("numrel",)),
+        Metric("num_rel_ret", pqj.num_rel_ret, (RELEVANCE_THRESHOLD,), aggregation="sum",
+               aliases=("numrelret",)),
         Metric("num_nonrel_judged_ret", pqj.num_nonrel_judged_ret, (RELEVANCE_THRESHOLD,),
                aggregation="sum", higher_is_better=False),
-        Metric("num_q", pqj.num_q, (), aggregation="sum"),
+        Metric("num_q", pqj.num_q, (), aggregation="sum", aliases=("numq",)),
         # trec_eval's utility.a,b,c,d and -N: a per retrieved relevant document, b per
         # retrieved non-relevant one, c per missed relevant one, d per other document
         Metric("utility", pqj.utility, (
@@ -574,8 +586,43 @@ AMBIGUOUS = {
 # base name, then parameters and cut-off in either order: "err@10(max_grade=4)" (the IR
 # spelling) or "AP(rel=2)@10" (ir_measures')
 _NAME = re.compile(
-    r"^\s*([a-z0-9][a-z0-9_\-]*?)\s*(?:\((.*?)\))?\s*(?:@\s*(\d+))?\s*(?:\((.*)\))?\s*$"
+    r"^\s*([a-z0-9][a-z0-9_\-]*?)\s*(?:\((.*?)\))?\s*(?:@\s*(\d+))?\s*(?:\((.*)\))?\s*$",
+    re.ASCII,  # cut-offs of ASCII digits: int() reads "\u0661\u0660" as 10
 )
+
+
+# ir_measures' spellings whose parameters are not the registry's options: IPrec@0.5 (a
+# recall level, not a cut-off), NumRet(rel=1) (NumRelRet), SetF(beta=x) (x is trec_eval's
+# set_F parameter, the weight of recall: beta**2 of the F-beta measure)
+_IR_IPREC = re.compile(r"^\s*iprec\s*(?:\((.*?)\))?\s*@\s*([0-9.]+)\s*(?:\((.*)\))?\s*$",
+                       re.ASCII | re.IGNORECASE)
+_IR_NAMED = re.compile(r"^\s*(numret|setf)\s*\((.*)\)\s*$", re.IGNORECASE)
+
+
+def _ir_measures_name(name):
+    """The registry's spelling of an ir_measures name that needs one, else None."""
+    found = _IR_IPREC.match(name)
+    if found:
+        before, level, after = found.groups()
+        given = ", ".join(p for p in (before, after) if p and p.strip())
+        return f"iprec_at_recall(recall={level}{', ' + given if given else ''})"
+    found = _IR_NAMED.match(name)
+    if not found:
+        return None
+    base, parameters = found.group(1).lower(), found.group(2)
+    items = [item for item in _split_parameters(parameters) if item.strip()]
+    keys = [item.partition("=")[0].strip() for item in items]
+    if base == "numret":
+        return f"num_rel_ret({parameters})" if "rel" in keys else None
+    for i, (key, item) in enumerate(zip(keys, items)):
+        if key == "beta":
+            try:
+                weight = float(item.partition("=")[2])
+            except ValueError:
+                return None  # parse_metric says what is wrong
+            if weight >= 0:
+                items[i] = f"beta={math.sqrt(weight)!r}"
+    return f"set_f({', '.join(items)})"
 
 
 def _number(text):
@@ -652,6 +699,9 @@ def parse_metric(name):
     """
     if not isinstance(name, str):
         raise TypeError(f"A metric name must be a string such as 'ndcg@10'; got {name!r}.")
+    spelled = _ir_measures_name(name)
+    if spelled is not None:
+        return parse_metric(spelled)
     match = _NAME.match(name.lower())
     if match and match.group(2) is not None and match.group(4) is not None:
         match = None  # parameters on both sides of the cut-off: not a name of ours

@@ -430,7 +430,8 @@ def _aggregate_metric(result, name, stacklevel):
     that computed it (:meth:`Metric.aggregate`), the weighted mean for a result built by
     hand without one. ``stacklevel`` as for :func:`warnings.warn` called here."""
     values, weight = result.values[name], result.query_weight
-    metric = METRICS.get(result.options[name].get("metric"))
+    options = result.options[name]
+    metric = METRICS.get(options.get("metric"))
     if metric is None:
         return mean_over_queries(np.asarray(values), weight, metric=name,
                                  stacklevel=stacklevel)
@@ -438,7 +439,11 @@ def _aggregate_metric(result, name, stacklevel):
         # the mean depends on ratios of weights only, a weighted sum on the weights: back
         # to the units of sample_weight (weight_unit is 1.0 unless the weights are extreme)
         weight = weight * result.weight_unit
-    return metric.aggregate(values, weight, label=name, stacklevel=stacklevel + 1)
+    # the rows' order is the ranking (trec_eval's ties, and its convention): the queries are
+    # added in their order too, as trec_eval adds them
+    in_order = options.get("ties") == "stable" or options.get("convention") == "trec_eval"
+    return metric.aggregate(values, weight, label=name, stacklevel=stacklevel + 1,
+                            in_order=in_order)
 
 
 # The arguments of evaluate and evaluate_per_query (besides the metrics' own options).

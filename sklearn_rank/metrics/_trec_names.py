@@ -197,12 +197,15 @@ def _gains(levels):
     return {"gain": dict(levels)}
 
 
-def _rbp(levels):
-    raise ValueError(
-        "takes no parameter that sklearn-rank can reproduce: trec_eval reads 'p=...' as p but "
-        "also as the gain of grade 0 (its gain pairs read the name 'p' as the level 0). "
-        "Write rbp(p=...) in sklearn-rank's evaluate for rank-biased precision at another "
-        "persistence")
+def _persistence(pairs):
+    # m_rbp.c and m_rbp_resid.c of trec_eval 10.0 read one parameter, p, the persistence
+    unknown = sorted(set(pairs) - {"p"})
+    if unknown:
+        raise ValueError(f"takes one parameter, the persistence p (e.g. p=0.8); got "
+                         f"{', '.join(map(repr, unknown))}")
+    if not 0 < pairs["p"] < 1:
+        raise ValueError(f"takes a persistence p between 0 and 1, exclusive; got {pairs['p']:g}")
+    return {"persistence": pairs["p"]}
 
 
 # ------------------------------------------------------------------------------------------
@@ -267,10 +270,15 @@ TREC_MEASURES = (
         "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp",
         "prefs_avgjg_imp")),
     *(_measure(name, None, refused=_JUDGEMENT_GROUPS)
-      for name in ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap")),
-    _measure("rbp", "rbp", "pairs", to_options=_rbp),
-    # m_rbp_resid.c: p = 0.9, no cut-off, 0 where no unjudged document is ranked
-    _measure("rbp_resid", "rbp_residual", fixed={"persistence": 0.9, "all_judged": "zero"}),
+      for name in ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")),
+    # trec_eval computes yaap from plain qrels too (one group of judgements)
+    _measure("yaap", None, refused="is not implemented in sklearn-rank (yet another average "
+             "precision, which trec_eval computes from plain qrels as one group of "
+             "judgements)"),
+    _measure("rbp", "rbp", "pairs", to_options=_persistence),
+    # m_rbp_resid.c: p = 0.9 unless given, no cut-off, 0 where no unjudged document is ranked
+    _measure("rbp_resid", "rbp_residual", "pairs", fixed={"all_judged": "zero"},
+             to_options=_persistence),
     _measure("unj", "unjudged_rate", "cutoffs", "k", "5,10,20"),
 )
 
@@ -325,6 +333,9 @@ def trec_conventions(metric):
 
 def _number(text, what):
     try:
+        # trec_eval's atof reads ASCII numbers: neither "1_0" nor other digits ("\u0661")
+        if not text.isascii() or "_" in text:
+            raise ValueError
         value = float(text)
     except ValueError:
         raise ValueError(f"{what} must be numbers; got {text.strip()!r}") from None
@@ -339,8 +350,8 @@ def _read_cutoffs(text, strict):
     leading integer (``23.4`` is 23, which the printed name ``ndcg_cut_23`` then shows)."""
     values = []
     for item in text.split(","):
-        found = re.fullmatch(r"\s*([+-]?\d+)\s*", item) if strict else re.match(
-            r"\s*([+-]?\d+)", item)
+        found = re.fullmatch(r"\s*([+-]?[0-9]+)\s*", item) if strict else re.match(
+            r"\s*([+-]?[0-9]+)", item)
         if found is None:
             raise ValueError(f"cut-offs must be integers; got {item.strip()!r}")
         values.append(int(found.group(1)))
@@ -369,7 +380,7 @@ def _read_gains(text):
     gains = {}
     for item in text.split(","):
         level, sep, gain = item.partition("=")
-        if not sep or not re.fullmatch(r"\s*[+-]?\d+\s*", level):
+        if not sep or not re.fullmatch(r"\s*[+-]?[0-9]+\s*", level):
             raise ValueError(f"parameters must be level=gain pairs with integer levels "
                              f"(grades), e.g. '1=3,2=9'; got {item.strip()!r}")
         if int(level) in gains:
