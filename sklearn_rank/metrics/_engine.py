@@ -142,8 +142,8 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
     ``qid`` goes through :func:`sklearn_rank.utils._qid.check_qid`, the one validator of
     query ids; ``caller`` names the function in its messages. ``qid=None`` is refused
     (:func:`sklearn_rank.utils._qid.metric_qid`): ``qid="single_query"`` makes all rows
-    one query, on purpose. ``retrieved`` is a boolean
-    mask (``None``: every row is retrieved). ``judged`` says which rows have a judgement:
+    one query, on purpose. ``retrieved`` is a boolean mask (``None``: every row is
+    retrieved). ``judged`` says which rows have a judgement:
 
     * ``None``: every row; NaN and negative grades are refused;
     * a boolean mask: ``False`` rows have none; their ``y_true`` must be 0 or NaN;
