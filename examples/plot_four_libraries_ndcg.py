@@ -233,9 +233,10 @@ missed_true = np.append(y_true[qid == 0], 3.0)
 missed_score = np.append(y_score[qid == 0], 0.0)  # any score: it is never ranked
 retrieved = np.append(np.ones(sizes[0], dtype=bool), False)
 print("gain query, returned documents only:", round(
-    ndcg_score(y_true[qid == 0], y_score[qid == 0], k=10, convention="trec_eval"), 4))
+    ndcg_score(y_true[qid == 0], y_score[qid == 0], qid="single_query", k=10,
+               convention="trec_eval"), 4))
 print("with the missed document judged:    ", round(
-    ndcg_score(missed_true, missed_score, k=10, retrieved=retrieved,
+    ndcg_score(missed_true, missed_score, qid="single_query", k=10, retrieved=retrieved,
                convention="trec_eval"), 4))
 if library["trec_eval"] is not None:
     qrels_missed = {"0": {**qrels["0"], "missed": 3}}

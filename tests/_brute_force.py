@@ -512,7 +512,7 @@ def brute_force(
         A key of :data:`METRIC_FUNCTIONS`.
     y_true, y_score : array-like of shape (n_samples,)
     qid : array-like of shape (n_samples,), default=None
-        None means a single query.
+        None or "single_query" means a single query.
     sample_weight : array-like of shape (n_samples,), default=None
     retrieved : array-like of bool of shape (n_samples,), default=None
     judged : {None, "y_true"}, default=None
@@ -538,7 +538,8 @@ def brute_force(
     y_true = np.asarray(y_true, dtype=float)
     y_score = np.asarray(y_score, dtype=float)
     n = len(y_true)
-    qid = np.zeros(n, dtype=int) if qid is None else np.asarray(qid)
+    one_query = qid is None or (isinstance(qid, str) and qid == "single_query")
+    qid = np.zeros(n, dtype=int) if one_query else np.asarray(qid)
     retrieved = np.ones(n, dtype=bool) if retrieved is None else np.asarray(retrieved)
     is_judged = np.array([label == label and label >= 0 for label in y_true], dtype=bool)
     if judged is None and not is_judged.all():

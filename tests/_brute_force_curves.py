@@ -328,7 +328,8 @@ def brute_force(metric, y_true, y_score, qid=None, *, retrieved=None, no_relevan
     """Per-query reference values of ``metric``, in ``np.unique(qid)`` order."""
     y_true = np.asarray(y_true, dtype=float)
     n = len(y_true)
-    qid = np.zeros(n, dtype=int) if qid is None else np.asarray(qid)
+    one_query = qid is None or (isinstance(qid, str) and qid == "single_query")
+    qid = np.zeros(n, dtype=int) if one_query else np.asarray(qid)
     retrieved = np.ones(n, dtype=bool) if retrieved is None else np.asarray(retrieved)
     queries = np.unique(qid)
     out = np.empty(len(queries))

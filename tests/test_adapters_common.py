@@ -292,7 +292,7 @@ def test_query_id_column_is_read_and_dropped(name, library, data):
     assert model.score(df, y) == reference.score(features, y, qid=qid)
     # the argument wins over the column
     assert model.score(df, y, qid=np.zeros_like(qid)) == pytest.approx(
-        ndcg_score(y, model.predict(df), k=10))
+        ndcg_score(y, model.predict(df), qid="single_query", k=10))
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -69,7 +69,7 @@ def make_case(seed, max_queries, min_queries=1):
         "qid": np.asarray(qid)[order],
     }
     if len(set(qid)) == 1 and rng.random() < 0.5:
-        case["qid"] = None
+        case["qid"] = "single_query"
     if masked:
         case["retrieved"] = np.asarray(retrieved)[order]
     if rng.random() < 0.5:
@@ -88,7 +88,7 @@ def all_tied_case():
 
 # A few large calls (many queries each) cover the per-query formulas for few engine
 # calls; the small ones cover a call whose every query is skipped (seed 5), string query
-# ids (9), qid=None (22) and a single row (24); then a block of 6 tied scores and queries
+# ids (9), qid="single_query" (22) and a single row (24); then a block of 6 tied scores and queries
 # with nothing retrieved.
 def unretrieved_queries_case():
     """Queries 1 and 3 have nothing retrieved, query 1 with relevant documents."""

@@ -218,8 +218,10 @@ def test_dask_arrays_and_a_single_query():
     assert_means(evaluate(**lazy(frame, y_score=arrays["y_score"]), metrics=METRICS),
                  expected)
     # no qid: one query, all rows
-    expected = evaluate(rows["label"], rows["score"], metrics=["ndcg@10", "map", "err"])
-    got = evaluate(frame["label"], frame["score"], metrics=["ndcg@10", "map", "err"])
+    expected = evaluate(rows["label"], rows["score"], qid="single_query",
+                        metrics=["ndcg@10", "map", "err"])
+    got = evaluate(frame["label"], frame["score"], qid="single_query",
+                   metrics=["ndcg@10", "map", "err"])
     assert_means(got, expected)
 
 

@@ -29,6 +29,9 @@ from sklearn_rank.metrics._registry import METRICS
 from sklearn_rank.model_selection import QueryKFold
 from sklearn_rank.utils._qid import check_qid, factorize, group_sizes
 
+# The examples without query ids are one query each, on purpose: the metrics' opt-in.
+ONE_QUERY = "single_query"
+
 # Every metric of the registry, with and without a cut-off (test_all_names_every_metric).
 ALL = ["ndcg", "ndcg@2", "dcg@3", "err", "err@2", "rbp", "rbp@2(graded=true)", "map",
        "map@2(ap_denominator=found)", "map@2(ap_denominator=min_k)", "mrr", "mrr@1", "p@2",
@@ -162,20 +165,20 @@ def test_integer_scores_beyond_2_53_rank_exactly(dtype, offset, ties):
 
 def test_integer_scores_beyond_2_53_by_hand():
     s = np.array([2**53 + 1, 2**53], dtype=np.int64)
-    assert precision_score([1, 0], s, k=1) == 1.0
-    assert kendall_tau_score([1, 0], s) == 1.0
-    assert spearman_score([1, 0], s) == 1.0
-    assert pairwise_accuracy_score([1, 0], s) == 1.0
-    assert ndcg_score([1, 0], s) == 1.0
+    assert precision_score([1, 0], s, qid=ONE_QUERY, k=1) == 1.0
+    assert kendall_tau_score([1, 0], s, qid=ONE_QUERY) == 1.0
+    assert spearman_score([1, 0], s, qid=ONE_QUERY) == 1.0
+    assert pairwise_accuracy_score([1, 0], s, qid=ONE_QUERY) == 1.0
+    assert ndcg_score([1, 0], s, qid=ONE_QUERY) == 1.0
 
 
 def test_timestamps_as_scores():
     times = np.array(["2026-01-01T00:00:00.000000001", "2026-01-01T00:00:00.000000000",
                       "2026-01-01T00:00:00.000000002"], dtype="datetime64[ns]")
-    assert kendall_tau_score([1, 0, 2], times) == 1.0
-    assert kendall_tau_score([1, 0, 2], times.astype(np.int64)) == 1.0
+    assert kendall_tau_score([1, 0, 2], times, qid=ONE_QUERY) == 1.0
+    assert kendall_tau_score([1, 0, 2], times.astype(np.int64), qid=ONE_QUERY) == 1.0
     with pytest.raises(ValueError, match="y_score must not contain NaT"):
-        ndcg_score([1, 0], np.array(["NaT", "2026-01-01"], dtype="datetime64[ns]"))
+        ndcg_score([1, 0], np.array(["NaT", "2026-01-01"], dtype="datetime64[ns]"), qid=ONE_QUERY)
 
 
 def test_long_double_scores_rank_exactly():
@@ -184,11 +187,11 @@ def test_long_double_scores_rank_exactly():
     if tiny >= np.finfo(np.float64).eps:
         pytest.skip("long double is float64 on this platform")
     s = np.array([base + tiny, base, base + 2 * tiny], dtype=np.longdouble)
-    assert precision_score([1, 0, 2], s, k=1, relevance_threshold=2) == 1.0
-    assert kendall_tau_score([1, 0, 2], s) == 1.0
-    assert spearman_score([1, 0, 2], s) == 1.0
+    assert precision_score([1, 0, 2], s, qid=ONE_QUERY, k=1, relevance_threshold=2) == 1.0
+    assert kendall_tau_score([1, 0, 2], s, qid=ONE_QUERY) == 1.0
+    assert spearman_score([1, 0, 2], s, qid=ONE_QUERY) == 1.0
     # long doubles that float64 holds exactly take the float64 path, with the same result
-    assert ndcg_score([1, 0, 2], np.array([2, 1, 3], dtype=np.longdouble)) == 1.0
+    assert ndcg_score([1, 0, 2], np.array([2, 1, 3], dtype=np.longdouble), qid=ONE_QUERY) == 1.0
 
 
 def test_long_double_labels_that_float64_rounds_are_refused():
@@ -198,15 +201,15 @@ def test_long_double_labels_that_float64_rounds_are_refused():
     y = np.array([1 + tiny, 1], dtype=np.longdouble)
     with pytest.raises(ValueError, match=r"y_true holds values that float64 cannot represent "
                                          r"exactly.*row 0.*astype\(np.float64\)"):
-        kendall_tau_score(y, [2, 1])
+        kendall_tau_score(y, [2, 1], qid=ONE_QUERY)
 
 
 def test_python_integers_in_object_arrays_are_exact():
     s = np.array([2**53 + 1, 2**53], dtype=object)
-    assert precision_score([1, 0], s, k=1) == 1.0
+    assert precision_score([1, 0], s, qid=ONE_QUERY, k=1) == 1.0
     huge = np.array([2**70 + 1, 2**70], dtype=object)  # beyond every integer dtype
     with pytest.raises(ValueError, match="y_score holds values that float64 cannot represent"):
-        precision_score([1, 0], huge, k=1)
+        precision_score([1, 0], huge, qid=ONE_QUERY, k=1)
 
 
 def test_long_queries_count_pairs_exactly():
@@ -216,7 +219,8 @@ def test_long_queries_count_pairs_exactly():
     y = rng.integers(0, 50, m).astype(np.int64) + 2**60
     s = rng.integers(0, 40, m).astype(np.int64) + 2**60
     for func in (kendall_tau_score, pairwise_accuracy_score, spearman_score):
-        assert func(y, s) == pytest.approx(func(dense_ranks(y), dense_ranks(s)), abs=1e-12)
+        assert func(y, s, qid=ONE_QUERY) == pytest.approx(
+            func(dense_ranks(y), dense_ranks(s), qid=ONE_QUERY), abs=1e-12)
 
 
 # ------------------------------------------------------------------ labels
@@ -226,15 +230,15 @@ def test_unsigned_grades_pairs():
     # a difference of unsigned grades wraps: compare them instead
     y = np.array([100, 0, 50, 7], dtype=np.uint16)
     s = [4, 1, 3, 2]
-    assert kendall_tau_score(y, s) == 1.0
-    assert pairwise_accuracy_score(y, s) == 1.0
+    assert kendall_tau_score(y, s, qid=ONE_QUERY) == 1.0
+    assert pairwise_accuracy_score(y, s, qid=ONE_QUERY) == 1.0
 
 
 def test_integer_labels_beyond_2_53_as_grades_of_correlations():
     y = np.array([2**60 + 2, 2**60 + 1, 2**60], dtype=np.int64)
     s = [3.0, 2.0, 1.0]
     for func in (kendall_tau_score, spearman_score, pairwise_accuracy_score):
-        assert func(y, s) == 1.0
+        assert func(y, s, qid=ONE_QUERY) == 1.0
 
 
 def test_relevance_threshold_beyond_2_53_is_exact():
@@ -242,19 +246,20 @@ def test_relevance_threshold_beyond_2_53_is_exact():
     s = [4, 3, 2, 1]
     binary = (y >= 2**60).astype(np.int64)
     names = ["map", "mrr", "p@1", "r@1", "success@1", "rprec", "rbp"]
-    exact = evaluate(y, s, metrics=names, relevance_threshold=2**60)
-    assert_same(exact, evaluate(binary, s, metrics=names))
+    exact = evaluate(y, s, qid=ONE_QUERY, metrics=names, relevance_threshold=2**60)
+    assert_same(exact, evaluate(binary, s, qid=ONE_QUERY, metrics=names))
     assert exact["p@1"] == 0.0
     # float labels against an integer threshold that float64 rounds down
     y = np.array([2.0**53, 2.0**53 + 2])
-    assert precision_score(y, [2, 1], k=1, relevance_threshold=2**53 + 1) == 0.0
+    assert precision_score(y, [2, 1], qid=ONE_QUERY, k=1, relevance_threshold=2**53 + 1) == 0.0
 
 
 @pytest.mark.parametrize("ties, expected", [("optimistic", 1.0), ("pessimistic", 0.0)])
 def test_unsigned_labels_from_2_63_with_tie_rules(ties, expected):
     for y in ([2**63 + 1, 2**63], [2**63, 2**63 + 1]):
         y = np.array(y, dtype=np.uint64)
-        value = precision_score(y, [1, 1], k=1, ties=ties, relevance_threshold=2**63 + 1)
+        value = precision_score(y, [1, 1], qid=ONE_QUERY, k=1, ties=ties,
+                                relevance_threshold=2**63 + 1)
         assert value == expected
 
 
@@ -283,7 +288,7 @@ def test_max_grade_compared_exactly_with_integer_grades():
     y = np.array([2**63 + 1, 0], dtype=np.uint64)
     with pytest.raises(ValueError, match=r"max_grade=9.223372036854776e\+18 is below the "
                                          r"largest grade in y_true \(9223372036854775809\)"):
-        err_score(y, [2, 1], max_grade=2.0**63)
+        err_score(y, [2, 1], qid=ONE_QUERY, max_grade=2.0**63)
 
 
 def test_mean_of_huge_per_query_values():
@@ -295,9 +300,9 @@ def test_mean_of_huge_per_query_values():
 def test_overflowing_gains_raise_instead_of_nan():
     with pytest.raises(ValueError, match=r"ndcg_score is not a finite number for 1 of 1 "
                                          r"queries.*overflowed float64.*Rescale y_true"):
-        ndcg_score([1023, 1023, 1023], [3, 2, 1])
+        ndcg_score([1023, 1023, 1023], [3, 2, 1], qid=ONE_QUERY)
     with pytest.raises(ValueError, match="dcg_score is not a finite number"):
-        dcg_score([1e308, 1e308, 1e308], [3, 2, 1], gain="linear")
+        dcg_score([1e308, 1e308, 1e308], [3, 2, 1], qid=ONE_QUERY, gain="linear")
 
 
 # ------------------------------------------------------------------ RBP residual
@@ -312,12 +317,13 @@ def test_rbp_residual_skips_the_queries_the_score_skips():
     assert score == per_query[1]
     assert residual == pytest.approx(0.8**3)
     with pytest.warns(UndefinedMetricWarning, match="every query was skipped"):
-        score, residual = rbp_score([0, 0], [1, 2], no_relevant=np.nan, return_residual=True)
+        score, residual = rbp_score([0, 0], [1, 2], qid=ONE_QUERY,
+                                    no_relevant=np.nan, return_residual=True)
     assert np.isnan(score) and np.isnan(residual)
 
 
 def test_rbp_residual_with_huge_k():
-    _, residual = rbp_score([1, 0, 1], [3, 2, 1], k=10**20, return_residual=True)
+    _, residual = rbp_score([1, 0, 1], [3, 2, 1], qid=ONE_QUERY, k=10**20, return_residual=True)
     assert residual == pytest.approx(0.8**3)
 
 
@@ -351,7 +357,7 @@ def test_huge_cut_off_in_names_and_scorers():
 
     y, s = [1, 0, 2], [2.0, 1.0, 3.0]
     name = "ndcg@99999999999999999999"
-    assert evaluate(y, s, metrics=[name])[name] == 1.0
+    assert evaluate(y, s, qid=ONE_QUERY, metrics=[name])[name] == 1.0
     X = np.array(s)[:, None]
     model = DummyRegressor().fit(X, y)
     scorer = make_ranking_scorer(name)
@@ -369,7 +375,7 @@ def test_options_given_twice_in_a_name_are_refused(name):
     with pytest.raises(ValueError, match=r"sets \w+ twice"):
         parse_metric(name)
     with pytest.raises(ValueError, match=r"sets \w+ twice"):
-        evaluate([1, 0], [2, 1], metrics=[name])
+        evaluate([1, 0], [2, 1], qid=ONE_QUERY, metrics=[name])
 
 
 def test_integer_options_in_names_are_exact():
@@ -381,11 +387,11 @@ def test_evaluate_refuses_an_option_that_every_metric_overrides():
     with pytest.raises(TypeError, match=re.escape(
             "evaluate() got option(s) ['k'], but every metric of ['ndcg@10'] that takes them "
             "fixes them in its name")):
-        evaluate([1, 0], [2, 1], metrics=["ndcg@10"], k=5)
+        evaluate([1, 0], [2, 1], qid=ONE_QUERY, metrics=["ndcg@10"], k=5)
     with pytest.raises(TypeError, match=r"option\(s\) \['persistence'\]"):
-        evaluate([1, 0], [2, 1], metrics=["rbp(p=0.5)", "ndcg"], persistence=0.8)
+        evaluate([1, 0], [2, 1], qid=ONE_QUERY, metrics=["rbp(p=0.5)", "ndcg"], persistence=0.8)
     # an option that some metric takes applies there; names still win where they fix it
-    result = evaluate([1, 0, 1], [3, 2, 1], metrics=["p@1", "p"], k=2)
+    result = evaluate([1, 0, 1], [3, 2, 1], qid=ONE_QUERY, metrics=["p@1", "p"], k=2)
     assert result == {"p@1": 1.0, "p": 0.5}
 
 
@@ -406,32 +412,34 @@ def test_correlations_say_why_they_are_undefined(func, y, message):
 def test_all_queries_skipped_warning_says_why():
     with pytest.warns(UndefinedMetricWarning, match="the queries whose documents all have "
                                                     "the same grade, and all 1 are such"):
-        kendall_tau_score([1, 1], [1, 2], no_relevant=np.nan)
+        kendall_tau_score([1, 1], [1, 2], qid=ONE_QUERY, no_relevant=np.nan)
 
 
 def test_err_with_a_max_grade_beyond_2_to_the_1024():
     # 2**max_grade overflows; R = (2**y - 1) / 2**max_grade does not, nor does the answer
-    value = err_score([1, 2, 0], [3, 2, 1], max_grade=2000)
+    value = err_score([1, 2, 0], [3, 2, 1], qid=ONE_QUERY, max_grade=2000)
     assert 0.0 <= value < 1e-300
-    assert err_score([1100, 0], [2, 1]) == 1.0
-    assert err_score([1100, 0], [1, 2], max_grade="query") == pytest.approx(0.5)
-    assert err_score([1100, 0], [2, 1], max_grade=1101) == pytest.approx(0.5)
+    assert err_score([1100, 0], [2, 1], qid=ONE_QUERY) == 1.0
+    assert err_score([1100, 0], [1, 2], qid=ONE_QUERY, max_grade="query") == pytest.approx(0.5)
+    assert err_score([1100, 0], [2, 1], qid=ONE_QUERY, max_grade=1101) == pytest.approx(0.5)
 
 
 def test_err_with_a_tiny_persistence_and_ties():
     # only the first document counts: the expected R of the first of three tied documents
-    value = err_score([1, 1, 0], [1, 1, 1], persistence=1e-320, max_grade=2)
+    value = err_score([1, 1, 0], [1, 1, 1], qid=ONE_QUERY, persistence=1e-320, max_grade=2)
     assert value == pytest.approx((0.25 + 0.25 + 0.0) / 3, rel=1e-12)
 
 
 @pytest.mark.parametrize("default_rating", [-1e308, -np.finfo(np.float64).max])
 def test_half_life_utility_with_an_extreme_default_rating(default_rating):
     # every utility is about -default_rating: the ideal order has the same utility
-    value = half_life_utility_score([1, 0, 2], [1, 2, 3], default_rating=default_rating)
+    value = half_life_utility_score([1, 0, 2], [1, 2, 3], qid=ONE_QUERY,
+                                    default_rating=default_rating)
     assert value == pytest.approx(1.0)
     with pytest.raises(ValueError, match=r"undefined for 1 of 1 queries without a document "
                                          r"graded above default_rating"):
-        half_life_utility_score([1, 0], [1, 2], default_rating=1e308, no_relevant="raise")
+        half_life_utility_score([1, 0], [1, 2], qid=ONE_QUERY,
+                                default_rating=1e308, no_relevant="raise")
 
 
 def test_half_life_utility_of_subnormal_grades():

@@ -113,6 +113,8 @@ CASES = [
     ids=[f"{c[0].__name__}-{i}" for i, c in enumerate(CASES)],
 )
 def test_bad_input_raises_clear_error(func, args, kwargs, exc, message):
+    if func is not parse_metric:  # one query unless the case says otherwise
+        kwargs = {"qid": "single_query", **kwargs}
     with pytest.raises(exc, match=message):
         func(*args, **kwargs)
 
@@ -139,6 +141,12 @@ DATA_CASES = [
      r"sample_weight must hold finite non-negative numbers"),
     ((Y, S), {"convention": "trec"}, InvalidParameterError,
      r"'convention' parameter of {function} must be a str among"),
+    # qid left out: never all rows as one query without a word
+    ((Y, S), {"qid": None}, ValueError,
+     r"^{function} needs the query id of every row, and got none: qid was not given\. .*"
+     r"Pass qid= .*or qid='single_query' to score all rows as one query on purpose\.$"),
+    ((Y, S), {"qid": "one_query"}, InvalidParameterError,
+     r"'qid' parameter of {function} must be an array-like, a str among \{'single_query'\}"),
 ]
 
 
@@ -148,7 +156,7 @@ DATA_CASES = [
 def test_every_metric_checks_its_data(name, args, kwargs, exc, message):
     function = METRICS[name].function
     with pytest.raises(exc, match=message.replace("{function}", function.__name__)):
-        function(*args, **kwargs)
+        function(*args, **{"qid": "single_query", **kwargs})
 
 
 @pytest.mark.parametrize("name", list(METRICS))
@@ -183,7 +191,7 @@ def test_all_queries_skipped_warns_and_returns_nan():
     from sklearn.exceptions import UndefinedMetricWarning
 
     with pytest.warns(UndefinedMetricWarning, match="every query was skipped"):
-        assert np.isnan(ndcg_score([0, 0], [1, 2], no_relevant=np.nan))
+        assert np.isnan(ndcg_score([0, 0], [1, 2], qid="single_query", no_relevant=np.nan))
 
 
 def test_single_document_queries_are_valid():

@@ -509,6 +509,8 @@ RESULTS = _results([{"alpha": a, "ridge__fit_intercept": b}
 # (function, args, kwargs, exception, regex the message must match)
 CASES = [
     (at_k, (Y, S[:5]), {"qid": Q}, ValueError, r"lengths differ"),
+    (at_k, (Y, S), {}, ValueError,
+     r"MetricAtKDisplay\.from_predictions needs the query id of every row.*qid='single_query'"),
     (at_k, (Y, S), {"qid": Q[:4]}, ValueError, r"got 4 ids for 6 rows"),
     (at_k, (Y, S), {"qid": Q, "metric": "ndgc"}, ValueError,
      r"Unknown metric name 'ndgc'. Did you mean 'ndcg'"),
@@ -532,7 +534,9 @@ CASES = [
     (diff, (Y, S, S), {"qid": Q, "metric": "nope@3"}, ValueError, r"Unknown metric name"),
     (diff, (Y, S, S), {"qid": Q, "metric": ["ndcg@3"]}, TypeError, r"one metric name"),
     (diff, (Y, S, S), {"qid": Q, "names": ("A",)}, ValueError, r"names must be a pair"),
-    (diff, (Y, S, S), {"qid": None}, ValueError, r"at least 2 queries"),
+    (diff, (Y, S, S), {"qid": "single_query"}, ValueError, r"at least 2 queries"),
+    (diff, (Y, S, S), {}, ValueError,
+     r"PerQueryDifferenceDisplay\.from_predictions needs the query id of every row"),
     (diff, (Y, S, S), {"qid": Q, "test": "z"}, InvalidParameterError, r"'test' parameter"),
     (PerQueryDifferenceDisplay.from_cv_results,
      ({"per_query": {"qid": [1, 2, 3], "map": [0.1, 0.2, 0.3], "ndcg": [0, 1, 0]}},

@@ -24,6 +24,10 @@ def test_quick_start_values():
     args = namespace["y_true"], namespace["y_score"]
     qid = namespace["qid"]
     assert round(ndcg(*args, qid=qid, k=10), 4) == 0.4978
+    # no qid: an error, never the one-query number that qid="single_query" asks for
+    with pytest.raises(ValueError, match=r"ndcg_score needs the query id of every row"):
+        ndcg(*args, k=10)
+    assert round(ndcg(*args, qid="single_query", k=10), 4) == 0.9419
     np.testing.assert_allclose(ndcg(*args, qid=qid, k=10, return_per_query=True),
                                [1.0, 0.4935, 0.0], atol=5e-5)
     result = evaluate(*args, qid=qid, metrics=["ndcg@10", "err@10", "map", "mrr@10", "p@5"])

@@ -190,7 +190,8 @@ def test_max_grade_from_the_data_is_recorded_and_refuses_to_merge():
 
 
 def test_options_are_resolved():
-    result = evaluate_per_query([1, 0, 2], [3, 2, 1], metrics=["ndcg@1000", "P@5", "map"],
+    result = evaluate_per_query([1, 0, 2], [3, 2, 1], qid="single_query",
+                                metrics=["ndcg@1000", "P@5", "map"],
                                 convention="trec_eval", no_relevant=np.nan)
     ndcg = result.options["ndcg@1000"]
     assert ndcg == {"metric": "ndcg", "convention": "trec_eval", "k": 1000, "gain": "linear",
@@ -246,7 +247,7 @@ def test_to_frame():
 
 
 def test_to_frame_without_pandas(monkeypatch):
-    result = evaluate_per_query([1, 0], [2, 1], metrics=["mrr"])
+    result = evaluate_per_query([1, 0], [2, 1], qid="single_query", metrics=["mrr"])
     monkeypatch.setitem(sys.modules, "pandas", None)  # as if not installed
     with pytest.raises(ImportError, match=r'PerQueryResult.to_frame needs .*"sklearn-rank'
                                           r'\[pandas\]"'):
@@ -271,7 +272,7 @@ def test_constructor_checks(kwargs, error, message):
 
 
 def test_single_query_without_qid():
-    result = evaluate_per_query([1, 0, 2], [3, 2, 1], metrics="ndcg")
+    result = evaluate_per_query([1, 0, 2], [3, 2, 1], qid="single_query", metrics="ndcg")
     assert result.query_ids.tolist() == [0] and len(result) == 1
 
 
@@ -330,11 +331,11 @@ def test_judged_mask_is_kept_and_read_only_by_the_measures_of_judgements():
 )
 def test_judged_mask_checks(judged, error, message):
     with pytest.raises(error, match=message):
-        evaluate_per_query([1, 2, 0], [3, 2, 1], metrics=["map"], judged=judged)
+        evaluate_per_query([1, 2, 0], [3, 2, 1], qid="single_query", metrics=["map"], judged=judged)
 
 
 def test_judged_mask_of_integers():
-    data = check_ranking_input([1, 0, 0], [3, 2, 1], judged=[1, 1, 0])
+    data = check_ranking_input([1, 0, 0], [3, 2, 1], "single_query", judged=[1, 1, 0])
     assert data.judged_mask.dtype == bool and data.judged_mask.tolist() == [True, True, False]
 
 

@@ -71,13 +71,14 @@ def test_every_public_function_checks_the_judged_mask(name):
     function = METRICS[name].function
     with pytest.raises(ValueError, match="judged=False marks a document without a judgement, "
                                          r"but y_true gives 1 such row\(s\) a grade"):
-        function([1, 2, 0], [3, 2, 1], judged=[True, False, True])
+        function([1, 2, 0], [3, 2, 1], qid="single_query", judged=[True, False, True])
     with pytest.raises(ValueError, match="judged has 2"):
-        function([1, 2, 0], [3, 2, 1], judged=[True, False])
+        function([1, 2, 0], [3, 2, 1], qid="single_query", judged=[True, False])
     with pytest.raises(TypeError, match="judged must be a boolean mask"):
-        function([1, 2, 0], [3, 2, 1], judged=[0.0, 1.0, 1.0])
+        function([1, 2, 0], [3, 2, 1], qid="single_query", judged=[0.0, 1.0, 1.0])
     with pytest.raises(ValueError, match="judged=False marks a document"):
-        evaluate([1, 2, 0], [3, 2, 1], metrics=[name], judged=[True, False, True])
+        evaluate([1, 2, 0], [3, 2, 1], qid="single_query",
+                 metrics=[name], judged=[True, False, True])
 
 
 # --------------------------------------------------------------------------------------
@@ -152,7 +153,7 @@ def test_result_key_names_the_same_numbers(convention):
 
 
 def test_result_key_errors():
-    result = evaluate_per_query([1, 0], [2, 1], metrics=["mrr"])
+    result = evaluate_per_query([1, 0], [2, 1], qid="single_query", metrics=["mrr"])
     assert result.key("mrr") == "mrr"
     with pytest.raises(KeyError, match="'map' is not a metric of this result"):
         result.key("map")
@@ -217,7 +218,7 @@ def test_metric_at_k_display_takes_ids_and_means_from_the_result():
                                 no_relevant=np.nan)
     np.testing.assert_array_equal(display.query_ids, result.query_ids)
     assert display.values.tolist() == list(aggregate(result).values())
-    assert MetricAtKDisplay.from_predictions(y_true, y_score, metric="ndcg",
+    assert MetricAtKDisplay.from_predictions(y_true, y_score, qid="single_query", metric="ndcg",
                                              ks=2).query_ids is None
 
     other = y_score[::-1].copy()

@@ -45,6 +45,9 @@ from sklearn_rank.metrics._ranking import (
 from sklearn_rank.metrics._registry import METRICS
 from sklearn_rank.utils._param_validation import InvalidParameterError
 
+# The examples without query ids are one query each, on purpose: the metrics' opt-in.
+ONE_QUERY = "single_query"
+
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec_eval-test"
@@ -316,37 +319,42 @@ GRADED = ([2, 0, 1, 3, 0], [5, 4, 3, 2, 1])
 def test_interpolated_precision_by_hand():
     for recall, expected in [(0.0, 1.0), (0.2, 1.0), (0.4, 1.0), (0.5, 0.75), (1.0, 0.75)]:
         # c = round(3 x): 0, 1, 1, 2 (1.5 rounds up), 3
-        assert iprec_at_recall_score(*BINARY, recall=recall) == expected
+        assert iprec_at_recall_score(*BINARY, qid=ONE_QUERY, recall=recall) == expected
     # legacy: floor(3 x + 0.9): x = 0.4 needs floor(2.1) = 2 documents, and 0.75 is the best
     # precision from the second on
-    assert iprec_at_recall_score(*BINARY, recall=0.4, recall_rounding="legacy") == 0.75
+    assert iprec_at_recall_score(*BINARY, qid=ONE_QUERY,
+                                 recall=0.4, recall_rounding="legacy") == 0.75
     # two relevant documents missing: recall 1 is out of reach
-    assert iprec_at_recall_score([1, 0, 1, 1, 0, 1, 1], [5, 4, 3, 2, 1, 0, 0], recall=1.0,
+    assert iprec_at_recall_score([1, 0, 1, 1, 0, 1, 1], [5, 4, 3, 2, 1, 0, 0], qid=ONE_QUERY,
+                                 recall=1.0,
                                  retrieved=[1, 1, 1, 1, 1, 0, 0]) == 0.0
     # 11 points: 1 at levels 0 to 0.4 (c <= 1), 0.75 at the 6 others
-    assert eleven_point_average_score(*BINARY) == pytest.approx(9.5 / 11, rel=1e-15)
-    assert eleven_point_average_score(*BINARY, recall_levels=[0.5, 0.5, 0.0]) == (
+    assert eleven_point_average_score(*BINARY, qid=ONE_QUERY) == pytest.approx(9.5 / 11, rel=1e-15)
+    assert eleven_point_average_score(*BINARY, qid=ONE_QUERY, recall_levels=[0.5, 0.5, 0.0]) == (
         pytest.approx(2.5 / 3, rel=1e-15))
 
 
 def test_rprec_mult_by_hand():
     # R = 3: the cut-off floor(3 mult + 0.9)
-    assert rprec_mult_score(*BINARY, mult=1.0) == 2 / 3
-    assert rprec_mult_score(*BINARY, mult=0.2) == 1.0  # floor(1.5) = 1: P@1
-    assert rprec_mult_score(*BINARY, mult=0.03) == 0.0  # floor(0.99) = 0
-    assert rprec_mult_score(*BINARY, mult=2.0) == 0.5  # 3 hits over 6, beyond the list
-    assert rprec_mult_score(*BINARY, mult=1.0) == METRICS["r_precision"].function(*BINARY)
+    assert rprec_mult_score(*BINARY, qid=ONE_QUERY, mult=1.0) == 2 / 3
+    assert rprec_mult_score(*BINARY, qid=ONE_QUERY, mult=0.2) == 1.0  # floor(1.5) = 1: P@1
+    assert rprec_mult_score(*BINARY, qid=ONE_QUERY, mult=0.03) == 0.0  # floor(0.99) = 0
+    assert rprec_mult_score(*BINARY, qid=ONE_QUERY,
+                            mult=2.0) == 0.5  # 3 hits over 6, beyond the list
+    assert rprec_mult_score(*BINARY, qid=ONE_QUERY,
+                            mult=1.0) == METRICS["r_precision"].function(*BINARY)
 
 
 def test_bing_and_g_by_hand():
     # 0, 1 and 1 non-relevant documents above the relevant ones
-    assert bing_score(*BINARY) == pytest.approx((1 + 2 / LOG2(3)) / 3, rel=1e-15)
+    assert bing_score(*BINARY, qid=ONE_QUERY) == pytest.approx((1 + 2 / LOG2(3)) / 3, rel=1e-15)
     # G: costs max(ideal, 1) = 3, 2, 1, 1, 1 add up to 3, 5, 6, 7, 8; the gains so far to
     # 2, 2, 3, 6, 6; over the ideal sum 6
     expected = (2 / LOG2(2 + 3 - 2) + 1 / LOG2(2 + 6 - 3) + 3 / LOG2(2 + 7 - 6)) / 6
-    assert g_score(*GRADED, gain="linear") == pytest.approx(expected, rel=1e-15)
+    assert g_score(*GRADED, qid=ONE_QUERY, gain="linear") == pytest.approx(expected, rel=1e-15)
     # binary gains: G is binG
-    assert g_score(*BINARY, gain="linear") == pytest.approx(bing_score(*BINARY), rel=1e-15)
+    assert g_score(*BINARY, qid=ONE_QUERY,
+                   gain="linear") == pytest.approx(bing_score(*BINARY, qid=ONE_QUERY), rel=1e-15)
 
 
 def test_ndcg_rel_and_rndcg_by_hand():
@@ -354,14 +362,16 @@ def test_ndcg_rel_and_rndcg_by_hand():
     ideal = [3, 3 + 2 / LOG2(3), 3 + 2 / LOG2(3) + 0.5]  # ideal DCG@1..3, then constant
     # the documents of positive gain are at ranks 1, 3 and 4
     expected = (dcg[0] / ideal[0] + dcg[2] / ideal[2] + dcg[3] / ideal[2]) / 3
-    assert ndcg_rel_score(*GRADED, gain="linear") == pytest.approx(expected, rel=1e-14)
+    assert ndcg_rel_score(*GRADED, qid=ONE_QUERY,
+                          gain="linear") == pytest.approx(expected, rel=1e-14)
     # R levels at 1, 2 and 3 (gains 3, 2, 1), and the end of the list (5 >= 3 + 2)
     expected = (dcg[0] / ideal[0] + dcg[1] / ideal[1] + dcg[2] / ideal[2]
                 + dcg[4] / ideal[2]) / 4
-    assert rndcg_score(*GRADED, gain="linear") == pytest.approx(expected, rel=1e-14)
+    assert rndcg_score(*GRADED, qid=ONE_QUERY, gain="linear") == pytest.approx(expected, rel=1e-14)
     # one document fewer: 4 < 3 + 2, no term at the end of the list (trec_eval's rule)
     expected = (dcg[0] / ideal[0] + dcg[1] / ideal[1] + dcg[2] / ideal[2]) / 3
-    assert rndcg_score(*GRADED, gain="linear", retrieved=[1, 1, 1, 1, 0]) == pytest.approx(
+    assert rndcg_score(*GRADED, qid=ONE_QUERY,
+                       gain="linear", retrieved=[1, 1, 1, 1, 0]) == pytest.approx(
         expected, rel=1e-14)
 
 
@@ -384,31 +394,34 @@ def test_gain_mapping_by_hand():
     gains = {1: 3, 2: 9}
     dcg = 9 + 3 / LOG2(4) + 3 / LOG2(5)  # gains 9, 0, 3, 3, 0
     ideal = 9 + 3 / LOG2(3) + 3 / LOG2(4)
-    assert dcg_score(*GRADED, gain=gains) == pytest.approx(dcg, rel=1e-15)
-    assert ndcg_score(*GRADED, gain=gains) == pytest.approx(dcg / ideal, rel=1e-15)
+    assert dcg_score(*GRADED, qid=ONE_QUERY, gain=gains) == pytest.approx(dcg, rel=1e-15)
+    assert ndcg_score(*GRADED, qid=ONE_QUERY, gain=gains) == pytest.approx(dcg / ideal, rel=1e-15)
     # the mapping of every grade to itself is the linear gain
     identity = {0: 0, 1: 1, 2: 2, 3: 3}
-    assert ndcg_score(*GRADED, gain=identity) == ndcg_score(*GRADED, gain="linear")
+    assert ndcg_score(*GRADED, qid=ONE_QUERY,
+                      gain=identity) == ndcg_score(*GRADED, qid=ONE_QUERY, gain="linear")
     # grade 0 with a gain: judged non-relevant documents have it, unjudged ones (NaN) not,
     # in the ranking as in the ideal ordering
     y_true = [np.nan, 0, 1, 0]
-    value = dcg_score(y_true, [4, 3, 2, 1], gain={0: 1}, judged="y_true")
+    value = dcg_score(y_true, [4, 3, 2, 1], qid=ONE_QUERY, gain={0: 1}, judged="y_true")
     assert value == pytest.approx(1 / LOG2(3) + 1 / LOG2(4) + 1 / LOG2(5), rel=1e-15)
-    assert ndcg_score(y_true, [4, 3, 2, 1], gain={0: 1}, judged="y_true") == pytest.approx(
+    assert ndcg_score(y_true, [4, 3, 2, 1], qid=ONE_QUERY,
+                      gain={0: 1}, judged="y_true") == pytest.approx(
         value / (1 + 1 / LOG2(3) + 1 / LOG2(4)), rel=1e-15)
     # negative gains count in the DCG, not in the ideal one
-    assert ndcg_score([1, 2], [2, 1], gain={1: -1, 2: 2}) == pytest.approx(
+    assert ndcg_score([1, 2], [2, 1], qid=ONE_QUERY, gain={1: -1, 2: 2}) == pytest.approx(
         (-1 + 2 / LOG2(3)) / 2, rel=1e-15)
 
 
 def test_rank_discount_by_hand():
     # 1 / i: CatBoost's denominator=Position, TF-Ranking's reciprocal rank discount
-    assert dcg_score(*GRADED, gain="linear", discount="rank") == pytest.approx(
+    assert dcg_score(*GRADED, qid=ONE_QUERY, gain="linear", discount="rank") == pytest.approx(
         2 + 1 / 3 + 3 / 4, rel=1e-15)
-    assert ndcg_score(*GRADED, gain="linear", discount="rank", k=2) == pytest.approx(
+    assert ndcg_score(*GRADED, qid=ONE_QUERY, gain="linear", discount="rank", k=2) == pytest.approx(
         2 / (3 + 2 / 2), rel=1e-15)
     # log_base has no effect on it
-    assert dcg_score(*GRADED, discount="rank", log_base=10) == dcg_score(*GRADED,
+    assert dcg_score(*GRADED, qid=ONE_QUERY,
+                     discount="rank", log_base=10) == dcg_score(*GRADED, qid=ONE_QUERY,
                                                                           discount="rank")
 
 
@@ -524,10 +537,10 @@ def test_the_averaged_list_measures_are_those_of_the_brute_force_list():
 def test_ndcg_rel_refuses_average_ties_with_negative_gains():
     with pytest.raises(ValueError, match="negative gains has no exact expectation.*"
                                          "ties='stable'"):
-        ndcg_rel_score([1, 2, 0], [1, 1, 0], gain={1: -1})
+        ndcg_rel_score([1, 2, 0], [1, 1, 0], qid=ONE_QUERY, gain={1: -1})
     # without ties there is nothing to average
-    assert ndcg_rel_score([1, 2, 0], [2, 1, 0], gain={1: -1}) == ndcg_rel_score(
-        [1, 2, 0], [2, 1, 0], gain={1: -1}, ties="stable")
+    assert ndcg_rel_score([1, 2, 0], [2, 1, 0], qid=ONE_QUERY, gain={1: -1}) == ndcg_rel_score(
+        [1, 2, 0], [2, 1, 0], qid=ONE_QUERY, gain={1: -1}, ties="stable")
 
 
 SETTINGS = settings(max_examples=60, deadline=None)
@@ -612,7 +625,7 @@ def test_bad_gain_mappings_are_refused(gain, message):
 @pytest.mark.parametrize("levels", [[], [0.5, 1.5], [[0.5]], [-0.1], ["a"], [np.nan]])
 def test_bad_recall_levels_are_refused(levels):
     with pytest.raises(ValueError, match="recall_levels must be a"):
-        eleven_point_average_score([1, 0], [1, 0], recall_levels=levels)
+        eleven_point_average_score([1, 0], [1, 0], qid=ONE_QUERY, recall_levels=levels)
 
 
 @pytest.mark.parametrize("function, option, value", [

@@ -566,7 +566,7 @@ def test_infap_ties_beyond_the_budget_are_refused():
     # the other rules have no such cost; nor have blocks of judged documents only
     assert 0 < score("infap", y, np.zeros(n), judged="y_true", ties="stable") <= 1
     # (every document judged: AP's exact expectation, up to infAP's epsilon)
-    expected = _ranking.map_score(np.nan_to_num(y), np.zeros(n))
+    expected = _ranking.map_score(np.nan_to_num(y), np.zeros(n), qid="single_query")
     assert score("infap", np.nan_to_num(y), np.zeros(n)) == pytest.approx(expected, abs=2e-5)
 
 

@@ -78,10 +78,12 @@ def test_hand_worked_condensed_list():
     # ranked: unjudged, relevant, unjudged(-1), non-relevant, relevant; R = 2
     y = [np.nan, 1, -1, 0, 1]
     s = [5, 4, 3, 2, 1]
-    assert ndcg_score(y, s, judged="y_true", unjudged="condensed", gain="linear") == (
+    assert ndcg_score(y, s, qid="single_query",
+                      judged="y_true", unjudged="condensed", gain="linear") == (
         pytest.approx((1 + 1 / np.log2(4)) / (1 + 1 / np.log2(3))))
     # AP: condensed ranks 1, 3 -> (1/1 + 2/3) / 2; in place ranks 2, 5 -> (1/2 + 2/5) / 2
-    got = evaluate(y, s, judged="y_true", metrics=["map", "map(unjudged=condensed)"])
+    got = evaluate(y, s, qid="single_query",
+                   judged="y_true", metrics=["map", "map(unjudged=condensed)"])
     assert got == {"map": pytest.approx(0.45), "map(unjudged=condensed)": pytest.approx(5 / 6)}
 
 
@@ -107,17 +109,18 @@ def test_every_metric_takes_unjudged_and_its_key_reads_back():
 ])
 def test_unjudged_input_errors(y, kwargs, message):
     with pytest.raises(ValueError, match=message):
-        ndcg_score(y, [2, 1], **kwargs)
+        ndcg_score(y, [2, 1], qid="single_query", **kwargs)
 
 
 def test_pool_states_reach_the_engine():
     from sklearn_rank.metrics._engine import check_ranking_input
 
-    data = check_ranking_input([2, np.nan, -1, 0], [4, 3, 2, 1], judged="y_true")
+    data = check_ranking_input([2, np.nan, -1, 0], [4, 3, 2, 1], "single_query",
+                               judged="y_true")
     np.testing.assert_array_equal(data.y_true, [2, 0, 0, 0])
     np.testing.assert_array_equal(data.judged_mask, [True, False, False, True])
     np.testing.assert_array_equal(data.pool_unjudged, [False, False, True, False])
     np.testing.assert_array_equal(data.condensed().retrieved, [True, False, False, True])
-    whole = check_ranking_input([2, 0], [1, 0], judged="y_true")
+    whole = check_ranking_input([2, 0], [1, 0], "single_query", judged="y_true")
     assert whole.judged_mask is None and whole.pool_unjudged is None
     assert whole.condensed() is whole

@@ -248,7 +248,8 @@ class RankerAdapter(_MetadataRequester):
             # features first; a DataFrame without its query-id column is reported at once.
             self.predict(X)
             raise ValueError(missing_qid_message(X, self.qid_column, caller, action="score"))
-        # qid is None for "single_query": evaluate then scores all rows as one query
+        # qid is None for "single_query": evaluate is asked for all rows as one query
         _, qid = self._resolve_qid(X, qid, caller, action="score")
-        return evaluate(y, self.predict(X), qid=qid, metrics=[self.scoring],
+        return evaluate(y, self.predict(X), qid=SINGLE_QUERY if qid is None else qid,
+                        metrics=[self.scoring],
                         sample_weight=sample_weight)[self.scoring]

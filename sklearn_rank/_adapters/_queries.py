@@ -27,11 +27,13 @@ from sklearn.utils import validation as sklearn_validation
 from ..metrics._engine import query_weight as _engine_query_weight
 from ..metrics._engine import segment_starts
 from ..utils._arrays import check_finite_nonnegative
-from ..utils._qid import QID_HELP, _is_dataframe, group_sizes
-
-#: The ``qid`` value that makes all rows one query, on purpose: the explicit opt-in that
-#: replaces the silent default (no query ids) that the adapters refuse.
-SINGLE_QUERY = "single_query"
+from ..utils._qid import (  # noqa: F401 - SINGLE_QUERY and is_single_query: re-exported
+    QID_HELP,
+    SINGLE_QUERY,
+    _is_dataframe,
+    group_sizes,
+    is_single_query,
+)
 
 
 class QuerySet:
@@ -264,18 +266,6 @@ def as_rows(X):
 # --------------------------------------------------------------------------------------
 # Where the query ids come from
 # --------------------------------------------------------------------------------------
-
-
-def is_single_query(qid, caller):
-    """Whether ``qid`` is the opt-in ``"single_query"``; other strings are refused."""
-    if isinstance(qid, str):
-        if qid == SINGLE_QUERY:
-            return True
-        raise ValueError(
-            f"qid for {caller} must hold one query id per row, or be the string "
-            f"{SINGLE_QUERY!r} to make all rows one query; got the string {qid!r}."
-        )
-    return False
 
 
 def missing_qid_message(X, qid_column, caller, *, action="train on", eval_index=None):

@@ -164,6 +164,10 @@ def _evaluate_plan(plan, inputs, convention, *, caller, per_query, with_weight,
     ``counts`` returns the means with the numbers of queries and rows."""
     import dask
 
+    from ..utils._qid import metric_qid
+
+    # qid left out is refused before any computation; "single_query" is no column: one query
+    inputs = {**inputs, "qid": metric_qid(inputs["qid"], caller)}
     frame, layout = _input_frame(inputs, caller)
     job = _Job(plan, convention, caller, layout, frame._meta)
     # the claim to verify: not needed where dask's divisions prove it, or for one query
@@ -446,11 +450,14 @@ def _scan_partition(part, job, number, ranges):
 
 def _partition_top_label(part, job):
     """The largest grade of the partition's rows, as the engine reads the grades."""
+    from ..utils._qid import SINGLE_QUERY
     from ._engine import check_ranking_input
 
     judged = job.judged_rule if job.judged_rule is not None else part.get("judged")
     y_true = part["y_true"]
-    data = check_ranking_input(y_true, np.zeros(len(y_true)), judged=judged, caller=job.caller)
+    # the grades alone are read: the rows' queries do not matter
+    data = check_ranking_input(y_true, np.zeros(len(y_true)), SINGLE_QUERY, judged=judged,
+                               caller=job.caller)
     return data.top_label.item()
 
 
@@ -562,6 +569,7 @@ def _ids_with_partition(part, partition_info=None):
 def _partition_result(part, job, number):
     """The :class:`PerQueryResult` of one partition's rows (None for an empty partition):
     the in-memory engine, as ``evaluate_per_query`` runs it."""
+    from ..utils._qid import SINGLE_QUERY
     from ._engine import check_ranking_input
     from ._result import result_of
 
@@ -571,7 +579,8 @@ def _partition_result(part, job, number):
         return None
     if _ROW in part.columns:  # back into input order, for ties broken by it
         part = part.iloc[np.argsort(part[_ROW].to_numpy())]
-    qid = part["qid"] if "qid" in part.columns else None
+    # no qid column: the caller passed qid="single_query" (all rows in one partition)
+    qid = part["qid"] if "qid" in part.columns else SINGLE_QUERY
     judged = job.judged_rule if job.judged_rule is not None else part.get("judged")
     try:
         data = check_ranking_input(part["y_true"], part["y_score"], qid,

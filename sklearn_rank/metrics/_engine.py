@@ -24,7 +24,7 @@ from numbers import Integral
 import numpy as np
 
 from ..utils._arrays import check_finite_nonnegative, column_or_1d
-from ..utils._qid import check_qid, code_dtype, factorize
+from ..utils._qid import check_qid, code_dtype, factorize, metric_qid
 
 TIES = ("average", "stable", "optimistic", "pessimistic")
 
@@ -140,8 +140,10 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
     """Validate the flat arrays of a ranking metric and return a :class:`RankingInput`.
 
     ``qid`` goes through :func:`sklearn_rank.utils._qid.check_qid`, the one validator of
-    query ids; ``caller`` names the function in its messages. ``retrieved`` is a boolean
-    mask (``None``: every row is retrieved). ``judged`` says which rows have a judgement:
+    query ids; ``caller`` names the function in its messages. ``qid=None`` is refused
+    (:func:`sklearn_rank.utils._qid.metric_qid`): ``qid="single_query"`` makes all rows
+    one query, on purpose. ``retrieved`` is a boolean mask (``None``: every row is
+    retrieved). ``judged`` says which rows have a judgement:
 
     * ``None``: every row; NaN and negative grades are refused;
     * a boolean mask: ``False`` rows have none; their ``y_true`` must be 0 or NaN;
@@ -178,6 +180,7 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
             f"All inputs must have one entry per document, but their lengths differ: "
             f"{detail}."
         )
+    qid = metric_qid(qid, caller)  # None from here on: "single_query", all rows one query
     if qid is not None:
         qid = check_qid(qid, len(y_true), caller=caller)
     if len(y_true) == 0:

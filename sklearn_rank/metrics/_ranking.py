@@ -88,10 +88,12 @@ _DOCS = {
         not. Scores are ranked exactly as given: integers (beyond 2**53 too, e.g.
         nanosecond timestamps), ``datetime64`` and long doubles are never rounded to
         float64 into false ties.""",
-    "qid": """qid : array-like of shape (n_samples,), default=None
+    "qid": """qid : array-like of shape (n_samples,) or "single_query", default=None
         Query id of each document, of any sortable dtype (ints, strings...). Rows may come
-        in any order and the documents of a query need not be contiguous. ``None`` means
-        that all rows belong to a single query.""",
+        in any order and the documents of a query need not be contiguous. Required: the
+        default ``None`` (qid left out) raises a ``ValueError``, since the rows of several
+        queries scored as one give a wrong number. ``"single_query"`` scores all rows as
+        one query, on purpose (the opt-in that the rankers take too).""",
     "k": """k : int, default=None
         Only the top ``k`` ranked documents of each query count. ``None`` means the whole
         list, as does any ``k`` beyond the longest list (P@k, though, still divides by
@@ -246,7 +248,7 @@ def dcg_score(y_true, y_score, *, qid=None, k=None, gain=None, discount="log", l
     >>> from sklearn_rank.metrics import dcg_score
     >>> y_true = [2, 3, 3, 1, 2]
     >>> y_score = [5, 4, 3, 2, 1]
-    >>> round(dcg_score(y_true, y_score, gain="linear"), 4)
+    >>> round(dcg_score(y_true, y_score, qid="single_query", gain="linear"), 4)
     6.5972
     """
     return _score("dcg", locals())
@@ -387,7 +389,7 @@ def err_score(y_true, y_score, *, qid=None, k=None, gain=None, max_grade=None, p
     Examples
     --------
     >>> from sklearn_rank.metrics import err_score
-    >>> err_score([4, 0, 2], [3, 2, 1], max_grade=4)
+    >>> err_score([4, 0, 2], [3, 2, 1], qid="single_query", max_grade=4)
     0.94140625
     """
     return _score("err", locals())
@@ -456,7 +458,7 @@ def rbp_score(y_true, y_score, *, qid=None, k=None, persistence=None, graded=Non
     Examples
     --------
     >>> from sklearn_rank.metrics import rbp_score
-    >>> rbp_score([1, 0, 1], [3, 2, 1], persistence=0.5)
+    >>> rbp_score([1, 0, 1], [3, 2, 1], qid="single_query", persistence=0.5)
     0.625
     """
     arguments = locals()
@@ -528,7 +530,7 @@ def half_life_utility_score(y_true, y_score, *, qid=None, k=None, half_life=5.0,
     Examples
     --------
     >>> from sklearn_rank.metrics import half_life_utility_score
-    >>> half_life_utility_score([0, 2, 1], [3, 2, 1], half_life=2)
+    >>> half_life_utility_score([0, 2, 1], [3, 2, 1], qid="single_query", half_life=2)
     0.5
     """
     return _score("half_life_utility", locals())
@@ -584,7 +586,7 @@ def map_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ap
     Relevant documents at ranks 1, 3 and 4 of five:
 
     >>> from sklearn_rank.metrics import map_score
-    >>> round(map_score([1, 0, 1, 1, 0], [5, 4, 3, 2, 1], k=5), 4)
+    >>> round(map_score([1, 0, 1, 1, 0], [5, 4, 3, 2, 1], qid="single_query", k=5), 4)
     0.8056
     """
     return _score("map", locals())
@@ -670,7 +672,7 @@ def precision_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=No
     Examples
     --------
     >>> from sklearn_rank.metrics import precision_score
-    >>> precision_score([1, 0, 1, 1, 0, 1], [6, 5, 4, 3, 2, 1], k=5)
+    >>> precision_score([1, 0, 1, 1, 0, 1], [6, 5, 4, 3, 2, 1], qid="single_query", k=5)
     0.6
     """
     return _score("precision", locals())
@@ -708,7 +710,7 @@ def recall_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
     Three of the four relevant documents are in the top 5:
 
     >>> from sklearn_rank.metrics import recall_score
-    >>> recall_score([1, 0, 1, 1, 0, 1], [6, 5, 4, 3, 2, 1], k=5)
+    >>> recall_score([1, 0, 1, 1, 0, 1], [6, 5, 4, 3, 2, 1], qid="single_query", k=5)
     0.75
     """
     return _score("recall", locals())
@@ -815,7 +817,7 @@ def hits_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, t
 
     With tied scores, the expected count over the orderings of the tie:
 
-    >>> hits_score([1, 0, 1], [2, 1, 1], k=2)
+    >>> hits_score([1, 0, 1], [2, 1, 1], qid="single_query", k=2)
     1.5
     """
     return _score("hits", locals())
@@ -849,7 +851,7 @@ def r_precision_score(y_true, y_score, *, qid=None, relevance_threshold=None, ti
     Examples
     --------
     >>> from sklearn_rank.metrics import r_precision_score
-    >>> r_precision_score([1, 0, 1, 0], [4, 3, 2, 1])
+    >>> r_precision_score([1, 0, 1, 0], [4, 3, 2, 1], qid="single_query")
     0.5
     """
     return _score("r_precision", locals())
@@ -892,7 +894,7 @@ def kendall_tau_score(y_true, y_score, *, qid=None, no_relevant=None, unjudged="
     Examples
     --------
     >>> from sklearn_rank.metrics import kendall_tau_score
-    >>> round(kendall_tau_score([3, 2, 1, 0], [0.9, 0.7, 0.8, 0.1]), 4)
+    >>> round(kendall_tau_score([3, 2, 1, 0], [0.9, 0.7, 0.8, 0.1], qid="single_query"), 4)
     0.6667
     """
     return _score("kendall_tau", locals())
@@ -927,7 +929,7 @@ def spearman_score(y_true, y_score, *, qid=None, no_relevant=None, unjudged="non
     Examples
     --------
     >>> from sklearn_rank.metrics import spearman_score
-    >>> spearman_score([3, 2, 1, 0], [0.9, 0.7, 0.8, 0.1])
+    >>> spearman_score([3, 2, 1, 0], [0.9, 0.7, 0.8, 0.1], qid="single_query")
     0.8
     """
     return _score("spearman", locals())
@@ -962,7 +964,7 @@ def pairwise_accuracy_score(y_true, y_score, *, qid=None, ties_credit=0.5, no_re
     Examples
     --------
     >>> from sklearn_rank.metrics import pairwise_accuracy_score
-    >>> pairwise_accuracy_score([2, 1, 0], [0.5, 0.5, 0.1])
+    >>> pairwise_accuracy_score([2, 1, 0], [0.5, 0.5, 0.1], qid="single_query")
     0.8333333333333334
     """
     return _score("pairwise_accuracy", locals())
@@ -1079,7 +1081,7 @@ def bpref_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=Non
 
     >>> import numpy as np
     >>> from sklearn_rank.metrics import bpref_score
-    >>> bpref_score([1, np.nan, 0, 1], [4, 3, 2, 1], judged="y_true")
+    >>> bpref_score([1, np.nan, 0, 1], [4, 3, 2, 1], qid="single_query", judged="y_true")
     0.5
     """
     return _score("bpref", locals())
@@ -1200,7 +1202,7 @@ def infap_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=Non
 
     >>> import numpy as np
     >>> from sklearn_rank.metrics import infap_score
-    >>> round(infap_score([1, -1, np.nan, 1], [4, 3, 2, 1], judged="y_true"), 6)
+    >>> round(infap_score([1, -1, np.nan, 1], [4, 3, 2, 1], qid="single_query", judged="y_true"), 6)
     0.874998
     """
     return _score("infap", locals())
@@ -1251,7 +1253,7 @@ def judged_score(y_true, y_score, *, qid=None, k=None, ties=None, no_relevant=No
     --------
     >>> import numpy as np
     >>> from sklearn_rank.metrics import judged_score
-    >>> judged_score([1, np.nan, 0, np.nan], [4, 3, 2, 1], judged="y_true", k=3)
+    >>> judged_score([1, np.nan, 0, np.nan], [4, 3, 2, 1], qid="single_query", judged="y_true", k=3)
     0.6666666666666666
     """
     return _score("judged", locals())
@@ -1303,7 +1305,8 @@ def unjudged_rate_score(y_true, y_score, *, qid=None, k=None, ties=None, no_rele
 
     >>> import numpy as np
     >>> from sklearn_rank.metrics import unjudged_rate_score
-    >>> unjudged_rate_score([1, np.nan, 0, -1], [4, 3, 2, 1], judged="y_true", k=5)
+    >>> unjudged_rate_score([1, np.nan, 0, -1], [4, 3, 2, 1], qid="single_query",
+    ...                     judged="y_true", k=5)
     0.4
     """
     return _score("unjudged_rate", locals())
@@ -1379,7 +1382,8 @@ def rbp_residual_score(y_true, y_score, *, qid=None, k=None, persistence=None,
 
     >>> import numpy as np
     >>> from sklearn_rank.metrics import rbp_residual_score
-    >>> rbp_residual_score([1, np.nan, 0], [3, 2, 1], judged="y_true", persistence=0.5)
+    >>> rbp_residual_score([1, np.nan, 0], [3, 2, 1], qid="single_query",
+    ...                    judged="y_true", persistence=0.5)
     0.375
     """
     return _score("rbp_residual", locals())
@@ -1419,7 +1423,7 @@ def set_p_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_relev
     Examples
     --------
     >>> from sklearn_rank.metrics import set_p_score
-    >>> set_p_score([1, 0, 1, 0, 1], [5, 4, 3, 2, 1],
+    >>> set_p_score([1, 0, 1, 0, 1], [5, 4, 3, 2, 1], qid="single_query",
     ...             retrieved=[True, True, True, True, False])
     0.5
     """
@@ -1454,7 +1458,7 @@ def set_recall_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_
     Examples
     --------
     >>> from sklearn_rank.metrics import set_recall_score
-    >>> set_recall_score([1, 0, 1, 0, 1], [5, 4, 3, 2, 1],
+    >>> set_recall_score([1, 0, 1, 0, 1], [5, 4, 3, 2, 1], qid="single_query",
     ...                  retrieved=[True, True, True, True, False])
     0.6666666666666666
     """
@@ -1501,7 +1505,7 @@ def set_f_score(y_true, y_score, *, qid=None, relevance_threshold=None, beta=1.0
     Examples
     --------
     >>> from sklearn_rank.metrics import set_f_score
-    >>> set_f_score([1, 0, 1, 0, 1], [5, 4, 3, 2, 1],
+    >>> set_f_score([1, 0, 1, 0, 1], [5, 4, 3, 2, 1], qid="single_query",
     ...             retrieved=[True, True, True, True, False])
     0.5714285714285715
     """
@@ -1537,7 +1541,7 @@ def set_map_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_rel
     Examples
     --------
     >>> from sklearn_rank.metrics import set_map_score
-    >>> set_map_score([1, 0, 1, 0, 1], [5, 4, 3, 2, 1],
+    >>> set_map_score([1, 0, 1, 0, 1], [5, 4, 3, 2, 1], qid="single_query",
     ...               retrieved=[True, True, True, True, False])
     0.3333333333333333
     """
@@ -1573,7 +1577,7 @@ def set_relative_p_score(y_true, y_score, *, qid=None, relevance_threshold=None,
     Examples
     --------
     >>> from sklearn_rank.metrics import set_relative_p_score
-    >>> set_relative_p_score([1, 0, 1, 0, 1], [5, 4, 3, 2, 1],
+    >>> set_relative_p_score([1, 0, 1, 0, 1], [5, 4, 3, 2, 1], qid="single_query",
     ...                      retrieved=[True, True, True, True, False])
     0.6666666666666666
     """
@@ -1615,7 +1619,7 @@ def relative_p_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=N
     Examples
     --------
     >>> from sklearn_rank.metrics import relative_p_score
-    >>> relative_p_score([0, 1, 1, 0, 0], [5, 4, 3, 2, 1], k=3)
+    >>> relative_p_score([0, 1, 1, 0, 0], [5, 4, 3, 2, 1], qid="single_query", k=3)
     1.0
     """
     return _score("relative_p", locals())
@@ -1762,7 +1766,8 @@ def num_nonrel_judged_ret_score(y_true, y_score, *, qid=None, relevance_threshol
     --------
     >>> import numpy as np
     >>> from sklearn_rank.metrics import num_nonrel_judged_ret_score
-    >>> num_nonrel_judged_ret_score([1, 0, np.nan, 0], [4, 3, 2, 1], judged="y_true")
+    >>> num_nonrel_judged_ret_score([1, 0, np.nan, 0], [4, 3, 2, 1], qid="single_query",
+    ...                             judged="y_true")
     2.0
     """
     return _score("num_nonrel_judged_ret", locals())
@@ -1862,7 +1867,7 @@ def utility_score(y_true, y_score, *, qid=None, relevance_threshold=None,
     Two relevant and two non-relevant documents retrieved, one relevant one missed:
 
     >>> from sklearn_rank.metrics import utility_score
-    >>> utility_score([1, 0, 1, 0, 1], [5, 4, 3, 2, 1],
+    >>> utility_score([1, 0, 1, 0, 1], [5, 4, 3, 2, 1], qid="single_query",
     ...               retrieved=[True, True, True, True, False], relevant_retrieved=3)
     4.0
     """
@@ -1918,7 +1923,7 @@ def fallout_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None
     Two judged non-relevant documents, one of them in the top 2:
 
     >>> from sklearn_rank.metrics import fallout_score
-    >>> fallout_score([1, 0, 1, 0], [4, 3, 2, 1], k=2)
+    >>> fallout_score([1, 0, 1, 0], [4, 3, 2, 1], qid="single_query", k=2)
     0.5
     """
     return _score("fallout", locals())
@@ -1971,7 +1976,7 @@ def f1_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, tie
     Examples
     --------
     >>> from sklearn_rank.metrics import f1_score
-    >>> f1_score([1, 0, 1, 1, 0], [5, 4, 3, 2, 1], k=2)
+    >>> f1_score([1, 0, 1, 1, 0], [5, 4, 3, 2, 1], qid="single_query", k=2)
     0.4
     """
     return _score("f1", locals())
@@ -2146,7 +2151,7 @@ def iprec_at_recall_score(y_true, y_score, *, qid=None, recall=0.0, relevance_th
     best precision from rank 3 on is P@4 = 0.75:
 
     >>> from sklearn_rank.metrics import iprec_at_recall_score
-    >>> iprec_at_recall_score([1, 0, 1, 1, 0], [5, 4, 3, 2, 1], recall=0.5)
+    >>> iprec_at_recall_score([1, 0, 1, 1, 0], [5, 4, 3, 2, 1], qid="single_query", recall=0.5)
     0.75
     """
     return _score("iprec_at_recall", locals())
@@ -2204,9 +2209,10 @@ def eleven_point_average_score(y_true, y_score, *, qid=None,
     beyond (6 levels):
 
     >>> from sklearn_rank.metrics import eleven_point_average_score
-    >>> round(eleven_point_average_score([1, 0, 1, 1, 0], [5, 4, 3, 2, 1]), 4)
+    >>> round(eleven_point_average_score([1, 0, 1, 1, 0], [5, 4, 3, 2, 1], qid="single_query"), 4)
     0.8636
-    >>> eleven_point_average_score([1, 0, 1, 1, 0], [5, 4, 3, 2, 1], recall_levels=[0.5, 1])
+    >>> eleven_point_average_score([1, 0, 1, 1, 0], [5, 4, 3, 2, 1], qid="single_query",
+    ...                            recall_levels=[0.5, 1])
     0.75
     """
     return _score("eleven_point_average", locals())
@@ -2261,7 +2267,7 @@ def rprec_mult_score(y_true, y_score, *, qid=None, mult=1.0, relevance_threshold
     cut-off of 6:
 
     >>> from sklearn_rank.metrics import rprec_mult_score
-    >>> rprec_mult_score([1, 0, 1, 1, 0], [5, 4, 3, 2, 1], mult=2)
+    >>> rprec_mult_score([1, 0, 1, 1, 0], [5, 4, 3, 2, 1], qid="single_query", mult=2)
     0.5
     """
     return _score("rprec_mult", locals())
@@ -2313,7 +2319,7 @@ def g_score(y_true, y_score, *, qid=None, gain=None, ties=None, no_relevant=None
     Examples
     --------
     >>> from sklearn_rank.metrics import g_score
-    >>> round(g_score([2, 0, 1, 3, 0], [5, 4, 3, 2, 1], gain="linear"), 4)
+    >>> round(g_score([2, 0, 1, 3, 0], [5, 4, 3, 2, 1], qid="single_query", gain="linear"), 4)
     0.5976
     """
     return _score("g", locals())
@@ -2364,7 +2370,7 @@ def bing_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None
     Relevant documents at ranks 1, 3 and 4, after 0, 1 and 1 non-relevant ones:
 
     >>> from sklearn_rank.metrics import bing_score
-    >>> round(bing_score([1, 0, 1, 1, 0], [5, 4, 3, 2, 1]), 4)
+    >>> round(bing_score([1, 0, 1, 1, 0], [5, 4, 3, 2, 1], qid="single_query"), 4)
     0.754
     """
     return _score("bing", locals())
@@ -2419,7 +2425,8 @@ def ndcg_rel_score(y_true, y_score, *, qid=None, gain=None, discount="log", log_
     Examples
     --------
     >>> from sklearn_rank.metrics import ndcg_rel_score
-    >>> round(ndcg_rel_score([2, 0, 1, 3, 0], [5, 4, 3, 2, 1], gain="linear"), 4)
+    >>> round(ndcg_rel_score([2, 0, 1, 3, 0], [5, 4, 3, 2, 1], qid="single_query",
+    ...                      gain="linear"), 4)
     0.6627
     """
     return _score("ndcg_rel", locals())
@@ -2484,7 +2491,7 @@ def rndcg_score(y_true, y_score, *, qid=None, gain=None, discount="log", log_bas
     nDCG@5 at the end of the list:
 
     >>> from sklearn_rank.metrics import rndcg_score
-    >>> round(rndcg_score([2, 0, 1, 3, 0], [5, 4, 3, 2, 1], gain="linear"), 4)
+    >>> round(rndcg_score([2, 0, 1, 3, 0], [5, 4, 3, 2, 1], qid="single_query", gain="linear"), 4)
     0.6143
     """
     return _score("rndcg", locals())

@@ -36,6 +36,7 @@ from ..utils._param_validation import (
     StrOptions,
     validate_parameter_constraints,
 )
+from ..utils._qid import SINGLE_QUERY
 from . import _per_query as pq
 from . import _per_query_curves as pqc
 from . import _per_query_judged as pqj
@@ -543,7 +544,9 @@ METRICS = {
 ARGUMENT_CONSTRAINTS = {
     "y_true": ["array-like"],
     "y_score": ["array-like"],
-    "qid": ["array-like", None],
+    # None (qid left out) passes validation, to be refused with a message that says both
+    # fixes (utils._qid.metric_qid); "single_query": all rows one query, on purpose
+    "qid": ["array-like", StrOptions({SINGLE_QUERY}), None],
     "retrieved": ["array-like", None],
     # a mask, or "y_true": NaN and negative grades in y_true mark the unjudged rows
     "judged": ["array-like", StrOptions({"y_true"}), None],

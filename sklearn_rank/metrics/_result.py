@@ -210,8 +210,8 @@ class PerQueryResult:
         Examples
         --------
         >>> from sklearn_rank.metrics import evaluate_per_query
-        >>> result = evaluate_per_query([1, 0, 2], [0.3, 0.9, 0.5], metrics=["nDCG@10", "AP"],
-        ...                             convention="trec_eval")
+        >>> result = evaluate_per_query([1, 0, 2], [0.3, 0.9, 0.5], qid="single_query",
+        ...                             metrics=["nDCG@10", "AP"], convention="trec_eval")
         >>> result.key("nDCG@10"), result.key("AP")
         ('ndcg@10(gain=linear,ties=stable)', 'map(ties=stable)')
         """
@@ -450,7 +450,7 @@ def _aggregate_metric(result, name, stacklevel):
 _EVALUATE_CONSTRAINTS = {
         "y_true": ["array-like"],
         "y_score": ["array-like"],
-        "qid": ["array-like", None],
+        "qid": CONSTRAINTS["qid"],
         "metrics": [list, tuple, str],
         "sample_weight": ["array-like", None],
         "retrieved": ["array-like", None],

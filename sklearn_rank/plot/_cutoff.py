@@ -13,6 +13,7 @@ from ..utils._param_validation import (
     StrOptions,
     validate_parameter_constraints,
 )
+from ..utils._qid import metric_qid
 from ._common import (
     check_sample_weight,
     estimator_name,
@@ -73,14 +74,15 @@ def _names_at_k(metric, ks):
 def _metric_at_k(y_true, y_score, qid, metric, ks, options, caller):
     """``metric`` at every cut-off, from one :func:`evaluate_per_query` call: the cut-offs,
     the axis label, the per-query values (one column per cut-off), their query ids (None
-    for one query given as ``qid=None``) and the means over queries."""
+    for one query given as ``qid="single_query"``) and the means over queries."""
+    one_query = metric_qid(qid, caller) is None  # qid left out is refused
     check_sample_weight(options, caller)
     ks = _check_ks(ks)
     names, label = _names_at_k(metric, ks)
     result = evaluate_per_query(y_true, y_score, qid=qid, metrics=names, **options)
     per_query = np.column_stack([result[name] for name in names])
     means = aggregate(result)
-    query_ids = None if qid is None else result.query_ids
+    query_ids = None if one_query else result.query_ids
     return ks, label, per_query, query_ids, np.array([means[name] for name in names])
 
 
@@ -240,8 +242,9 @@ class MetricAtKDisplay:
         y_score : array-like of shape (n_samples,)
             Scores of the model; a higher score ranks a row higher within its query.
 
-        qid : array-like of shape (n_samples,), default=None
-            Query id of each row; None treats all rows as one query.
+        qid : array-like of shape (n_samples,) or "single_query", default=None
+            Query id of each row, in any order. Required: None (qid left out) raises a
+            ``ValueError``; ``"single_query"`` treats all rows as one query, on purpose.
 
         metric : str, default="ndcg"
             A metric with a cut-off, without ``@k``, as :func:`sklearn_rank.metrics.evaluate`

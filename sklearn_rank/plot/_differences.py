@@ -14,6 +14,7 @@ from ..utils._param_validation import (
     StrOptions,
     validate_parameter_constraints,
 )
+from ..utils._qid import metric_qid
 from ._common import (
     check_sample_weight,
     estimator_name,
@@ -256,8 +257,9 @@ class PerQueryDifferenceDisplay:
         y_score_a, y_score_b : array-like of shape (n_samples,)
             Scores of model A and model B.
 
-        qid : array-like of shape (n_samples,), default=None
-            Query id of each row; None treats all rows as one query.
+        qid : array-like of shape (n_samples,) or "single_query", default=None
+            Query id of each row, in any order. Required: None (qid left out) raises a
+            ``ValueError``; ``"single_query"`` treats all rows as one query, on purpose.
 
         metric : str, default: ``"ndcg@10"``
             Any metric name of :func:`sklearn_rank.metrics.evaluate`.
@@ -300,6 +302,7 @@ class PerQueryDifferenceDisplay:
         """
         caller = f"{cls.__name__}.from_predictions"
         pyplot(caller)
+        one_query = metric_qid(qid, caller) is None  # qid left out is refused
         check_sample_weight(metric_options, caller)
         if not isinstance(metric, str):
             raise TypeError(f"metric must be one metric name such as 'ndcg@10'; got {metric!r}.")
@@ -309,7 +312,7 @@ class PerQueryDifferenceDisplay:
         # The same y_true and qid: the same queries in the same order, NaN on the same ones.
         a, b = result_a[metric], result_b[metric]
         kept = np.isfinite(a) & np.isfinite(b)
-        ids = None if qid is None else result_a.query_ids[kept]
+        ids = None if one_query else result_a.query_ids[kept]
         return cls._from_values(
             a[kept], b[kept], metric=metric, names=names, ax=ax, test=test,
             confidence_level=confidence_level, ci_method=ci_method, n_resamples=n_resamples,

@@ -26,6 +26,43 @@ QID_HELP = (
 )
 
 
+#: The ``qid`` value that makes all rows one query, on purpose: the explicit opt-in that
+#: replaces the silent default (no query ids) that the adapters and the metrics refuse.
+SINGLE_QUERY = "single_query"
+
+
+def is_single_query(qid, caller):
+    """Whether ``qid`` is the opt-in ``"single_query"``; other strings are refused."""
+    if isinstance(qid, str):
+        if qid == SINGLE_QUERY:
+            return True
+        raise ValueError(
+            f"qid for {caller} must hold one query id per row, or be the string "
+            f"{SINGLE_QUERY!r} to make all rows one query; got the string {qid!r}."
+        )
+    return False
+
+
+def metric_qid(qid, caller):
+    """The query ids of a metric call: ``qid`` itself, or None for ``"single_query"``.
+
+    A metric computed without query ids would score every row as one query: a number
+    without a word of warning, and a wrong one whenever the rows hold several queries. So
+    ``qid=None`` (the argument left out) is refused, as the rankers, the scorers and the
+    splitters refuse it, and all rows form one query only when asked for, with
+    ``qid="single_query"``.
+    """
+    if qid is None:
+        raise ValueError(
+            f"{caller} needs the query id of every row, and got none: qid was not given. "
+            "Without query ids every row would be scored as one query, a wrong number "
+            "whenever the rows hold several queries. Pass qid= with the query id of each "
+            f"row (in any order), or qid={SINGLE_QUERY!r} to score all rows as one query on "
+            "purpose."
+        )
+    return None if is_single_query(qid, caller) else qid
+
+
 def _is_dataframe(X):
     module = type(X).__module__
     return hasattr(X, "columns") and module.startswith(("pandas", "polars"))
