@@ -97,6 +97,7 @@ def test_segment_sort_suite_runs_and_its_capped_prefix_sorts_exactly(asv_path):
         baseline.time_lexsort(min(sizes), scores)
 
 
+@pytest.mark.slow  # every peer, both boosters: about 20 s of CPU
 def test_compare_peers_checks_every_peer_value(asv_path, capsys):
     compare_peers = load_compare_peers()
     peers = ["sklearn-rank", "argsort", "naive", "LightGBM", "XGBoost", "pytrec_eval"]
@@ -109,7 +110,17 @@ def test_compare_peers_checks_every_peer_value(asv_path, capsys):
     assert "evaluate(all four)" in out
     checked = [line for line in out.splitlines() if line.rstrip().endswith("  ok")]
     assert len(checked) >= 3  # naive and LightGBM at least, whatever else is installed
-    # the engine's target layouts, as ratios to np.argsort of the same scores
+    assert "The engine's targets: 3,000 rows" in out
+
+
+def test_compare_peers_prints_the_target_layouts(asv_path, capsys):
+    """The engine's two target layouts, as ratios to np.argsort of the same scores, with the
+    peak memory in arrays of n (the fast lane's run of the arrays suite: no boosters)."""
+    compare_peers = load_compare_peers()
+    status = compare_peers.main(["--suite", "arrays", "--n-rows", "3000", "--n-queries", "120",
+                                 "--repeat", "1", "--peers", "sklearn-rank", "argsort", "naive"])
+    out = capsys.readouterr().out
+    assert status == 0, out
     assert "The engine's targets: 3,000 rows" in out
     layouts = [line for line in out.splitlines() if " rows per query (" in line]
     assert [line.split(" (")[0] for line in layouts] == ["100 rows per query",

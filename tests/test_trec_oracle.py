@@ -317,7 +317,7 @@ def test_every_measure_as_trec_eval(tmp_path_factory, collection, order, complet
               tmp_path_factory)
 
 
-# The long run: 5,000 examples in 10 parts of 500 (about 15 s of CPU each), so that pytest
+# The long run: 5,000 examples in 10 parts of 500 (15-20 s of CPU each), so that pytest
 # reports its progress part by part instead of minutes of silence. Each part draws its own
 # examples (Hypothesis seeds each test afresh), unless --hypothesis-seed gives all one seed.
 @pytest.mark.slow
