@@ -101,6 +101,7 @@ def test_directory_as_the_same_rows_in_one_file(capsys, scattered, tmp_path):
                                    rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.slow  # starts a LocalCluster of worker processes
 def test_scheduler_local(capsys, scattered):
     folder, rows = scattered
     code, out, err = run_cli(capsys, "evaluate", "--table", folder, "--metrics", *METRICS,

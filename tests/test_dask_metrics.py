@@ -481,6 +481,7 @@ def test_no_dask_for_numpy_inputs():
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # kills a worker process and waits for its replacement
 def test_a_worker_killed_mid_evaluation(on_cluster):
     """Dask recomputes what the killed worker held: the same means, never a partial one."""
     client = on_cluster

@@ -111,6 +111,7 @@ def read_csv(path):
 # A killed run, resumed
 
 
+@pytest.mark.slow  # a subprocess killed mid-run, then resumed
 def test_killed_cv_resumed_computes_only_the_missing_units(capsys, monkeypatch, folder):
     outputs = ["--output", "cv.json", "--per-query-output", "per_query.csv"]
     (folder / "ref").mkdir()
