@@ -273,7 +273,7 @@ def _metadata(args, data, test, choices, keys, baseline):
         "seed": args.seed,
         "splitter": f"QueryKFold(n_splits={args.n_splits}, shuffle=True, "
                     f"random_state={args.seed})",
-        "models": {c.label: {"model": c.spec, "params": c.params} for c in choices},
+        "models": {c.label: c.provenance() for c in choices},
         "baseline": baseline,
         "n_estimators": args.n_estimators,
         "versions": library_versions(),

@@ -273,6 +273,14 @@ class ModelChoice:
     def user_class(self):
         return self.model is None
 
+    def provenance(self):
+        """What a run records of the model: its specification, the parameters set and, for a
+        user class, the fingerprint of its code (:func:`code_fingerprint`)."""
+        recorded = {"model": self.spec, "params": self.params}
+        if self.user_class:
+            recorded["code"] = code_fingerprint(self.spec, self.option)
+        return recorded
+
     def describe(self):
         """``"label = Class, summary"`` for the output."""
         if self.model is not None:
@@ -400,6 +408,36 @@ def import_object(spec, where):
     if not callable(found):
         raise usage_error(f"{where}: {attribute!r} is a {type(found).__name__}, not a class.")
     return found
+
+
+def code_fingerprint(spec, where):
+    """The qualified name of a ``MODULE:CLASS`` and the SHA-256 of the source files of its
+    class and base classes.
+
+    Part of the units' keys in a results store: a run resumed after the class's code
+    changed computes its units again, instead of mixing the folds of two versions. The
+    library classes among the bases are hashed as well: editing an installed library
+    changes no version number.
+    """
+    import hashlib
+
+    factory = import_object(spec, where)
+    owners = inspect.getmro(factory) if isinstance(factory, type) else (factory,)
+    digest = hashlib.sha256()
+    files = []
+    for owner in owners:
+        module = sys.modules.get(getattr(owner, "__module__", None) or "")
+        path = getattr(module, "__file__", None)
+        if path is None or path in files:  # builtins; a module met already
+            continue
+        files.append(path)
+        try:
+            with open(path, "rb") as handle:
+                digest.update(handle.read())
+        except OSError:  # a module loaded from an archive: its name stands for it
+            digest.update(path.encode())
+    name = f"{getattr(factory, '__module__', '')}.{getattr(factory, '__qualname__', spec)}"
+    return {"class": name, "sha256": digest.hexdigest()}
 
 
 def _instantiate(spec, where):

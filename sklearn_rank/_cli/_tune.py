@@ -354,7 +354,7 @@ def _metadata(args, data, test, choice, keys, params):
         "seed": args.seed,
         "splitter": f"QueryKFold(n_splits={args.n_splits}, shuffle=True, "
                     f"random_state={args.seed})",
-        "model": {"label": choice.label, "model": choice.spec, "params": choice.params},
+        "model": {"label": choice.label, **choice.provenance()},
         "search": args.search,
         "space": {name: p.text for name, p in params.items()},
         "n_estimators": args.n_estimators,
