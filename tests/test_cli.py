@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _cli import run_cli
+from _cli import one_line_error, run_cli
 from sklearn.datasets import dump_svmlight_file
 from sklearn.linear_model import Ridge
 
@@ -289,6 +289,32 @@ def test_evaluate_numeric_query_ids_sort_as_numbers(capsys, tmp_path):
                            "--per-query", "--format", "csv")
     assert code == 0
     assert [row[0] for row in csv.reader(io.StringIO(out))] == ["qid", "9", "10", "all"]
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "csv"])
+def test_evaluate_refuses_a_query_named_as_the_row_of_means(capsys, tmp_path, fmt):
+    # its row and the row of means were both 'all': 1.0 and 0.75, no telling which is which
+    path = tmp_path / "scores.csv"
+    path.write_text("qid,label,score\nall,1,0.9\nall,0,0.1\nb,0,0.9\nb,1,0.1\n")
+    output = tmp_path / "per_query.csv"
+    code, out, err = run_cli(capsys, "evaluate", "--table", path, "--metrics", "map",
+                             "--per-query", "--format", fmt, "--output", output)
+    assert code == 2 and out == ""
+    line = one_line_error(err, "evaluate")
+    assert f"--per-query --format {fmt}: a query is named 'all'" in line
+    assert "--format json" in line
+    assert not output.exists()
+    # where the means stand apart, the query is kept: JSON, the --output file, the means alone
+    code, out, err = run_cli(capsys, "evaluate", "--table", path, "--metrics", "map",
+                             "--per-query", "--format", "json", "--output", output)
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["metrics"] == {"map": 0.75}
+    assert result["per_query"] == [{"qid": "all", "map": 1.0}, {"qid": "b", "map": 0.5}]
+    assert output.read_text().splitlines() == ["qid,map", "all,1.0", "b,0.5"]
+    code, out, err = run_cli(capsys, "evaluate", "--table", path, "--metrics", "map",
+                             "--format", "csv")
+    assert code == 0 and out.splitlines() == ["qid,map", "all,0.75"]
 
 
 def test_evaluate_markdown(capsys):
