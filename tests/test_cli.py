@@ -428,6 +428,61 @@ def test_cv_same_results_in_parallel(capsys):
     assert without_times(two) == without_times(one)
 
 
+COUNTER = """
+import os
+from pathlib import Path
+
+from sklearn.linear_model import Ridge
+
+
+class Counter(Ridge):
+    \"\"\"A ridge regression that writes, as it fits, how many loky worker processes its
+    own parent (the command) has started.\"\"\"
+
+    def fit(self, X, y, qid=None, sample_weight=None):
+        parent, workers = os.getppid(), 0
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():  # /proc/self, /proc/thread-self: this process again
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:  # not a process, or one that ended
+                continue
+            if (int(stat.rpartition(")")[2].split()[1]) == parent
+                    and b"popen_loky" in cmdline):
+                workers += 1
+        with open(os.environ["WORKERS"], "a") as handle:
+            handle.write(f"{workers}\\n")
+        return super().fit(X, y, sample_weight=sample_weight)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="counts processes in /proc")
+@pytest.mark.parametrize("where", ["option", "config"])
+def test_n_jobs_starts_no_more_processes_than_units_and_cpus(tmp_path, where):
+    # --n-jobs 8 for 6 units started 8 worker processes, each holding the data (n_jobs =
+    # 100000 in a configuration file started hundreds before it was killed)
+    from joblib import cpu_count
+
+    (tmp_path / "counter.py").write_text(COUNTER)
+    jobs = ["--n-jobs", "8"]
+    if where == "config":
+        (tmp_path / "cv.toml").write_text("n_jobs = 100000\n")
+        jobs = ["--config", "cv.toml"]
+    counts = tmp_path / "workers"
+    env = {**os.environ, "WORKERS": str(counts),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run(
+        [sys.executable, "-m", "sklearn_rank", "cv", "--n-queries", "30", "--n-splits", "3",
+         "--metrics", "map", "--model", "a=counter:Counter", "--model", "b=counter:Counter",
+         *jobs], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"(2 models x 3 folds, {min(6, cpu_count())} processes)" in done.stderr
+    workers = [int(line) for line in counts.read_text().split()]
+    assert len(workers) == 6 and 1 <= max(workers) <= min(6, cpu_count())
+
+
 def test_cv_plot(capsys, tmp_path):
     pytest.importorskip("matplotlib")
     path = tmp_path / "cv.png"
