@@ -175,6 +175,7 @@ def test_resume_after_the_model_code_changed_computes_every_unit(capsys, monkeyp
                           folder / "b.fits")
     assert resumed.returncode == 0, resumed.stderr
     assert fits(folder / "b.fits") == 6  # none of version 1's units is reused
+    assert "holds no run of these settings to resume" in resumed.stderr
     (folder / "ref").mkdir()
     reference = run_process(folder, [*CV, "--store", "ref/ref.sqlite",
                                      "--output", "ref/cv.json"], folder / "c.fits")

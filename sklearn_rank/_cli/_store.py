@@ -131,6 +131,11 @@ class StoreRecorder:
                 f"--store {self.path!r} already holds this run (run {existing['id']}, started "
                 f"{existing['started']}, {state}); add --resume to continue it (only the "
                 "missing units are computed), or give another --store.", USAGE)
+        if existing is None and self.resume:  # say why nothing is resumed
+            self._note(f"--store {self.path!r} holds no run of these settings to resume: the "
+                       "data, models (their code included), metrics, seed or library versions "
+                       "differ. A new run starts, reusing only the stored units that are the "
+                       "same computation.")
         try:
             if existing is None:
                 try:
