@@ -941,7 +941,8 @@ CONFIG_ERRORS = [
       "label, params."]),
     ("c.json", '{"models": [{"label": "x"}]}', 2, ["models[0]: no 'model' key"]),
     ("c.json", '{"models": "lightgbm"}', 2, ["models must be a list of tables"]),
-    ("c.json", '{"seed": "one"}', 2, ["seed: expected an integer of at least 0, got 'one'."]),
+    ("c.json", '{"seed": "one"}', 2, ["seed: expected an integer from 0 to 4294967295 "
+                                      "(numpy's seeds are 32-bit integers), got 'one'."]),
     ("c.json", '{"metrics": ["ndgc@10"]}', 2, ["metrics: Unknown metric name 'ndgc@10'"]),
     ("c.json", '{"splitter": {"n_splits": 1}}', 2,
      ["n_splits: expected an integer of at least 2, got 1."]),

@@ -440,6 +440,49 @@ def test_bad_inputs_raise_before_computing(case):
     assert computed.runs == []
 
 
+def _filtered_inputs():
+    """(name, {argument: a column filtered alone}, message): each input in turn, as a Series,
+    an Index and a Dask array of unknown chunks."""
+    frame = as_dask(make_rows(seed=16, n=400))
+    keep = frame["score"] > 0  # drops about a sixth of the rows of every partition
+    by_query = frame.set_index("qid")
+    fewer = r"y_true has \d+ rows in partition \d of the input, and {} has \d+"
+    return frame, [
+        ("y_true", {"y_true": frame["label"][keep]}, fewer.format("y_score")),
+        ("y_score", {"y_score": frame["score"][keep]}, fewer.format("y_score")),
+        ("qid", {"qid": frame["qid"][keep]}, fewer.format("qid")),
+        ("sample_weight", {"sample_weight": frame["weight"][keep]},
+         fewer.format("sample_weight")),
+        ("retrieved", {"retrieved": frame["retrieved"][keep]}, fewer.format("retrieved")),
+        ("judged", {"judged": frame["judged"][keep]}, fewer.format("judged")),
+        ("y_score array", {"y_score": frame["score"][keep].to_dask_array()},
+         fewer.format("y_score")),
+        ("qid as index", {"y_true": by_query["label"][by_query["score"] > 0],
+                          "y_score": by_query["score"], "qid": by_query.index},
+         fewer.format("y_score")),
+        # as many rows, other ones: the rows of each partition in reverse order
+        ("reordered", {"y_score": frame["score"].map_partitions(lambda s: s.iloc[::-1])},
+         r"y_true and y_score hold different rows in partition \d"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(_filtered_inputs()[1])),
+                         ids=[c[0] for c in _filtered_inputs()[1]])
+@pytest.mark.parametrize("return_per_query", [False, True])
+def test_an_input_filtered_alone_is_refused(case, return_per_query, on_cluster):
+    # ddf.label[ddf.score > 0.1] with the unfiltered score and qid was joined on the index
+    # and scored on the rows in common: numpy refuses arrays of different lengths
+    frame, cases = _filtered_inputs()
+    _, changes, message = cases[case]
+    with pytest.raises(ValueError, match=message):
+        result = evaluate(**lazy(frame, **changes), metrics=["ndcg@10"],
+                          return_per_query=return_per_query)
+        if return_per_query:
+            result.compute()
+    with pytest.raises(ValueError, match=message):
+        ndcg_score(**lazy(frame, **changes), k=10)
+
+
 @pytest.mark.parametrize("missing", [np.nan, None, pd.NA])
 def test_missing_query_ids(missing):
     rows = make_rows(seed=14, n=300)

@@ -64,16 +64,35 @@ def usage_error(message):
 # Argument types: they raise ArgumentTypeError, which argparse reports with the option name.
 
 
-def int_at_least(minimum):
-    """An argparse type: an int of at least ``minimum``."""
+#: The largest seed: numpy's (and so scikit-learn's) seeds are 32-bit integers.
+MAX_SEED = 2**32 - 1
+_SEED_WHY = " (numpy's seeds are 32-bit integers)"
+
+
+def shorten(text, limit=60):
+    """``text``, cut to ``limit`` characters with the number left out said: a value quoted
+    in a message (a 5,000-digit number) keeps the message one readable line."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit - 20]}... ({len(text):,} characters)"
+
+
+def int_at_least(minimum, maximum=None, why=""):
+    """An argparse type: an int of at least ``minimum`` (and at most ``maximum``; ``why``
+    says why, in the message)."""
 
     def parse(text):
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"expected an integer, got {shorten(text)!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(
+                f"must be at most {maximum}{why}, got {shorten(value)}")
         return value
 
     parse.__name__ = "int"  # argparse names the type in some messages
@@ -121,7 +140,7 @@ def add_generated_data_options(parser, n_queries, seeded="the generated data"):
         f"(default: {n_queries})",
     )
     parser.add_argument(
-        "--seed", type=int_at_least(0), default=0, metavar="SEED",
+        "--seed", type=int_at_least(0, MAX_SEED, _SEED_WHY), default=0, metavar="SEED",
         help=f"random seed of {seeded} (default: 0)",
     )
 
@@ -634,7 +653,7 @@ def add_benchmark_data_options(parser, defaults, seeded):
         "--n-queries", type=int_at_least(2), metavar="N",
         help=f"number of queries of the generated data used without --data "
         f"(default: {defaults['n_queries']})")
-    parser.add_argument("--seed", type=int_at_least(0), metavar="SEED",
+    parser.add_argument("--seed", type=int_at_least(0, MAX_SEED, _SEED_WHY), metavar="SEED",
                         help=f"random seed of {seeded} (default: 0)")
 
 

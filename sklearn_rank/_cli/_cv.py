@@ -50,7 +50,7 @@ from ._common import (
     write_per_query,
     write_text,
 )
-from ._config import add_config_option, choice, integer, load_config, metrics, path, text
+from ._config import add_config_option, choice, integer, load_config, metrics, path, seed, text
 from ._models import (
     MODELS,
     add_model_options,
@@ -59,6 +59,7 @@ from ._models import (
     check_settings,
     default_models,
     fit_errors,
+    kind_note,
     model_choices,
 )
 from ._store import add_store_options, check_store_options, store_files
@@ -97,7 +98,7 @@ _TABLE_SUFFIXES = {".txt": "text", ".md": "markdown", ".tex": "latex", ".csv": "
 _FORMATS = ("text", "markdown", "latex")
 # The keys of a configuration file besides data, splitter and models -> reader.
 CONFIG_KEYS = {
-    "seed": integer(0), "n_queries": integer(2), "n_estimators": integer(1),
+    "seed": seed(), "n_queries": integer(2), "n_estimators": integer(1),
     "n_jobs": integer(1), "convention": text(), "metrics": metrics(), "baseline": text(),
     "format": choice(_FORMATS), "output": path(), "per_query_output": path(),
     "plot": path(),
@@ -190,6 +191,8 @@ def run(args, demo=False):
             if args.test is not None else None)
     check_enough_queries(data, args.n_splits)
     for c in choices:
+        if (why := kind_note(c, estimators[c.label])) is not None:
+            note(why)
         for name in check_settings(c, args.n_estimators, args.seed, data):
             note(f"{name!r} is not a named parameter of {type(estimators[c.label]).__name__}; "
                  "it is passed to the booster as it is.")
@@ -274,7 +277,7 @@ def _metadata(args, data, test, choices, keys, baseline):
         "seed": args.seed,
         "splitter": f"QueryKFold(n_splits={args.n_splits}, shuffle=True, "
                     f"random_state={args.seed})",
-        "models": {c.label: {"model": c.spec, "params": c.params} for c in choices},
+        "models": {c.label: c.provenance() for c in choices},
         "baseline": baseline,
         "n_estimators": args.n_estimators,
         "versions": library_versions(),
@@ -337,7 +340,7 @@ def _cross_validate(choices, estimators, data, test, metrics, args, scales, keys
     out-of-fold scores (``--plot``); and the per-query values on the held-out test set.
     """
     from ..model_selection import QueryKFold
-    from ._scoring import QuietScorer, Task, Unit, recorder_for, run_units
+    from ._scoring import QuietScorer, Task, Unit, processes, recorder_for, run_units
 
     try:
         scoring = {m: QuietScorer(m, scales.get(m, {}), "auto", "qid", args.convention)
@@ -354,9 +357,10 @@ def _cross_validate(choices, estimators, data, test, metrics, args, scales, keys
                        detail=f"{c.label}, test") for c in choices]
     recorder = recorder_for(args, metadata, [task.unit for task in tasks])
     progress = Progress(len(tasks), "cross-validation", enabled=not args.quiet)
+    n_jobs = processes(args.n_jobs, len(tasks))
     progress.begin(f"({len(choices)} models x {args.n_splits} folds"
                    + (" + test" if test is not None else "")
-                   + f", {args.n_jobs} process{'es' if args.n_jobs > 1 else ''})")
+                   + f", {n_jobs} process{'es' if n_jobs > 1 else ''})")
     results = []
     labels = [c.label for c in choices]
     try:

@@ -145,6 +145,8 @@ def run(args):
         order = _display_order(query_ids)
         query_ids = query_ids[order]
         per_query = {m: result[m][order] for m in metrics}
+    if args.per_query and args.format != "json":
+        _check_summary_apart(query_ids, args.format)
     if args.output is not None:
         from ..stats._table import format_table
 
@@ -446,6 +448,16 @@ def _display_order(query_ids):
     if all(re.fullmatch(r"\d+", t) for t in texts):
         return np.argsort([int(t) for t in texts], kind="stable")
     return np.arange(len(texts))
+
+
+def _check_summary_apart(query_ids, fmt):
+    """Refuse a query named as the row of means: the table would hold two rows 'all'."""
+    if any(_qid_text(q) == _SUMMARY_ROW for q in query_ids):
+        raise usage_error(
+            f"--per-query --format {fmt}: a query is named {_SUMMARY_ROW!r}, as the row of "
+            "the means is, so the table could not tell them apart; expected query ids other "
+            f"than {_SUMMARY_ROW!r}. Give --format json (the means apart from the queries), "
+            "or --output FILE.csv alone (the queries only), or rename the query.")
 
 
 def _render(fmt, description, metrics, convention, means, query_ids, per_query):

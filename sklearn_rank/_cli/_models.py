@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import importlib
 import inspect
+import numbers
 import os
 import re
 import sys
@@ -273,6 +274,14 @@ class ModelChoice:
     def user_class(self):
         return self.model is None
 
+    def provenance(self):
+        """What a run records of the model: its specification, the parameters set and, for a
+        user class, the fingerprint of its code (:func:`code_fingerprint`)."""
+        recorded = {"model": self.spec, "params": self.params}
+        if self.user_class:
+            recorded["code"] = code_fingerprint(self.spec, self.option)
+        return recorded
+
     def describe(self):
         """``"label = Class, summary"`` for the output."""
         if self.model is not None:
@@ -426,6 +435,36 @@ def _import_module(name, folder):
     return importlib.import_module(name)
 
 
+def code_fingerprint(spec, where):
+    """The qualified name of a ``MODULE:CLASS`` and the SHA-256 of the source files of its
+    class and base classes.
+
+    Part of the units' keys in a results store: a run resumed after the class's code
+    changed computes its units again, instead of mixing the folds of two versions. The
+    library classes among the bases are hashed as well: editing an installed library
+    changes no version number.
+    """
+    import hashlib
+
+    factory = import_object(spec, where)
+    owners = inspect.getmro(factory) if isinstance(factory, type) else (factory,)
+    digest = hashlib.sha256()
+    files = []
+    for owner in owners:
+        module = sys.modules.get(getattr(owner, "__module__", None) or "")
+        path = getattr(module, "__file__", None)
+        if path is None or path in files:  # builtins; a module met already
+            continue
+        files.append(path)
+        try:
+            with open(path, "rb") as handle:
+                digest.update(handle.read())
+        except OSError:  # a module loaded from an archive: its name stands for it
+            digest.update(path.encode())
+    name = f"{getattr(factory, '__module__', '')}.{getattr(factory, '__qualname__', spec)}"
+    return {"class": name, "sha256": digest.hexdigest()}
+
+
 def _instantiate(spec, where):
     """``CLASS()`` of a ``MODULE:CLASS``, checked to be a scikit-learn estimator."""
     factory = import_object(spec, where)
@@ -502,15 +541,45 @@ def model_choices(args, config_models, names=None):
         for choice in choices:
             choice.settings = list(shared)
         return choices
+    from ._params import check_value
+
     for entry in config_models:
         where = entry["where"]
         choice = resolve_model(entry["model"], f"{where}: model {entry['model']!r}",
                                entry["label"])
-        choice.settings = [*((f"{where}: params.{name}", name, value)
+        choice.settings = [*((f"{where}: params.{name}", name,
+                              check_value(value, f"{where}: params.{name}"))
                              for name, value in entry["params"].items()), *shared]
         choice.grid = entry["grid"]
         choices.append(choice)
     return choices
+
+
+# scikit-learn's estimator types whose predictions are no relevance: cluster labels,
+# inlier/outlier labels, densities.
+_NOT_RANKING = {"clusterer": "cluster labels", "outlier_detector": "inlier/outlier labels",
+                "density_estimator": "densities", "transformer": "transformed features"}
+
+
+def kind_note(choice, estimator):
+    """A note for a ``MODULE:CLASS`` estimator that is neither a regressor, a classifier
+    nor a ranker by scikit-learn's tags (``KMeans``, ``IsolationForest``): the command ranks
+    the documents by what it predicts, which is then no relevance. None for the others
+    (and for classes without a type, as most rankers are)."""
+    if not choice.user_class:
+        return None
+    try:
+        kind = estimator.__sklearn_tags__().estimator_type
+    except Exception:  # an estimator outside scikit-learn's tags: say nothing
+        kind = getattr(estimator, "_estimator_type", None)
+    if kind not in _NOT_RANKING:
+        return None
+    what = kind.replace("_", " ")
+    article = "an" if what[0] in "aeiou" else "a"
+    return (f"{choice.option}: {type(estimator).__name__} is {article} {what}, "
+            f"neither a regressor, a classifier nor a ranker: the documents are ranked by "
+            f"its {_NOT_RANKING[kind]}, which are no relevance scores. Expected a "
+            "regressor, a classifier or a ranker, such as sklearn.linear_model:Ridge.")
 
 
 def check_labels(choices, option="--model"):
@@ -687,10 +756,15 @@ def _small(choice, estimator):
     small = clone(estimator)
     trees = choice.model.trees if choice.model is not None else None
     if trees is not None:
-        small.set_params(**{trees: 2})
-        if choice.model.name == "catboost":  # one name of the trees, as CatBoost wants
-            small.set_params(**{n: None for group in choice.model.aliases if trees in group
-                                for n in group if n != trees})
+        group = next((g for g in choice.model.aliases if trees in g), (trees,))
+        params = small.get_params(deep=False)
+        given = [params[n] for n in group if params.get(n) is not None]
+        # a number of trees that the model refuses (0, -1, 2**40, "ten") is kept: the
+        # trial fit refuses it, naming its --set, before the work starts
+        if not given or (len(given) == 1 and isinstance(given[0], numbers.Integral)
+                         and not isinstance(given[0], bool) and 2 < given[0] < 2**31):
+            small.set_params(**{n: None for n in group if n != trees and n in params})
+            small.set_params(**{trees: 2})
     if choice.model is not None and "verbose" in small.get_params():
         # LightGBM names unknown parameters only at this level; CatBoost stays quiet at 0
         small.set_params(verbose=0)

@@ -173,12 +173,22 @@ def recorder_for(args, provenance, units):
     return recorder
 
 
+def processes(n_jobs, n_units):
+    """The processes of ``--n-jobs n_jobs`` for ``n_units`` units of work: at most one per
+    unit, and at most one per CPU (every model fits on one thread, so a process more only
+    holds one more copy of the data); at least 1."""
+    from joblib import cpu_count
+
+    return max(1, min(n_jobs, n_units, cpu_count()))
+
+
 def run_units(tasks, data, *, scoring, n_jobs, progress, recorder, predict=False,
               test_data=None, test_keys=None, response_method="auto", keep_estimator=False):
     """Run ``tasks``; yields each :class:`UnitResult` as its unit ends.
 
     Units that ``recorder`` already knows are yielded first, without running. The others run
-    in ``n_jobs`` processes (in this one for 1), in the order given; their results come in
+    in ``n_jobs`` processes (in this one for 1; no more than :func:`processes` allows), in
+    the order given; their results come in
     the order they end. Each is handed to ``recorder.record`` and moves ``progress``.
 
     Parameters
@@ -206,6 +216,9 @@ def run_units(tasks, data, *, scoring, n_jobs, progress, recorder, predict=False
             continue
         progress.advance(f"{task.detail} (stored)")
         yield known
+    # a process per pending unit at most: 40 processes for 6 units would each start, and
+    # each hold the data (n_jobs = 100000 started hundreds before the first fit)
+    n_jobs = processes(n_jobs, len(pending))
     in_worker = effective_n_jobs(n_jobs) > 1
 
     def job(task):

@@ -211,17 +211,23 @@ def _odd_spelling(values):
 
 
 def _is_missing(value):
-    return (value is None or (isinstance(value, str) and not value.strip())
-            or (isinstance(value, (float, np.floating)) and np.isnan(value)))
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return True
+    try:  # NaN, NaT (numpy's and pandas'), Decimal("NaN"): the values unequal to themselves
+        return bool(value != value)
+    except (TypeError, ValueError):
+        return False
 
 
 def _missing_ids(path, name, values, where):
-    """Refuse an empty query id: ``""``, blanks, None or NaN."""
+    """Refuse an empty query id: ``""``, blanks, None, NaN or NaT."""
     kind = values.dtype.kind
     if kind == "U":  # text columns only, stripped when read; Parquet strings are objects
         empty = values == ""
-    elif kind == "f":
+    elif kind in "fc":
         empty = np.isnan(values)
+    elif kind in "mM":  # a timestamp column with nulls
+        empty = np.isnat(values)
     elif kind == "O":
         empty = np.fromiter(map(_is_missing, values), dtype=bool, count=len(values))
     else:

@@ -180,7 +180,8 @@ def _evaluate_plan(plan, inputs, convention, *, caller, per_query, with_weight,
         scans = _scan(layout["collections"], job, ranges=verify)
         job = job.but(top_label=_top_label(scans), ids_checked=True)
         if verify:
-            _check_disjoint([s["range"] for s in scans if s["range"]], layout["collections"])
+            _check_disjoint([s["range"] for s in scans if s["range"]], layout["collections"],
+                            caller)
     if not layout["qid"]:
         frame = frame.repartition(npartitions=1)  # a single query: all its rows
     elif not (layout["grouped"] or partitioned_by_query):
@@ -196,7 +197,7 @@ def _evaluate_plan(plan, inputs, convention, *, caller, per_query, with_weight,
              for number, part in enumerate(frame.to_delayed())]
     (total,) = dask.compute(_tree_reduce(parts))
     if verify and not prepass:
-        _check_disjoint(total["ranges"], layout["collections"])
+        _check_disjoint(total["ranges"], layout["collections"], caller)
     if total["rows"] == 0:
         raise ValueError("y_true and y_score are empty: there is no document to rank.")
     means = {}
@@ -269,25 +270,61 @@ def _input_frame(inputs, caller):
         "judged_rule": judged_rule,
         "collections": given,
     }
-    return _frame_of(given, layout["columns"]), layout
+    return _frame_of(given, layout["columns"], caller), layout
 
 
-def _frame_of(collections, names):
+def _frame_of(collections, names, caller):
     """The Dask DataFrame of the (checked) collections ``names``, a column each: passes that
-    read some inputs only compute those (a projection would keep the others' tasks)."""
+    read some inputs only compute those (a projection would keep the others' tasks).
+
+    The columns are put side by side row by row, as numpy arrays are, never joined on
+    their index: each partition of every input must hold the same rows
+    (:func:`_side_by_side` refuses it otherwise, as numpy refuses arrays of different
+    lengths). A join would score a filtered ``ddf.label[ddf.score > 0.1]`` on the rows
+    it shares with the unfiltered others.
+    """
     import dask.dataframe as dd
 
     chosen = {name: collections[name] for name in names if name in collections}
-    series = {name: _as_series(x) for name, x in chosen.items()
-              if isinstance(x, (dd.Series, dd.Index))}
-    arrays = {name: x for name, x in chosen.items() if name not in series}
-    if series:
-        first = next(iter(series))
-        frame = series.pop(first).to_frame(name=first)
-    else:
-        first = next(iter(arrays))
-        frame = dd.from_dask_array(arrays.pop(first), columns=first).to_frame()
-    return frame.assign(**series, **arrays)[list(chosen)]
+    columns = {name: _as_series(x) if isinstance(x, (dd.Series, dd.Index))
+               else dd.from_dask_array(x, columns=name) for name, x in chosen.items()}
+    indexed = tuple(isinstance(x, (dd.Series, dd.Index)) for x in chosen.values())
+    meta = _side_by_side(*(c._meta for c in columns.values()), names=tuple(columns),
+                         indexed=indexed, caller=caller)
+    return dd.map_partitions(_side_by_side, *columns.values(), names=tuple(columns),
+                             indexed=indexed, caller=caller, meta=meta,
+                             enforce_metadata=False, align_dataframes=False)
+
+
+def _side_by_side(*parts, names, indexed, caller, partition_info=None):
+    """One partition of each input (pandas Series) as the columns ``names`` of one pandas
+    DataFrame, row by row; a ValueError when they hold different rows: other numbers of
+    rows, or (``indexed``: the Series and Indexes, not the arrays) other index labels."""
+    import pandas as pd
+
+    number = partition_info["number"] if partition_info else 0
+    first = parts[0]
+    for name, part in zip(names[1:], parts[1:], strict=True):
+        if len(part) != len(first):
+            raise ValueError(
+                f"{caller}: {names[0]} has {len(first)} rows in partition {number} of the "
+                f"input, and {name} has {len(part)}: every per-row input needs one value per "
+                "row, as numpy arrays of one length do. A column filtered alone "
+                "(ddf.label[ddf.score > 0.1]) keeps other rows than the others: filter the "
+                "frame instead, ddf = ddf[ddf.score > 0.1], and pass its columns.")
+    labelled = [(name, part) for name, part, has in zip(names, parts, indexed, strict=True)
+                if has]
+    for name, part in labelled[1:]:
+        if not part.index.equals(labelled[0][1].index):
+            raise ValueError(
+                f"{caller}: {labelled[0][0]} and {name} hold different rows in partition "
+                f"{number} of the input (their index labels differ): every per-row input "
+                "must be a column of the same rows of one Dask DataFrame. A column filtered "
+                "alone keeps other rows than the others: filter the frame instead, "
+                "ddf = ddf[mask], and pass its columns.")
+    index = labelled[0][1].index if labelled else first.index
+    return pd.DataFrame({name: part.reset_index(drop=True)
+                         for name, part in zip(names, parts, strict=True)}).set_axis(index)
 
 
 def _as_series(x):
@@ -432,7 +469,7 @@ def _scan(collections, job, *, ranges):
     import dask
 
     names = ["qid", *(["y_true", "judged"] if job.needs_top_label else [])]
-    parts = _frame_of(collections, names).to_delayed()
+    parts = _frame_of(collections, names, job.caller).to_delayed()
     return list(dask.compute(*[dask.delayed(_scan_partition)(part, job, number, ranges)
                                for number, part in enumerate(parts)]))
 
@@ -507,7 +544,7 @@ def _prepared(part, job, partition_info=None):
     return part
 
 
-def _check_disjoint(ranges, collections):
+def _check_disjoint(ranges, collections, caller):
     """Raise when a query has rows in two partitions (``partitioned_by_query=True``).
 
     Partitions whose ranges of query ids do not overlap (data written sorted, or in ranges
@@ -523,7 +560,7 @@ def _check_disjoint(ranges, collections):
     import dask
     import pandas as pd
 
-    frame = _frame_of(collections, ["qid"])
+    frame = _frame_of(collections, ["qid"], caller)
     table = frame.map_partitions(
         _ids_with_partition, meta=pd.DataFrame({"qid": frame._meta["qid"],
                                                 "partition": np.zeros(0, dtype=np.int64)}),
