@@ -184,6 +184,30 @@ class Dataset:
         self.feature_names = feature_names
         self.inputs = list(inputs)
         self._fingerprint = None
+        self._dense = None
+
+    @property
+    def sparse(self):
+        return hasattr(self.X, "toarray")
+
+    def dense_nbytes(self):
+        """The bytes of the features as a dense array."""
+        return int(self.X.shape[0]) * int(self.X.shape[1]) * self.X.dtype.itemsize
+
+    def densified(self):
+        """This data with dense features, for a model that takes no sparse input.
+
+        The dense copy is made once and shared by every model that needs it; it keeps the
+        fingerprint of the sparse data, which is the data read.
+        """
+        if not self.sparse:
+            return self
+        if self._dense is None:
+            dense = Dataset(self.X.toarray(), self.y, self.qid, self.source, self.kind,
+                            self.feature_names, self.inputs)
+            dense._fingerprint = self.fingerprint()
+            self._dense = dense
+        return self._dense
 
     @property
     def n_queries(self):

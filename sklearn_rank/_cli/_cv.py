@@ -57,6 +57,7 @@ from ._models import (
     boosters_quiet,
     check_labels,
     check_settings,
+    dense_models,
     default_models,
     fit_errors,
     model_choices,
@@ -189,8 +190,10 @@ def run(args, demo=False):
                                 min_queries=1, like=data)
             if args.test is not None else None)
     check_enough_queries(data, args.n_splits)
+    dense = dense_models(choices, estimators, [("--data", data), ("--test", test)], note)
     for c in choices:
-        for name in check_settings(c, args.n_estimators, args.seed, data):
+        fitted_on = data.densified() if c.label in dense else data
+        for name in check_settings(c, args.n_estimators, args.seed, fitted_on):
             note(f"{name!r} is not a named parameter of {type(estimators[c.label]).__name__}; "
                  "it is passed to the booster as it is.")
     grades = data.y if test is None else np.concatenate([data.y, test.y])
@@ -208,7 +211,7 @@ def run(args, demo=False):
         print(flush=True)
 
     folds, tested = _cross_validate(choices, estimators, data, test, metrics_given, args,
-                                    scales, keys, metadata)
+                                    scales, keys, metadata, dense)
     result = _compare({label: fold["per_query"] for label, fold in folds.items()},
                       metrics_given, baseline, args.seed)
     held_out = _compare(tested, metrics_given, baseline, args.seed) if test else None
@@ -329,8 +332,10 @@ def _header(data, test, choices, baseline, left_out, args, scales, keys, metadat
 # Cross-validation
 
 
-def _cross_validate(choices, estimators, data, test, metrics, args, scales, keys, metadata):
-    """Run every (model, fold) unit, and (model, test) with ``--test``.
+def _cross_validate(choices, estimators, data, test, metrics, args, scales, keys, metadata,
+                    dense=frozenset()):
+    """Run every (model, fold) unit, and (model, test) with ``--test``; the models labelled
+    in ``dense`` are given dense features.
 
     Returns, per model label, the per-query values of all folds, the fit times and the
     out-of-fold scores (``--plot``); and the per-query values on the held-out test set.
@@ -346,11 +351,11 @@ def _cross_validate(choices, estimators, data, test, metrics, args, scales, keys
     cv = QueryKFold(args.n_splits, shuffle=True, random_state=args.seed)
     splits = list(cv.split(data.X, data.y, qid=data.qid))
     tasks = [Task(Unit(c.label, fold), estimators[c.label], c.params, train, test_rows,
-                  f"{c.label}, fold {fold + 1}/{args.n_splits}")
+                  f"{c.label}, fold {fold + 1}/{args.n_splits}", dense=c.label in dense)
              for c in choices for fold, (train, test_rows) in enumerate(splits)]
     if test is not None:
         tasks += [Task(Unit(c.label, None), estimators[c.label], c.params,
-                       detail=f"{c.label}, test") for c in choices]
+                       detail=f"{c.label}, test", dense=c.label in dense) for c in choices]
     recorder = recorder_for(args, metadata, [task.unit for task in tasks])
     progress = Progress(len(tasks), "cross-validation", enabled=not args.quiet)
     progress.begin(f"({len(choices)} models x {args.n_splits} folds"

@@ -56,6 +56,7 @@ from ._models import (
     boosters_quiet,
     check_params,
     check_settings,
+    dense_models,
     fit_errors,
     model_choices,
 )
@@ -189,6 +190,11 @@ def run(args):
                                 min_queries=1, like=data)
             if args.test is not None else None)
     check_enough_queries(data, args.n_splits)
+    if dense_models([choice], {choice.label: estimator}, [("--data", data), ("--test", test)],
+                    note):
+        # the one model takes no sparse input: all its work uses the dense copy
+        data = data.densified()
+        test = None if test is None else test.densified()
     for name in check_settings(choice, args.n_estimators, args.seed, data):
         note(f"{name!r} is not a named parameter of {type(estimator).__name__}; it is passed "
              "to the booster as it is.")

@@ -1,0 +1,92 @@
+"""The command line on inputs that scikit-learn's habits or other tools produce: sparse
+SVMlight features for dense-only estimators, multiclass classifiers, labels with ``$``,
+pipes, and the messages that name the command's own options.
+
+Run in-process through ``main(argv)``, on real files written to ``tmp_path``.
+"""
+
+import json
+
+import numpy as np
+import pytest
+from _cli import one_line_error, run_cli
+from sklearn.datasets import dump_svmlight_file
+
+from sklearn_rank.datasets import make_ranking
+
+SMALL = ["--n-splits", "3", "-q"]
+
+
+def flat(text):
+    return " ".join(text.split())
+
+
+@pytest.fixture
+def letor(tmp_path):
+    """An SVMlight file of 30 queries, and the same data as a CSV table."""
+    X, y, qid = make_ranking(30, n_features=5, random_state=1, shuffle=False)
+    path = tmp_path / "train.txt"
+    dump_svmlight_file(X, y.astype(int), str(path), query_id=qid)
+    table = tmp_path / "train.csv"
+    header = ",".join(["qid", "grade", *(f"f{i}" for i in range(X.shape[1]))])
+    rows = np.column_stack([qid, y, X])
+    np.savetxt(table, rows, delimiter=",", header=header, comments="", fmt="%.17g")
+    return path, table
+
+
+# ----------------------------------------------------------------------------------------
+# Sparse SVMlight features and estimators that take only dense input
+
+
+def test_cv_densifies_svmlight_features_for_a_dense_only_estimator(capsys, tmp_path, letor):
+    # BayesianRidge takes no sparse input (its tags say so): scikit-learn's "Use
+    # '.toarray()'" is advice a command-line user cannot follow
+    svmlight, table = letor
+    models = ["--model", "sklearn.linear_model:BayesianRidge",
+              "--model", "sklearn.linear_model:Ridge"]
+    out_svm, out_csv = tmp_path / "svm.json", tmp_path / "csv.json"
+    code, _, err = run_cli(capsys, "cv", "--data", svmlight, *models, *SMALL,
+                           "--output", out_svm)
+    assert code == 0, err
+    # the cost is said, for the one model that needs it
+    assert "BayesianRidge takes no sparse input" in err and "made dense" in err
+    assert "Ridge," not in err and "in memory" in err
+    # the numbers are those of the same data read as a (dense) table
+    code, _, err = run_cli(capsys, "cv", "--data", table, "--qid-column", "qid",
+                           "--label-column", "grade", "--qid-type", "int", *models, *SMALL, "--output", out_csv)
+    assert code == 0, err
+    from_svm, from_csv = (json.loads(p.read_text())["cv"][0] for p in (out_svm, out_csv))
+    assert from_svm["model"] == "BayesianRidge"
+    for key in ("ndcg@10 mean", "err@10 mean", "map mean"):
+        assert from_svm[key] == pytest.approx(from_csv[key], rel=1e-9)
+
+
+def test_tune_densifies_svmlight_features_with_a_test_set(capsys, tmp_path, letor):
+    svmlight, _ = letor
+    X, y, qid = make_ranking(10, n_features=3, n_informative=3, random_state=2)  # padded
+    test = tmp_path / "test.txt"
+    dump_svmlight_file(X, y.astype(int), str(test), query_id=qid)
+    code, out, err = run_cli(capsys, "tune", "--data", svmlight, "--test", test,
+                             "--model", "sklearn.linear_model:BayesianRidge",
+                             "--param", "alpha_1=1e-6,1e-3", "--set", "max_iter=50", *SMALL)
+    assert code == 0, err
+    assert "made dense" in err and "--data 600" not in err
+    assert "Best parameters: alpha_1=" in out
+
+
+def test_densifying_beyond_the_memory_available_is_refused(capsys, tmp_path):
+    # one feature numbered two billion: a few kB sparse, 24 TB dense
+    X, y, qid = make_ranking(30, n_features=2, n_informative=2, random_state=1)
+    lines = [f"{int(g)} qid:{q} 1:{a:.6f} 2000000000:{b:.6f}" for g, q, (a, b)
+             in zip(y, qid, X)]
+    path = tmp_path / "wide.txt"
+    path.write_text("\n".join(lines) + "\n")
+    code, _, err = run_cli(capsys, "cv", "--data", path,
+                           "--model", "sklearn.linear_model:BayesianRidge",
+                           "--model", "sklearn.linear_model:Ridge", *SMALL)
+    line = one_line_error(err, "cv")
+    assert code == 1
+    assert "--model 'sklearn.linear_model:BayesianRidge': BayesianRidge takes no sparse input" \
+        in line
+    assert "TB as a dense array, more than the" in line and "of memory available" in line
+    assert "Use a model that takes sparse input" in line
