@@ -53,7 +53,8 @@ def test_cv_densifies_svmlight_features_for_a_dense_only_estimator(capsys, tmp_p
     assert "Ridge," not in err and "in memory" in err
     # the numbers are those of the same data read as a (dense) table
     code, _, err = run_cli(capsys, "cv", "--data", table, "--qid-column", "qid",
-                           "--label-column", "grade", "--qid-type", "int", *models, *SMALL, "--output", out_csv)
+                           "--label-column", "grade", "--qid-type", "int", *models, *SMALL,
+                           "--output", out_csv)
     assert code == 0, err
     from_svm, from_csv = (json.loads(p.read_text())["cv"][0] for p in (out_svm, out_csv))
     assert from_svm["model"] == "BayesianRidge"

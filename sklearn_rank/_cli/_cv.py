@@ -57,8 +57,8 @@ from ._models import (
     boosters_quiet,
     check_labels,
     check_settings,
-    dense_models,
     default_models,
+    dense_models,
     fit_errors,
     model_choices,
 )
