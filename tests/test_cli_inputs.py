@@ -91,3 +91,35 @@ def test_densifying_beyond_the_memory_available_is_refused(capsys, tmp_path):
         in line
     assert "TB as a dense array, more than the" in line and "of memory available" in line
     assert "Use a model that takes sparse input" in line
+
+
+# ----------------------------------------------------------------------------------------
+# A classifier of several grades without predict_proba
+
+
+@pytest.mark.parametrize("command", ["cv", "tune"])
+def test_multiclass_classifier_without_predict_proba_names_what_fits(capsys, command):
+    # LinearSVC failed every fold with "AttributeError ... predict_proba"
+    more = (["--model", "sklearn.linear_model:Ridge"] if command == "cv"
+            else ["--param", "C=0.1,1"])
+    code, _, err = run_cli(capsys, command, "--model", "sklearn.svm:LinearSVC", *more,
+                           "--n-queries", "20", *SMALL)
+    line = one_line_error(err, command)
+    assert code == 2
+    assert ("--model 'sklearn.svm:LinearSVC': LinearSVC is a classifier without "
+            "predict_proba, and the grades of make_ranking") in line
+    assert "take 5 values" in line
+    assert "Use a regressor of the grades (e.g. sklearn.svm:LinearSVR)" in line
+
+
+def test_scorer_of_a_multiclass_classifier_without_predict_proba():
+    # the library's scorer says the same, instead of scikit-learn's AttributeError
+    from sklearn.svm import LinearSVC
+
+    from sklearn_rank import get_scorer
+
+    X, y, qid = make_ranking(20, random_state=0)
+    model = LinearSVC().fit(X, y)
+    with pytest.raises(ValueError, match="LinearSVC is a classifier of 5 grades without "
+                                         "predict_proba.*Use a regressor"):
+        get_scorer("ndcg@10")(model, X, y, qid=qid)

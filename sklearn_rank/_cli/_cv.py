@@ -56,6 +56,7 @@ from ._models import (
     add_model_options,
     boosters_quiet,
     check_labels,
+    check_rankable,
     check_settings,
     default_models,
     dense_models,
@@ -190,6 +191,7 @@ def run(args, demo=False):
                                 min_queries=1, like=data)
             if args.test is not None else None)
     check_enough_queries(data, args.n_splits)
+    check_rankable(choices, estimators, data)
     dense = dense_models(choices, estimators, [("--data", data), ("--test", test)], note)
     for c in choices:
         fitted_on = data.densified() if c.label in dense else data

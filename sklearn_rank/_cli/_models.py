@@ -847,3 +847,26 @@ def dense_models(choices, estimators, datasets, note):
     note(f"{names} takes no sparse input: the SVMlight features ({shapes}) are made dense "
          f"for it, {_size(dense)} in memory ({_size(read)} sparse).")
     return {c.label for c in needing}
+
+
+def check_rankable(choices, estimators, data):
+    """Refuse, before the work, a classifier of several grades without ``predict_proba``.
+
+    Such a classifier is ranked by its expected grade, from ``predict_proba``; without it
+    (``LinearSVC``, ``SVC()``) there is no score per document, and every fold would fail.
+    """
+    from sklearn.base import is_classifier
+
+    n_grades = len(np.unique(data.y))
+    if n_grades <= 2:
+        return
+    for choice in choices:
+        estimator = estimators[choice.label]
+        if is_classifier(estimator) and not hasattr(estimator, "predict_proba"):
+            raise usage_error(
+                f"{choice.option}: {type(estimator).__name__} is a classifier without "
+                f"predict_proba, and the grades of {data.source} take {n_grades} values: a "
+                "classifier of several grades is ranked by its expected grade, which needs "
+                "predict_proba. Use a regressor of the grades (e.g. sklearn.svm:LinearSVR), "
+                "a classifier with predict_proba (e.g. "
+                "sklearn.linear_model:LogisticRegression), or a ranker (lambdarank).")

@@ -55,6 +55,7 @@ from ._models import (
     add_model_options,
     boosters_quiet,
     check_params,
+    check_rankable,
     check_settings,
     dense_models,
     fit_errors,
@@ -190,6 +191,7 @@ def run(args):
                                 min_queries=1, like=data)
             if args.test is not None else None)
     check_enough_queries(data, args.n_splits)
+    check_rankable([choice], {choice.label: estimator}, data)
     if dense_models([choice], {choice.label: estimator}, [("--data", data), ("--test", test)],
                     note):
         # the one model takes no sparse input: all its work uses the dense copy
