@@ -123,3 +123,30 @@ def test_scorer_of_a_multiclass_classifier_without_predict_proba():
     with pytest.raises(ValueError, match="LinearSVC is a classifier of 5 grades without "
                                          "predict_proba.*Use a regressor"):
         get_scorer("ndcg@10")(model, X, y, qid=qid)
+
+
+# ----------------------------------------------------------------------------------------
+# Labels drawn in figures: '$' is no formula, a long label does not crowd the axes out
+
+LABELS = {
+    "dollar": (r"a$\foo$", "c$^$"),  # matplotlib's mathtext failed to parse them
+    "long": ("x" * 300, "b"),  # constrained_layout's UserWarnings, the axes collapsed
+}
+
+
+@pytest.mark.parametrize("labels", LABELS.values(), ids=LABELS.keys())
+def test_cv_plot_and_report_draw_labels_as_written(capsys, tmp_path, labels):
+    pytest.importorskip("matplotlib")
+    store, plot, page = tmp_path / "s.sqlite", tmp_path / "p.png", tmp_path / "r.html"
+    first, second = labels
+    code, out, err = run_cli(capsys, "cv", "--n-queries", "20", *SMALL,
+                             "--model", f"{first}=sklearn.linear_model:Ridge",
+                             "--model", f"{second}=sklearn.linear_model:BayesianRidge",
+                             "--metrics", "ndcg@5", "ndcg@10", "--plot", plot,
+                             "--store", store)
+    assert code == 0, err
+    assert err == "" and plot.stat().st_size > 0
+    code, out, err = run_cli(capsys, "report", store, "--output", page)
+    assert code == 0, err
+    assert err == ""
+    assert first in page.read_text()

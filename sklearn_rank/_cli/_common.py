@@ -5,6 +5,7 @@ Only the standard library and numpy are imported at module level, so that
 """
 
 import argparse
+import contextlib
 import difflib
 import json
 import math
@@ -13,6 +14,7 @@ import stat
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -576,6 +578,38 @@ def new_figure(option, ncols=1):
     figure = Figure(figsize=(6.4 * ncols, 4.8), layout="constrained")
     axes = figure.subplots(1, ncols, squeeze=False)[0]
     return figure, list(axes)
+
+
+#: The longest label drawn in a figure; a longer one is shortened in its middle.
+_LABEL_WIDTH = 30
+
+
+def figure_label(label):
+    """``label`` as a figure shows it: at most :data:`_LABEL_WIDTH` characters, its start
+    and end kept (labels often differ at the end), so that a long ``--model`` label does
+    not crowd the axes out of the figure."""
+    label = str(label)
+    if len(label) <= _LABEL_WIDTH:
+        return label
+    head = (_LABEL_WIDTH - 1) // 2
+    return label[:head] + "…" + label[-(_LABEL_WIDTH - 1 - head):]
+
+
+@contextlib.contextmanager
+def literal_text():
+    """Draw the texts of the figures made and saved inside as they are written.
+
+    matplotlib reads a text holding two ``$`` as a mathtext formula: a model label such as
+    ``a$\\foo$`` from the command line or a results store would fail to parse, and end
+    the command with a traceback. Its layout warnings (a text too wide for the figure) are
+    kept off the output: the figure is drawn all the same.
+    """
+    import matplotlib
+
+    with matplotlib.rc_context({"text.parse_math": False}), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning,
+                                message=".*(constrained_layout|tight_layout) not applied")
+        yield
 
 
 def save_figure(figure, path, option):

@@ -32,11 +32,13 @@ from ._common import (
     describe_grade_scales,
     describe_metrics,
     describe_run,
+    figure_label,
     figure_suffixes,
     grade_scale_options,
     import_extra,
     int_at_least,
     library_versions,
+    literal_text,
     load_benchmark_data,
     metric_keys,
     metric_name,
@@ -232,7 +234,8 @@ def run(args, demo=False):
                         {label: fold["per_query"] for label, fold in folds.items()},
                         tested, metrics_given)
     if args.plot is not None:
-        _plot(folds, data, metrics_given, baseline, result, args, scales)
+        with literal_text():
+            _plot(folds, data, metrics_given, baseline, result, args, scales)
     return 0
 
 
@@ -523,12 +526,13 @@ def _plot(folds, data, metrics, baseline, result, args, scales):
     for name, fold in folds.items():
         MetricAtKDisplay.from_predictions(data.y, fold["scores"], qid=data.qid,
                                           metric=curve, ks=range(1, 21),
-                                          name=name, ax=left, **options)
+                                          name=figure_label(name), ax=left, **options)
     left.set_title(f"Out-of-fold predictions, {args.n_splits}-fold cross-validation")
     first = metrics[0]
     others = [s for s in result.systems if s != baseline]
     best = max(others, key=lambda s: result.estimates[first][s].mean)
     PerQueryDifferenceDisplay.from_cv_results(
         folds[best]["per_query"], folds[baseline]["per_query"], metric=first,
-        names=(best, baseline), ax=right, random_state=args.seed)
+        names=(figure_label(best), figure_label(baseline)), ax=right,
+        random_state=args.seed)
     save_figure(figure, args.plot, "--plot")

@@ -22,8 +22,10 @@ from ._common import (
     CLIError,
     check_input_file,
     check_output_path,
+    figure_label,
     import_extra,
     int_at_least,
+    literal_text,
     write_text,
 )
 
@@ -98,7 +100,8 @@ def run(args):
     if not runs:
         raise CLIError(f"STORE {args.store!r} holds no run; write one with "
                        "'sklearn-rank cv --store' or 'sklearn-rank tune --store'.")
-    sections = [_section(args.store, r) for r in runs]
+    with literal_text():  # labels with '$' are no formulas
+        sections = [_section(args.store, r) for r in runs]
     write_text(args.output, _page(args.store, runs, sections), "--output")
     finished = sum(1 for r in runs if r["finished"])
     print(f"{args.output}: {finished} finished run{'s' if finished != 1 else ''}"
@@ -260,7 +263,8 @@ def _metric_at_k(result):
             means = [e.mean for e in estimates]
             lows = [e.mean - e.confidence_interval[0] for e in estimates]
             highs = [e.confidence_interval[1] - e.mean for e in estimates]
-            ax.errorbar(ks, means, yerr=[lows, highs], marker="o", capsize=3, label=system)
+            ax.errorbar(ks, means, yerr=[lows, highs], marker="o", capsize=3,
+                        label=figure_label(system))
         name = members[0][1].split("@")[0]
         ax.set_xlabel("k")
         ax.set_ylabel(f"mean {name}@k")
@@ -283,8 +287,8 @@ def _differences(systems, result, seed):
     figure, axes = _figure(ncols=ncols, nrows=nrows)
     for ax, system in zip(axes, others):
         PerQueryDifferenceDisplay.from_cv_results(
-            systems[system], systems[baseline], metric=metric, names=(system, baseline),
-            ax=ax, random_state=seed)
+            systems[system], systems[baseline], metric=metric,
+            names=(figure_label(system), figure_label(baseline)), ax=ax, random_state=seed)
     for ax in axes[len(others):]:
         ax.set_visible(False)
     return (f"<h3>Per-query differences with the baseline, {_e(metric)}</h3>\n"

@@ -37,6 +37,7 @@ from ._common import (
     import_extra,
     int_at_least,
     library_versions,
+    literal_text,
     load_benchmark_data,
     metric_keys,
     metric_name,
@@ -264,7 +265,8 @@ def run(args):
                         {} if tested is None else {choice.label: refit.per_query},
                         [args.metric])
     if args.plot is not None:
-        _plot(cv_results, plot_param, params, args)
+        with literal_text():
+            _plot(cv_results, plot_param, params, args)
     return 0
 
 
