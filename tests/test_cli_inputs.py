@@ -150,3 +150,59 @@ def test_cv_plot_and_report_draw_labels_as_written(capsys, tmp_path, labels):
     assert code == 0, err
     assert err == ""
     assert first in page.read_text()
+
+
+# ----------------------------------------------------------------------------------------
+# Pipes: /dev/stdin, a named pipe
+
+
+QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 1\n"
+RUN = "1 Q0 b 1 2.0 s\n1 Q0 a 2 1.0 s\n2 Q0 d 1 2.0 s\n2 Q0 c 2 1.0 s\n"
+
+
+def fifo_with(tmp_path, name, text):
+    """A named pipe that a thread fills with ``text``: what ``/dev/stdin`` is in a shell
+    pipeline, ``cat run | sklearn-rank evaluate --run /dev/stdin``."""
+    import os
+    import threading
+
+    path = tmp_path / name
+    os.mkfifo(path)
+
+    def write():
+        with open(path, "w") as pipe:  # blocks until the command opens it
+            pipe.write(text)
+
+    threading.Thread(target=write, daemon=True).start()
+    return path
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no named pipes")
+@pytest.mark.parametrize("piped", ["run", "qrels"])
+def test_trec_files_read_from_a_pipe(capsys, tmp_path, piped):
+    # a pipe was "No TREC run file at '/dev/stdin': it does not exist"
+    files = {}
+    for name, text in (("run", RUN), ("qrels", QRELS)):
+        if name == piped:
+            files[name] = fifo_with(tmp_path, name, text)
+        else:
+            files[name] = tmp_path / name
+            files[name].write_text(text)
+    code, out, err = run_cli(capsys, "evaluate", "--run", files["run"], "--qrels",
+                             files["qrels"], "--metrics", "map", "--format", "csv")
+    assert code == 0, err
+    assert out.splitlines()[-1] == "all,0.75"  # (1/2 + 1) / 2
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no named pipes")
+def test_svmlight_from_a_pipe_says_why_it_cannot_be_read(capsys, tmp_path):
+    X, y, qid = make_ranking(10, n_features=3, n_informative=3, random_state=0)
+    lines = "".join(f"{int(g)} qid:{q} 1:{a} 2:{b} 3:{c}\n" for g, q, (a, b, c) in
+                    zip(y, qid, X))
+    path = fifo_with(tmp_path, "train.txt", lines)
+    code, _, err = run_cli(capsys, "cv", "--data", path, *SMALL)
+    line = one_line_error(err, "cv")
+    assert "is not a regular file (a pipe or a device)" in line
+    assert "Save it to a file first" in line
+    with open(path) as pipe:  # let the writer thread end
+        pipe.read()

@@ -173,9 +173,11 @@ def load_svmlight_ranking_files(paths, *, query_files=None, n_features=None,
         raise ValueError(f"query_files has {len(query_files)} entries for {len(paths)} files; "
                          "expected one per file (None for the default side file).")
     for path in paths:
+        _check_readable(path, "SVMlight ranking")
         if not path.is_file():
-            what = "is a directory" if path.is_dir() else "does not exist"
-            raise FileNotFoundError(f"No SVMlight ranking file at {str(path)!r}: it {what}.")
+            raise ValueError(f"{str(path)!r} is not a regular file (a pipe or a device): an "
+                             "SVMlight file is read more than once (its lines, then its "
+                             "query ids), which a pipe cannot give. Save it to a file first.")
         if path.stat().st_size == 0:
             raise ValueError(f"{str(path)!r} is empty; expected SVMlight lines like "
                              "'<grade> qid:<query> <feature>:<value> ...'.")
@@ -334,6 +336,15 @@ _QRELS = ("qrels", "'qid iteration docno grade'", "301 0 FR940202-2-00150 1")
 _RUN = ("run", "'qid Q0 docno rank score tag'", "301 Q0 FR940202-2-00150 1 2.129 tag")
 
 
+def _check_readable(path, what):
+    """Refuse a path that does not exist, or a directory. A pipe (``/dev/stdin``) or another
+    special file is read as it is, as ``cat`` reads it."""
+    if path.is_dir():
+        raise FileNotFoundError(f"No {what} file at {str(path)!r}: it is a directory.")
+    if not path.exists():
+        raise FileNotFoundError(f"No {what} file at {str(path)!r}: it does not exist.")
+
+
 class _TrecLines:
     """The data lines of a TREC file, split into fields as trec_eval splits them.
 
@@ -345,9 +356,7 @@ class _TrecLines:
 
     def __init__(self, path, n_columns, what, layout, example):
         path = Path(os.fspath(path))
-        if not path.is_file():
-            what_is = "is a directory" if path.is_dir() else "does not exist"
-            raise FileNotFoundError(f"No TREC {what} file at {str(path)!r}: it {what_is}.")
+        _check_readable(path, f"TREC {what}")
         data = path.read_bytes()
         if not data.isascii():
             try:
