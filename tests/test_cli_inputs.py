@@ -206,3 +206,24 @@ def test_svmlight_from_a_pipe_says_why_it_cannot_be_read(capsys, tmp_path):
     assert "Save it to a file first" in line
     with open(path) as pipe:  # let the writer thread end
         pipe.read()
+
+
+# ----------------------------------------------------------------------------------------
+# evaluate --format json is strict JSON
+
+
+def test_evaluate_json_writes_null_for_nan(capsys, tmp_path):
+    # query 2 has no relevant document: map(no_relevant=nan) is NaN there, and in the mean
+    table = tmp_path / "t.csv"
+    table.write_text("qid,label,score\n1,1,0.5\n1,0,0.2\n2,0,0.5\n2,0,0.1\n")
+    code, out, err = run_cli(capsys, "evaluate", "--table", table, "--format", "json",
+                             "--per-query", "--metrics", "ndcg@10", "map(no_relevant=nan)")
+    assert code == 0, err
+    assert "NaN" not in out
+
+    def refuse(token):
+        raise ValueError(f"{token} is no JSON")
+
+    result = json.loads(out, parse_constant=refuse)
+    assert [q["map(no_relevant=nan)"] for q in result["per_query"]] == [1.0, None]
+    assert result["metrics"]["ndcg@10"] == 0.5

@@ -477,16 +477,9 @@ def format_number(value, digits=4):
 
 
 def to_json(data):
-    """JSON text of ``data``, numpy scalars and arrays included."""
-
-    def default(value):
-        if isinstance(value, np.generic):
-            return value.item()
-        if isinstance(value, np.ndarray):
-            return value.tolist()
-        raise TypeError(f"cannot write {type(value).__name__} as JSON")
-
-    return json.dumps(data, indent=2, default=default, allow_nan=True)
+    """Strict JSON text of ``data`` (:func:`json_safe`): a NaN or infinite value is
+    ``null``, since ``NaN`` is no JSON token and strict readers refuse it."""
+    return json.dumps(json_safe(data), indent=2, allow_nan=False)
 
 
 class Progress:
