@@ -97,6 +97,9 @@ def _exact_numbers(arr, name, *, keep_wide=False):
         out = arr.astype(np.float64)
         lossless = (out == arr) | np.isnan(arr)
     elif arr.dtype == object or kind in "US":
+        if arr.dtype == object and all(isinstance(v, str) for v in arr.tolist()):
+            # text held as objects (pandas' strings): read as the str array of the same text
+            return _exact_numbers(arr.astype(str), name, keep_wide=keep_wide)
         ints = _exact_integers(arr)
         if ints is not None:
             return ints
@@ -111,6 +114,11 @@ def _exact_numbers(arr, name, *, keep_wide=False):
     if keep_wide and kind == "f":
         return arr
     i = int(np.flatnonzero(~lossless)[0])
+    if isinstance(arr[i], str):
+        raise TypeError(
+            f"{name} mixes numbers and text, e.g. {arr[i]!r} at row {i} (dtype object); "
+            f"expected numbers. Pass {name} as numbers, e.g. {name}.astype(np.float64)."
+        )
     raise ValueError(
         f"{name} holds values that float64 cannot represent exactly, e.g. {arr[i]!r} at row "
         f"{i} (dtype {arr.dtype}); computing with them as float64 would round them and could "
