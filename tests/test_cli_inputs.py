@@ -227,3 +227,29 @@ def test_evaluate_json_writes_null_for_nan(capsys, tmp_path):
     result = json.loads(out, parse_constant=refuse)
     assert [q["map(no_relevant=nan)"] for q in result["per_query"]] == [1.0, None]
     assert result["metrics"]["ndcg@10"] == 0.5
+
+
+# ----------------------------------------------------------------------------------------
+# A directory of Parquet files with one unreadable file
+
+
+def test_unreadable_parquet_file_in_a_directory_is_named(capsys, tmp_path):
+    pytest.importorskip("dask.dataframe")
+    pytest.importorskip("pyarrow")
+    import pandas as pd
+
+    folder = tmp_path / "scores"
+    folder.mkdir()
+    for i, name in enumerate(["a.parquet", "b.parquet"]):
+        pd.DataFrame({"qid": [i, i], "label": [1, 0], "score": [0.5, 0.1]}).to_parquet(
+            folder / name)
+    (folder / "c.parquet").write_bytes(b"not parquet at all\n")
+    code, _, err = run_cli(capsys, "evaluate", "--table", folder)
+    line = one_line_error(err, "evaluate")
+    assert code == 1
+    assert f"--table {str(folder)!r}: its file 'c.parquet' cannot be read as Parquet" in line
+    (folder / "c.parquet").unlink()
+    code, out, err = run_cli(capsys, "evaluate", "--table", folder, "--format", "csv",
+                             "--metrics", "map")
+    assert code == 0, err
+    assert out.splitlines()[-1] == "all,1.0"

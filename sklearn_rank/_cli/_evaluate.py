@@ -4,6 +4,7 @@ import contextlib
 import os
 import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -364,6 +365,7 @@ def _read_directory(path, args):
     from ..datasets._tables import _check_columns
 
     names = [args.qid_column, args.label_column, args.score_column]
+    _check_parquet_files(path)
     try:
         # files in the order of their names, and, when they hold whole queries, one
         # partition each: a file's row groups read as several partitions would split them
@@ -381,6 +383,28 @@ def _read_directory(path, args):
                                        meta=_table_partition(frame._meta, str(path), names,
                                                              args.qid_type),
                                        enforce_metadata=False, align_dataframes=False)
+
+
+def _check_parquet_files(path):
+    """Name the first file under ``path`` whose Parquet footer cannot be read.
+
+    Dask reads the files when it computes, and pyarrow's error then names no file. The
+    footers are read here first (a few bytes each), in the order of the names, skipping
+    what Parquet readers skip (names starting with ``_`` or ``.``).
+    """
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:  # another engine: its own errors
+        return
+    for name in sorted(_files_under(path)):
+        relative = os.path.relpath(name, path)
+        if any(part.startswith(("_", ".")) for part in Path(relative).parts):
+            continue
+        try:
+            pq.read_metadata(name)
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            raise CLIError(f"--table {str(path)!r}: its file {relative!r} cannot be read as "
+                           f"Parquet: {exc}") from None
 
 
 def _table_partition(part, path, names, qid_type, partition_info=None):
