@@ -253,3 +253,77 @@ def test_unreadable_parquet_file_in_a_directory_is_named(capsys, tmp_path):
                              "--metrics", "map")
     assert code == 0, err
     assert out.splitlines()[-1] == "all,1.0"
+
+
+# ----------------------------------------------------------------------------------------
+# Errors in the command's words, not the library's (judged=, partitioned_by_query=)
+
+
+def test_evaluate_table_negative_grade_names_the_options(capsys, tmp_path):
+    # it was "... or pass judged='y_true'", which is no option of the command
+    table = tmp_path / "t.csv"
+    table.write_text("q,grade,score\n1,1,0.5\n1,0,0.2\n2,-1,0.5\n2,-1,0.1\n")
+    code, _, err = run_cli(capsys, "evaluate", "--table", table, "--qid-column", "q",
+                           "--label-column", "grade")
+    line = one_line_error(err, "evaluate")
+    assert code == 1
+    assert "judged=" not in line and "judged'" not in line
+    assert (f"--table {str(table)!r}: the grades (--label-column 'grade') hold -1 in data "
+            "row 3 (and 1 more); expected grades of 0 or more") in line
+    assert "--run and --qrels" in line
+
+
+@pytest.mark.parametrize("command", ["cv", "tune"])
+def test_cv_and_tune_refuse_negative_grades_before_the_work(capsys, tmp_path, command):
+    # the scorer refused them at the first fold, with a row of that fold and judged=
+    X, y, qid = make_ranking(20, n_features=3, n_informative=3, random_state=0)
+    y = y.astype(int)
+    y[5] = -1
+    path = tmp_path / "train.txt"
+    dump_svmlight_file(X, y, str(path), query_id=qid)
+    more = ["--param", "alpha=0.1,1"] if command == "tune" else []
+    code, _, err = run_cli(capsys, command, "--data", path,
+                           "--model", "sklearn.linear_model:Ridge", *more,
+                           *(["--model", "sklearn.linear_model:BayesianRidge"]
+                             if command == "cv" else []), *SMALL)
+    line = one_line_error(err, command)
+    assert code == 1
+    assert "judged=" not in line and "judged'" not in line
+    assert f"--data {path}: the grade of data row 6 is -1; expected grades of 0 or more" in line
+
+
+def test_partitioned_by_query_error_names_the_flag(capsys, tmp_path):
+    # it was "partitioned_by_query=True says ...", the library's keyword
+    pytest.importorskip("dask.dataframe")
+    pytest.importorskip("pyarrow")
+    import pandas as pd
+
+    folder = tmp_path / "scores"
+    folder.mkdir()
+    pd.DataFrame({"qid": [1, 1, 2], "label": [1, 0, 1], "score": [0.5, 0.1, 0.3]}).to_parquet(
+        folder / "a.parquet")
+    pd.DataFrame({"qid": [2, 2], "label": [1, 0], "score": [0.5, 0.1]}).to_parquet(
+        folder / "b.parquet")
+    code, _, err = run_cli(capsys, "evaluate", "--table", folder, "--partitioned-by-query")
+    line = one_line_error(err, "evaluate")
+    assert code == 1
+    assert "partitioned_by_query=" not in line
+    assert ("--partitioned-by-query says that the rows of each query sit in one file of "
+            f"--table {str(folder)!r}, but query 2 has rows in 2 files") in line
+    assert "Drop --partitioned-by-query" in line
+
+
+def test_library_errors_carry_what_the_command_line_maps():
+    # the structured attributes, in place of a message to parse
+    import pickle
+
+    from sklearn_rank.metrics import evaluate
+    from sklearn_rank.metrics._engine import GradeError
+
+    with pytest.raises(GradeError) as caught:
+        evaluate([1, 0, -1, -1], [0.4, 0.3, 0.2, 0.1], qid=[1, 1, 2, 2], metrics=["map"])
+    error = caught.value
+    assert isinstance(error, ValueError)
+    assert (error.parameter, error.row, error.value, error.count) == ("y_true", 2, -1, 2)
+    copy = pickle.loads(pickle.dumps(error))  # raised in a Dask worker, it crosses over
+    assert (str(copy), copy.row, copy.count) == (str(error), 2, 2)

@@ -335,6 +335,25 @@ def check_enough_queries(data, n_splits):
         )
 
 
+def check_grades(data, option):
+    """Refuse negative grades before the work, naming ``option`` and the row.
+
+    The metrics refuse them too, but at the first fold, in their own words (``judged=``,
+    which the command has no option for) and with a row number of that fold.
+    """
+    if data is None:
+        return
+    negative = np.asarray(data.y) < 0
+    if negative.any():
+        i = int(np.argmax(negative))
+        more = f" (and {int(negative.sum()) - 1:,} more)" if negative.sum() > 1 else ""
+        raise CLIError(
+            f"{option} {data.source}: the grade of data row {i + 1:,} is {data.y[i]:g}{more}; "
+            "expected grades of 0 or more, which the ranking metrics read as levels of "
+            "relevance. Map negative grades (such as -1 for non-relevant) to 0 first."
+        )
+
+
 def _same_file(a, b):
     """Whether two paths name one file: after symlinks and relative parts, or a hard link."""
     if os.path.realpath(a) == os.path.realpath(b):

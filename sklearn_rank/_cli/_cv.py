@@ -27,6 +27,7 @@ from ._common import (
     check_distinct,
     check_distinct_outputs,
     check_enough_queries,
+    check_grades,
     check_output_path,
     check_test_apart,
     describe_grade_scales,
@@ -193,6 +194,8 @@ def run(args, demo=False):
                                 min_queries=1, like=data)
             if args.test is not None else None)
     check_enough_queries(data, args.n_splits)
+    check_grades(data, "--data")
+    check_grades(test, "--test")
     check_rankable(choices, estimators, data)
     dense = dense_models(choices, estimators, [("--data", data), ("--test", test)], note)
     for c in choices:

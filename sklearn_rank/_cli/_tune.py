@@ -26,6 +26,7 @@ from ._common import (
     benchmark_data,
     check_distinct_outputs,
     check_enough_queries,
+    check_grades,
     check_output_path,
     check_test_apart,
     close_matches,
@@ -192,6 +193,8 @@ def run(args):
                                 min_queries=1, like=data)
             if args.test is not None else None)
     check_enough_queries(data, args.n_splits)
+    check_grades(data, "--data")
+    check_grades(test, "--test")
     check_rankable([choice], {choice.label: estimator}, data)
     if dense_models([choice], {choice.label: estimator}, [("--data", data), ("--test", test)],
                     note):

@@ -217,6 +217,26 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
                         pool_unjudged)
 
 
+class GradeError(ValueError):
+    """A relevance grade of ``y_true`` that the metrics refuse: NaN, infinite or negative.
+
+    A :class:`ValueError`; its attributes let a caller, such as the command line, word the
+    fix in its own terms: ``row``, the index in ``y_true`` of the first such grade, its
+    ``value``, and ``count``, the number of such grades.
+    """
+
+    parameter = "y_true"
+
+    def __init__(self, message, *, row=None, value=None, count=None):
+        super().__init__(message)
+        self.row = row
+        self.value = value
+        self.count = count
+
+    def __reduce__(self):  # raised in a Dask worker, it crosses processes whole
+        return type(self), (str(self),), self.__dict__
+
+
 _NAN_HINT = ("If NaN marks documents without a judgement (a run merged with its qrels), pass "
              "judged='y_true'.")
 
@@ -247,22 +267,23 @@ def _check_grades(y_true, judged):
     if bad_value is not None and bad_value.any():
         i = int(np.flatnonzero(bad_value)[0])
         value = y_true[i]
+        where = {"row": i, "value": value.item(), "count": int(bad_value.sum())}
         if value != value:
-            raise ValueError(
+            raise GradeError(
                 f"y_true must hold finite relevance labels; got "
                 f"{int(np.isnan(y_true).sum())} NaN value(s), the first at row {i}. "
-                + _NAN_HINT
+                + _NAN_HINT, **where
             )
         if value < 0 and np.isfinite(value):
-            raise ValueError(
+            raise GradeError(
                 f"y_true must hold non-negative relevance labels; got {value} at row {i}. "
                 "Map judgements such as -1 to 0 first (non-relevant), or pass "
                 "judged='y_true' to read negative grades as trec_eval reads its qrels' -1: a "
-                "document in the judgement pool left unjudged."
+                "document in the judgement pool left unjudged.", **where
             )
-        raise ValueError(
+        raise GradeError(
             f"y_true must hold finite relevance labels; got {int(bad_value.sum())} infinite "
-            f"or invalid value(s), the first at row {i} ({value})."
+            f"or invalid value(s), the first at row {i} ({value}).", **where
         )
     return y_true
 
@@ -276,9 +297,10 @@ def _judgements_of(y_true):
     else:
         if np.isinf(y_true).any():
             i = int(np.flatnonzero(np.isinf(y_true))[0])
-            raise ValueError(
+            raise GradeError(
                 f"y_true must hold finite relevance labels or NaN (no judgement) with "
-                f"judged='y_true'; got {y_true[i]} at row {i}."
+                f"judged='y_true'; got {y_true[i]} at row {i}.", row=i,
+                value=y_true[i].item(), count=int(np.isinf(y_true).sum())
             )
         missing = np.isnan(y_true)
         negative = y_true < 0
