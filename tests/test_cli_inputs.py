@@ -327,3 +327,22 @@ def test_library_errors_carry_what_the_command_line_maps():
     assert (error.parameter, error.row, error.value, error.count) == ("y_true", 2, -1, 2)
     copy = pickle.loads(pickle.dumps(error))  # raised in a Dask worker, it crosses over
     assert (str(copy), copy.row, copy.count) == (str(error), 2, 2)
+
+
+# ----------------------------------------------------------------------------------------
+# The report's provenance of a tune run
+
+
+def test_report_provenance_of_a_tune_run_names_each_parameter_once(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    store, page = tmp_path / "s.sqlite", tmp_path / "r.html"
+    code, _, err = run_cli(capsys, "tune", "--n-queries", "20", *SMALL,
+                           "--model", "sklearn.linear_model:Ridge", "--param", "alpha=0.1,1",
+                           "--param", "fit_intercept=true,false", "--store", store)
+    assert code == 0, err
+    code, _, err = run_cli(capsys, "report", store, "--output", page)
+    assert code == 0, err
+    html = page.read_text()
+    # it was "alpha=alpha=0.1,1"
+    assert "grid over alpha=0.1,1, fit_intercept=true,false</td>" in html
+    assert "alpha=alpha" not in html

@@ -398,8 +398,9 @@ def _provenance(run):
         m = p["model"]
         rows.append(("Model", f"{m['label']} = {m['model']}"
                      + (f" {json.dumps(m['params'])}" if m["params"] else "")))
+        # each text is the --param option as given: NAME=VALUES
         rows.append(("Search", f"{p.get('search')} over "
-                     + ", ".join(f"{k}={v}" for k, v in p.get("space", {}).items())))
+                     + ", ".join(p.get("space", {}).values())))
     rows.append(("Trees of built-in models (--n-estimators)", p.get("n_estimators")))
     rows.append(("Versions", ", ".join(f"{k} {v}" for k, v in p.get("versions", {}).items())))
     body = "\n".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
