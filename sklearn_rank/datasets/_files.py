@@ -345,6 +345,29 @@ def _check_readable(path, what):
         raise FileNotFoundError(f"No {what} file at {str(path)!r}: it does not exist.")
 
 
+def _fields_of_first_line(path, limit=1 << 16):
+    """The number of fields of the first data line of a regular file, None if unknown."""
+    if not os.path.isfile(path):  # a pipe read here would be lost to the reader
+        return None
+    with open(path, "rb") as handle:
+        head = handle.read(limit)
+    for line in head.splitlines():
+        fields = line.split()
+        if fields and not fields[0].startswith(b"#"):
+            return len(fields)
+    return None
+
+
+def _swap_hint(qrels, run):
+    """A sentence when the qrels and the run look given in each other's place: the run's
+    lines have the 4 fields of qrels lines, and the qrels' the 6 of run lines."""
+    if _fields_of_first_line(run) == 4 and _fields_of_first_line(qrels) == 6:
+        return (f"The qrels and the run seem swapped: {str(os.fspath(run))!r}, given as the "
+                f"run, has qrels lines ({_QRELS[1]}), and {str(os.fspath(qrels))!r}, given "
+                f"as the qrels, has run lines ({_RUN[1]}).")
+    return None
+
+
 class _TrecLines:
     """The data lines of a TREC file, split into fields as trec_eval splits them.
 
@@ -789,7 +812,8 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
         grade, as above), ``y_score`` (``-inf`` where not retrieved), ``qid`` and
         ``docno`` (str), ``retrieved`` (bool) and ``judged`` (bool: the qrels give the
         document a grade >= 0, the ``judged=`` mask of
-        :func:`~sklearn_rank.metrics.evaluate_per_query`). Per query (sorted arrays of
+        :func:`~sklearn_rank.metrics.evaluate_per_query`, which gives the same values as
+        ``judged="y_true"``). Per query (sorted arrays of
         str): ``run_only_queries``, the queries of the run that the qrels do not judge
         (left out), and ``qrels_only_queries``, the judged queries that the run has no
         line for (left out, or evaluated with ``complete=True``).
@@ -863,8 +887,14 @@ def read_trec(qrels, run, *, complete=False, max_docs=None):
                          "(the qrels) are the same file; expected the judgements ('qid "
                          "iteration docno grade') and the system's ranking ('qid Q0 docno "
                          "rank score tag') in two files.")
-    judged_lines, run_lines = _TrecLines(qrels, 4, *_QRELS), _TrecLines(run, 6, *_RUN)
-    grades, scores = judged_lines.numbers(3, "grade"), run_lines.numbers(4, "score")
+    try:
+        judged_lines, run_lines = _TrecLines(qrels, 4, *_QRELS), _TrecLines(run, 6, *_RUN)
+        grades, scores = judged_lines.numbers(3, "grade"), run_lines.numbers(4, "score")
+    except ValueError as exc:
+        hint = _swap_hint(qrels, run)
+        if hint is None:
+            raise
+        raise ValueError(f"{exc} {hint}") from None
     # query and document codes shared by both files, in byte order (strcmp's)
     n_judgements = len(judged_lines)
     query, queries = _codes(judged_lines.text(0), run_lines.text(0), runs=True)

@@ -199,7 +199,7 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
         y_true, judged, pool_unjudged = _judgements_of(y_true)
     else:
         judged = _boolean_mask(judged, "judged")
-        y_true = _check_grades(y_true, judged)
+        y_true, pool_unjudged = _check_grades(y_true, judged)
     # Integer scores too are ranked as they are: exactly, even beyond 2**53.
     y_score = _exact_numbers(y_score, "y_score", keep_wide=True)
     if y_score.dtype.kind == "f" and np.isnan(y_score).any():
@@ -243,7 +243,14 @@ _NAN_HINT = ("If NaN marks documents without a judgement (a run merged with its 
 
 def _check_grades(y_true, judged):
     """``y_true`` checked against a ``judged`` mask (or None): finite non-negative grades on
-    judged rows, 0 or NaN on the others (which become 0)."""
+    judged rows, 0, NaN or a negative grade on the others (which become 0).
+
+    Returns the grades and the pooled-but-unjudged mask (None when there is none). As with
+    ``judged="y_true"``, a negative grade on an unjudged row is trec_eval's -1, a document
+    in the judgement pool left unjudged, and NaN one outside the pool: so the ``judged``
+    mask of :func:`~sklearn_rank.datasets.read_trec` gives what ``judged="y_true"`` gives.
+    """
+    pooled = None
     if y_true.dtype.kind in "iu":
         bad_value = y_true < 0 if y_true.dtype.kind == "i" else None
     else:
@@ -254,6 +261,12 @@ def _check_grades(y_true, judged):
             if unjudged_nan.any():  # NaN is what an unjudged row may hold: grade 0
                 y_true = np.where(unjudged_nan, 0.0, y_true)
                 bad_value &= ~unjudged_nan
+        if bad_value is not None:
+            negative = ~judged & (y_true < 0) & (y_true > -np.inf)
+            if negative.any():  # trec_eval's -1: in the pool, unjudged; grade 0
+                y_true = np.where(negative, 0, y_true)
+                bad_value &= ~negative
+                pooled = negative
         graded = np.flatnonzero(~judged & (y_true != 0))
         if len(graded):
             i = int(graded[0])
@@ -261,8 +274,6 @@ def _check_grades(y_true, judged):
                 f"judged=False marks a document without a judgement, but y_true gives "
                 f"{len(graded)} such row(s) a grade, e.g. {y_true[i]} at row {i}. Give "
                 "unjudged rows grade 0 (or NaN), or mark the rows that have a grade as judged."
-                + (" For trec_eval's -1 (in the judgement pool, left unjudged), pass "
-                   "judged='y_true' in place of a mask." if y_true[i] < 0 else "")
             )
     if bad_value is not None and bad_value.any():
         i = int(np.flatnonzero(bad_value)[0])
@@ -285,7 +296,7 @@ def _check_grades(y_true, judged):
             f"y_true must hold finite relevance labels; got {int(bad_value.sum())} infinite "
             f"or invalid value(s), the first at row {i} ({value}).", **where
         )
-    return y_true
+    return y_true, pooled
 
 
 def _judgements_of(y_true):
