@@ -487,7 +487,35 @@ def _shuffled(frame, job):
         meta = meta.assign(**{_ROW: np.zeros(0, dtype=np.int64)})
     frame = frame.map_partitions(_prepared, job, meta=meta, enforce_metadata=False,
                                  align_dataframes=False)
+    _quiet_shuffle_log()
     return frame.shuffle(on="qid", npartitions=frame.npartitions)
+
+
+class _RoutineShuffleRecords:
+    """A logging filter that drops the two records of a shuffle's normal life.
+
+    distributed's scheduler logs each P2P shuffle's start and end at WARNING level ("Shuffle
+    ... initialized by task ...", "... deactivated due to stimulus ..."): two lines per
+    evaluation, which read as problems. Its other warnings (a restart, a failure) pass.
+    """
+
+    routine = ("Shuffle %s initialized by task", "Shuffle %s deactivated due to stimulus")
+
+    def filter(self, record):
+        return not (isinstance(record.msg, str) and record.msg.startswith(self.routine))
+
+
+def _quiet_shuffle_log():
+    """Install :class:`_RoutineShuffleRecords` on distributed's shuffle logger, once.
+
+    A filter of those two records only, not a level: the scheduler may run in this process
+    (a ``LocalCluster``) and log them while, or just after, the result is computed.
+    """
+    import logging
+
+    logger = logging.getLogger("distributed.shuffle._scheduler_plugin")
+    if not any(isinstance(f, _RoutineShuffleRecords) for f in logger.filters):
+        logger.addFilter(_RoutineShuffleRecords())
 
 
 def _prepared(part, job, partition_info=None):
