@@ -151,7 +151,7 @@ def test_partitioned_by_query_refused(capsys, tmp_path):
     folder = write_directory(tmp_path / "cut", chunks)
     code, _, err = run_cli(capsys, "evaluate", "--table", folder, "--partitioned-by-query")
     assert code == 1
-    assert f"query {split[0]} has rows in 2 partitions (partitions 0 and 1)" in err
+    assert f"query {split[0]} has rows in 2 files (the files 0 and 1, counted" in err
     assert len(err.strip().splitlines()) == 1
 
 

@@ -10,6 +10,7 @@ in the middle of an evaluation.
 """
 
 import dataclasses
+import logging
 import subprocess
 import sys
 import uuid
@@ -148,6 +149,18 @@ def test_every_metric_on_a_cluster(on_cluster):
     table = result.compute().sort_values("qid")
     np.testing.assert_allclose(table["query_weight"].to_numpy(),
                                in_memory.query_weight * in_memory.weight_unit, rtol=1e-12)
+
+
+def test_no_shuffle_warnings_on_a_cluster(on_cluster, caplog):
+    # distributed's scheduler (in this process with a LocalCluster) logged two WARNING
+    # lines per shuffle, its start and its end, which users read as problems
+    rows = make_rows()
+    frame = as_dask(rows, npartitions=4)
+    with caplog.at_level(logging.WARNING, logger="distributed"):
+        got = evaluate(**lazy(frame), metrics=["ndcg@10"])
+    assert_means(got, evaluate(**memory(rows), metrics=["ndcg@10"]))
+    shuffle = [r.getMessage() for r in caplog.records if "Shuffle" in r.getMessage()]
+    assert shuffle == []
 
 
 @pytest.mark.parametrize("convention", [None, *CONVENTION_NAMES])

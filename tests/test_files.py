@@ -521,6 +521,21 @@ def test_read_trec_refuses_one_file_as_qrels_and_run(tmp_path):
             read_trec(qrels, tmp_path / "r")
 
 
+def test_read_trec_suggests_the_swap_of_qrels_and_run(tmp_path):
+    # read_trec(run, qrels): the run's 6 fields read as qrels, then the qrels' 4 refused as
+    # run lines, with nothing to say that the two were given in each other's place
+    write(tmp_path / "r", RUN_TEXT)
+    write(tmp_path / "q", QRELS_TEXT)
+    with pytest.raises(ValueError, match=r"a TREC run line has 6.* The qrels and the run seem "
+                                         r"swapped: '.*q', given as the run, has qrels lines"):
+        read_trec(tmp_path / "r", tmp_path / "q")
+    # a short run line alone is not taken for a swap
+    write(tmp_path / "short", "1 Q0 a 1\n")
+    with pytest.raises(ValueError, match="a TREC run line has 6") as caught:
+        read_trec(tmp_path / "q", tmp_path / "short")
+    assert "swapped" not in str(caught.value)
+
+
 def test_read_trec_reads_bytes_as_trec_eval(tmp_path):
     # tabs, CRLF and lone CR line ends, comments, text after the tag, the 5th field of a
     # qrels line; docnos compared byte by byte (UTF-8 'é' after 'z'), scores as C reads them

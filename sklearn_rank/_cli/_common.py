@@ -5,6 +5,7 @@ Only the standard library and numpy are imported at module level, so that
 """
 
 import argparse
+import contextlib
 import difflib
 import json
 import math
@@ -13,6 +14,7 @@ import stat
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -203,6 +205,30 @@ class Dataset:
         self.feature_names = feature_names
         self.inputs = list(inputs)
         self._fingerprint = None
+        self._dense = None
+
+    @property
+    def sparse(self):
+        return hasattr(self.X, "toarray")
+
+    def dense_nbytes(self):
+        """The bytes of the features as a dense array."""
+        return int(self.X.shape[0]) * int(self.X.shape[1]) * self.X.dtype.itemsize
+
+    def densified(self):
+        """This data with dense features, for a model that takes no sparse input.
+
+        The dense copy is made once and shared by every model that needs it; it keeps the
+        fingerprint of the sparse data, which is the data read.
+        """
+        if not self.sparse:
+            return self
+        if self._dense is None:
+            dense = Dataset(self.X.toarray(), self.y, self.qid, self.source, self.kind,
+                            self.feature_names, self.inputs)
+            dense._fingerprint = self.fingerprint()
+            self._dense = dense
+        return self._dense
 
     @property
     def n_queries(self):
@@ -325,6 +351,25 @@ def check_enough_queries(data, n_splits):
         raise CLIError(
             f"{data.source} holds {data.n_queries} queries, fewer than --n-splits "
             f"{n_splits}; each fold needs at least one test query."
+        )
+
+
+def check_grades(data, option):
+    """Refuse negative grades before the work, naming ``option`` and the row.
+
+    The metrics refuse them too, but at the first fold, in their own words (``judged=``,
+    which the command has no option for) and with a row number of that fold.
+    """
+    if data is None:
+        return
+    negative = np.asarray(data.y) < 0
+    if negative.any():
+        i = int(np.argmax(negative))
+        more = f" (and {int(negative.sum()) - 1:,} more)" if negative.sum() > 1 else ""
+        raise CLIError(
+            f"{option} {data.source}: the grade of data row {i + 1:,} is {data.y[i]:g}{more}; "
+            "expected grades of 0 or more, which the ranking metrics read as levels of "
+            "relevance. Map negative grades (such as -1 for non-relevant) to 0 first."
         )
 
 
@@ -470,16 +515,9 @@ def format_number(value, digits=4):
 
 
 def to_json(data):
-    """JSON text of ``data``, numpy scalars and arrays included."""
-
-    def default(value):
-        if isinstance(value, np.generic):
-            return value.item()
-        if isinstance(value, np.ndarray):
-            return value.tolist()
-        raise TypeError(f"cannot write {type(value).__name__} as JSON")
-
-    return json.dumps(data, indent=2, default=default, allow_nan=True)
+    """Strict JSON text of ``data`` (:func:`json_safe`): a NaN or infinite value is
+    ``null``, since ``NaN`` is no JSON token and strict readers refuse it."""
+    return json.dumps(json_safe(data), indent=2, allow_nan=False)
 
 
 class Progress:
@@ -571,6 +609,38 @@ def new_figure(option, ncols=1):
     figure = Figure(figsize=(6.4 * ncols, 4.8), layout="constrained")
     axes = figure.subplots(1, ncols, squeeze=False)[0]
     return figure, list(axes)
+
+
+#: The longest label drawn in a figure; a longer one is shortened in its middle.
+_LABEL_WIDTH = 30
+
+
+def figure_label(label):
+    """``label`` as a figure shows it: at most :data:`_LABEL_WIDTH` characters, its start
+    and end kept (labels often differ at the end), so that a long ``--model`` label does
+    not crowd the axes out of the figure."""
+    label = str(label)
+    if len(label) <= _LABEL_WIDTH:
+        return label
+    head = (_LABEL_WIDTH - 1) // 2
+    return label[:head] + "…" + label[-(_LABEL_WIDTH - 1 - head):]
+
+
+@contextlib.contextmanager
+def literal_text():
+    """Draw the texts of the figures made and saved inside as they are written.
+
+    matplotlib reads a text holding two ``$`` as a mathtext formula: a model label such as
+    ``a$\\foo$`` from the command line or a results store would fail to parse, and end
+    the command with a traceback. Its layout warnings (a text too wide for the figure) are
+    kept off the output: the figure is drawn all the same.
+    """
+    import matplotlib
+
+    with matplotlib.rc_context({"text.parse_math": False}), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning,
+                                message=".*(constrained_layout|tight_layout) not applied")
+        yield
 
 
 def save_figure(figure, path, option):

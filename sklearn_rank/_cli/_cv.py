@@ -27,16 +27,19 @@ from ._common import (
     check_distinct,
     check_distinct_outputs,
     check_enough_queries,
+    check_grades,
     check_output_path,
     check_test_apart,
     describe_grade_scales,
     describe_metrics,
     describe_run,
+    figure_label,
     figure_suffixes,
     grade_scale_options,
     import_extra,
     int_at_least,
     library_versions,
+    literal_text,
     load_benchmark_data,
     metric_keys,
     metric_name,
@@ -56,8 +59,10 @@ from ._models import (
     add_model_options,
     boosters_quiet,
     check_labels,
+    check_rankable,
     check_settings,
     default_models,
+    dense_models,
     fit_errors,
     kind_note,
     model_choices,
@@ -190,10 +195,15 @@ def run(args, demo=False):
                                 min_queries=1, like=data)
             if args.test is not None else None)
     check_enough_queries(data, args.n_splits)
+    check_grades(data, "--data")
+    check_grades(test, "--test")
+    check_rankable(choices, estimators, data)
+    dense = dense_models(choices, estimators, [("--data", data), ("--test", test)], note)
     for c in choices:
         if (why := kind_note(c, estimators[c.label])) is not None:
             note(why)
-        for name in check_settings(c, args.n_estimators, args.seed, data):
+        fitted_on = data.densified() if c.label in dense else data
+        for name in check_settings(c, args.n_estimators, args.seed, fitted_on):
             note(f"{name!r} is not a named parameter of {type(estimators[c.label]).__name__}; "
                  "it is passed to the booster as it is.")
     grades = data.y if test is None else np.concatenate([data.y, test.y])
@@ -211,7 +221,7 @@ def run(args, demo=False):
         print(flush=True)
 
     folds, tested = _cross_validate(choices, estimators, data, test, metrics_given, args,
-                                    scales, keys, metadata)
+                                    scales, keys, metadata, dense)
     result = _compare({label: fold["per_query"] for label, fold in folds.items()},
                       metrics_given, baseline, args.seed)
     held_out = _compare(tested, metrics_given, baseline, args.seed) if test else None
@@ -230,7 +240,8 @@ def run(args, demo=False):
                         {label: fold["per_query"] for label, fold in folds.items()},
                         tested, metrics_given)
     if args.plot is not None:
-        _plot(folds, data, metrics_given, baseline, result, args, scales)
+        with literal_text():
+            _plot(folds, data, metrics_given, baseline, result, args, scales)
     return 0
 
 
@@ -333,8 +344,10 @@ def _header(data, test, choices, baseline, left_out, args, scales, keys, metadat
 # Cross-validation
 
 
-def _cross_validate(choices, estimators, data, test, metrics, args, scales, keys, metadata):
-    """Run every (model, fold) unit, and (model, test) with ``--test``.
+def _cross_validate(choices, estimators, data, test, metrics, args, scales, keys, metadata,
+                    dense=frozenset()):
+    """Run every (model, fold) unit, and (model, test) with ``--test``; the models labelled
+    in ``dense`` are given dense features.
 
     Returns, per model label, the per-query values of all folds, the fit times and the
     out-of-fold scores (``--plot``); and the per-query values on the held-out test set.
@@ -350,11 +363,11 @@ def _cross_validate(choices, estimators, data, test, metrics, args, scales, keys
     cv = QueryKFold(args.n_splits, shuffle=True, random_state=args.seed)
     splits = list(cv.split(data.X, data.y, qid=data.qid))
     tasks = [Task(Unit(c.label, fold), estimators[c.label], c.params, train, test_rows,
-                  f"{c.label}, fold {fold + 1}/{args.n_splits}")
+                  f"{c.label}, fold {fold + 1}/{args.n_splits}", dense=c.label in dense)
              for c in choices for fold, (train, test_rows) in enumerate(splits)]
     if test is not None:
         tasks += [Task(Unit(c.label, None), estimators[c.label], c.params,
-                       detail=f"{c.label}, test") for c in choices]
+                       detail=f"{c.label}, test", dense=c.label in dense) for c in choices]
     recorder = recorder_for(args, metadata, [task.unit for task in tasks])
     progress = Progress(len(tasks), "cross-validation", enabled=not args.quiet)
     n_jobs = processes(args.n_jobs, len(tasks))
@@ -521,12 +534,13 @@ def _plot(folds, data, metrics, baseline, result, args, scales):
     for name, fold in folds.items():
         MetricAtKDisplay.from_predictions(data.y, fold["scores"], qid=data.qid,
                                           metric=curve, ks=range(1, 21),
-                                          name=name, ax=left, **options)
+                                          name=figure_label(name), ax=left, **options)
     left.set_title(f"Out-of-fold predictions, {args.n_splits}-fold cross-validation")
     first = metrics[0]
     others = [s for s in result.systems if s != baseline]
     best = max(others, key=lambda s: result.estimates[first][s].mean)
     PerQueryDifferenceDisplay.from_cv_results(
         folds[best]["per_query"], folds[baseline]["per_query"], metric=first,
-        names=(best, baseline), ax=right, random_state=args.seed)
+        names=(figure_label(best), figure_label(baseline)), ax=right,
+        random_state=args.seed)
     save_figure(figure, args.plot, "--plot")

@@ -4,6 +4,7 @@ import contextlib
 import os
 import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -183,6 +184,8 @@ def _read_trec(run, qrels, complete=False):
                        "expected the same query ids (first column) in both files.")
     # NaN (not in the qrels) and negative grades (trec_eval's -1) mark the unjudged rows
     data["judged"] = "y_true"
+    data["grade_error"] = lambda exc: (
+        f"--qrels {str(qrels)!r} holds the grade {exc.value}; expected finite grades.")
     unretrieved, n_rows = int((~data["retrieved"]).sum()), len(data["qid"])
     unjudged = int(np.count_nonzero(~(data["y_true"] >= 0)))
     left_out = [] if complete else list(data["qrels_only_queries"])
@@ -233,7 +236,26 @@ def _read_table(path, qid_column, label_column, score_column, qid_type=None):
     if len(qid) == 0:
         raise CLIError(f"--table {str(path)!r} has no rows.")
     return {"y_true": y_true, "y_score": y_score, "qid": qid, "retrieved": None, "judged": None,
-            "describe": lambda n_queries: f"{path}: {n_queries:,} queries, {len(qid):,} rows"}
+            "describe": lambda n_queries: f"{path}: {n_queries:,} queries, {len(qid):,} rows",
+            "grade_error": lambda exc: _refused_grades(f"--table {str(path)!r}", label_column,
+                                                      exc, exc.row)}
+
+
+def _refused_grades(where, label_column, exc, row=None):
+    """The metrics' :class:`~sklearn_rank.metrics._engine.GradeError` in the words of the
+    command: a table's grades are the ``--label-column``, and the command has no ``judged``
+    option to read negative grades as trec_eval's -1."""
+    more = f" (and {exc.count - 1:,} more)" if exc.count > 1 else ""
+    at = f" in data row {row + 1:,}" if row is not None else ""
+    value = exc.value
+    if value == value and value < 0 and value != -np.inf:
+        return (f"{where}: the grades (--label-column {label_column!r}) hold {value:g}{at}"
+                f"{more}; expected grades of 0 or more. Map such grades to 0 (non-relevant) "
+                "in the table; for trec_eval's -1 (a pooled document left unjudged), "
+                "evaluate TREC files with --run and --qrels, which read it as trec_eval "
+                "does.")
+    return (f"{where}: the grades (--label-column {label_column!r}) hold {value}{at}{more}; "
+            "expected finite grades of 0 or more.")
 
 
 # A directory of Parquet files: read and evaluated by Dask, partition by partition.
@@ -262,7 +284,8 @@ def _evaluate_directory(args, metrics, per_query):
     files; with ``per_query`` False, ``query_ids`` is ``range(n_queries)`` and the values
     None: the per-query values never reach this process."""
     import_extra("dask.dataframe", "dask", "--table DIR")
-    from ..metrics._dask import dask_evaluate, dask_summary
+    from ..metrics._dask import SplitQueryError, dask_evaluate, dask_summary
+    from ..metrics._engine import GradeError
 
     path = args.table
     files = [p for p in _files_under(path) if p.lower().endswith(_PARQUET_SUFFIXES)]
@@ -287,6 +310,20 @@ def _evaluate_directory(args, metrics, per_query):
             else:
                 summary = dask_summary(y_true, y_score, qid, metrics, args.convention,
                                        partitioned_by_query=args.partitioned_by_query)
+        except SplitQueryError as exc:
+            queries = f" (and {exc.n_queries - 1:,} other queries)" if exc.n_queries > 1 else ""
+            first, last = exc.partitions
+            raise CLIError(
+                f"--partitioned-by-query says that the rows of each query sit in one file "
+                f"of --table {str(path)!r}, but query {exc.qid!r} has rows in "
+                f"{exc.n_partitions} files (the files {first} and {last}, counted from 0 in "
+                f"the order Dask reads them){queries}: its value would be computed from part "
+                "of its rows. Drop --partitioned-by-query to let Dask gather the rows of "
+                "each query, or write the files with each query in one file."
+            ) from None
+        except GradeError as exc:
+            raise CLIError(_refused_grades(f"--table {str(path)!r}", args.label_column,
+                                           exc)) from None
         except (TypeError, ValueError) as exc:
             message = " ".join([str(exc), *getattr(exc, "__notes__", ())])
             if message.startswith(repr(str(path))):  # the reader's, naming the directory
@@ -366,6 +403,7 @@ def _read_directory(path, args):
     from ..datasets._tables import _check_columns
 
     names = [args.qid_column, args.label_column, args.score_column]
+    _check_parquet_files(path)
     try:
         # files in the order of their names, and, when they hold whole queries, one
         # partition each: a file's row groups read as several partitions would split them
@@ -383,6 +421,28 @@ def _read_directory(path, args):
                                        meta=_table_partition(frame._meta, str(path), names,
                                                              args.qid_type),
                                        enforce_metadata=False, align_dataframes=False)
+
+
+def _check_parquet_files(path):
+    """Name the first file under ``path`` whose Parquet footer cannot be read.
+
+    Dask reads the files when it computes, and pyarrow's error then names no file. The
+    footers are read here first (a few bytes each), in the order of the names, skipping
+    what Parquet readers skip (names starting with ``_`` or ``.``).
+    """
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:  # another engine: its own errors
+        return
+    for name in sorted(_files_under(path)):
+        relative = os.path.relpath(name, path)
+        if any(part.startswith(("_", ".")) for part in Path(relative).parts):
+            continue
+        try:
+            pq.read_metadata(name)
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            raise CLIError(f"--table {str(path)!r}: its file {relative!r} cannot be read as "
+                           f"Parquet: {exc}") from None
 
 
 def _table_partition(part, path, names, qid_type, partition_info=None):
@@ -425,12 +485,17 @@ def _per_query_result(table, metrics):
 def _compute(data, metrics, convention):
     """The per-query result of ``metrics`` on ``data`` (one computation), and its means."""
     from ..metrics import aggregate, evaluate_per_query
+    from ..metrics._engine import GradeError
 
     try:
         result = evaluate_per_query(
             data["y_true"], data["y_score"], qid=data["qid"], metrics=metrics,
             retrieved=data["retrieved"], judged=data["judged"], convention=convention)
         means = aggregate(result)
+    except GradeError as exc:
+        if "grade_error" not in data:
+            raise CLIError(f"cannot compute the metrics: {exc}") from None
+        raise CLIError(data["grade_error"](exc)) from None
     except (TypeError, ValueError) as exc:
         raise CLIError(f"cannot compute the metrics: {exc}") from None
     except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range

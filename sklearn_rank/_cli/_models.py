@@ -865,3 +865,106 @@ def check_params(choice, estimator, params, data):
                                   f"refuses {param.name}={value!r}: {exc}") from None
             _check_trial(choice, estimator, trial, X, y, qid, f"--param {param.text!r}",
                          param.name, value)
+
+
+# ----------------------------------------------------------------------------------------
+# Sparse features (SVMlight files) for models that take only dense input
+
+
+def _takes_sparse(estimator):
+    """Whether scikit-learn's tags say ``estimator`` takes sparse input; None when it has
+    no tags (not derived from ``BaseEstimator``): it is then given the data as read."""
+    from sklearn.utils import get_tags
+
+    try:
+        return get_tags(estimator).input_tags.sparse
+    except AttributeError:
+        return None
+
+
+def _memory_available():
+    """Bytes of memory this machine can give now without swapping; None if unknown."""
+    try:
+        with open("/proc/meminfo") as lines:
+            for line in lines:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _size(nbytes):
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:,.1f} {unit}"
+    return f"{nbytes} bytes"
+
+
+def dense_models(choices, estimators, datasets, note):
+    """The labels of the models that need the sparse features of ``datasets`` made dense.
+
+    scikit-learn's tags say which estimators take no sparse input (``HistGradientBoosting
+    Regressor``, a pipeline starting with ``StandardScaler()``...); fitted on the sparse
+    matrix of an SVMlight file, they fail with advice a command-line user cannot follow.
+    They get a dense copy of the features instead, made once for all of them: ``note``
+    says what it costs. It is refused when it would not fit in the memory available.
+
+    Parameters
+    ----------
+    choices : list of ModelChoice
+    estimators : dict
+        Label -> unfitted estimator.
+    datasets : list of (str, Dataset or None)
+        ``(option, data)`` of the data the models are fitted and scored on.
+    note : callable
+        Prints a note on stderr.
+    """
+    sparse = [(option, data) for option, data in datasets if data is not None and data.sparse]
+    needing = [c for c in choices if _takes_sparse(estimators[c.label]) is False]
+    if not sparse or not needing:
+        return set()
+    dense = sum(data.dense_nbytes() for _, data in sparse)
+    read = sum(data.X.data.nbytes + data.X.indices.nbytes + data.X.indptr.nbytes
+               for _, data in sparse)
+    shapes = " and ".join(f"{option} {data.X.shape[0]:,} x {data.X.shape[1]:,}"
+                          for option, data in sparse)
+    names = ", ".join(dict.fromkeys(type(estimators[c.label]).__name__ for c in needing))
+    available = _memory_available()
+    if available is not None and dense > available:
+        raise CLIError(
+            f"{needing[0].option}: {names} takes no sparse input (scikit-learn's tags say "
+            f"so), and the SVMlight features ({shapes}) would take {_size(dense)} as a dense "
+            f"array, more than the {_size(available)} of memory available ({_size(read)} "
+            "sparse). Use a model that takes sparse input (the built-in models, or e.g. "
+            "sklearn.linear_model:Ridge), or fewer features (a table with "
+            "--feature-columns).")
+    note(f"{names} takes no sparse input: the SVMlight features ({shapes}) are made dense "
+         f"for it, {_size(dense)} in memory ({_size(read)} sparse).")
+    return {c.label for c in needing}
+
+
+def check_rankable(choices, estimators, data):
+    """Refuse, before the work, a classifier of several grades without ``predict_proba``.
+
+    Such a classifier is ranked by its expected grade, from ``predict_proba``; without it
+    (``LinearSVC``, ``SVC()``) there is no score per document, and every fold would fail.
+    """
+    from sklearn.base import is_classifier
+
+    n_grades = len(np.unique(data.y))
+    if n_grades <= 2:
+        return
+    for choice in choices:
+        estimator = estimators[choice.label]
+        if is_classifier(estimator) and not hasattr(estimator, "predict_proba"):
+            raise usage_error(
+                f"{choice.option}: {type(estimator).__name__} is a classifier without "
+                f"predict_proba, and the grades of {data.source} take {n_grades} values: a "
+                "classifier of several grades is ranked by its expected grade, which needs "
+                "predict_proba. Use a regressor of the grades (e.g. sklearn.svm:LinearSVR), "
+                "a classifier with predict_proba (e.g. "
+                "sklearn.linear_model:LogisticRegression), or a ranker (lambdarank).")

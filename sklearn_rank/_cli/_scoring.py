@@ -123,7 +123,8 @@ class UnitResult:
 
 @dataclass
 class Task:
-    """A unit to run: the estimator (unfitted), the rows of its fold, its progress text."""
+    """A unit to run: the estimator (unfitted), the rows of its fold, its progress text;
+    ``dense`` for a model that takes no sparse input (:meth:`Dataset.densified`)."""
 
     unit: Unit
     estimator: object
@@ -131,6 +132,7 @@ class Task:
     train: object = None
     test: object = None
     detail: str = ""
+    dense: bool = False
 
 
 class Recorder:
@@ -222,14 +224,15 @@ def run_units(tasks, data, *, scoring, n_jobs, progress, recorder, predict=False
     in_worker = effective_n_jobs(n_jobs) > 1
 
     def job(task):
+        train = data.densified() if task.dense else data
         if task.unit.fold is None:
-            held_out = (None, None, None) if test_data is None else (
-                test_data.X, test_data.y, test_data.qid)
+            test = test_data.densified() if task.dense and test_data is not None else test_data
+            held_out = (None, None, None) if test is None else (test.X, test.y, test.qid)
             return delayed(_fit_and_test)(
-                task.unit, task.estimator, task.params, data.X, data.y, data.qid,
+                task.unit, task.estimator, task.params, train.X, train.y, train.qid,
                 *held_out, test_keys, response_method, keep_estimator, in_worker)
         return delayed(_fit_and_score)(
-            task.unit, task.estimator, task.params, data.X, data.y, data.qid, task.train,
+            task.unit, task.estimator, task.params, train.X, train.y, train.qid, task.train,
             task.test, scoring, predict)
 
     details = {task.unit: task.detail for task in pending}

@@ -27,6 +27,7 @@ from ._common import (
     benchmark_data,
     check_distinct_outputs,
     check_enough_queries,
+    check_grades,
     check_output_path,
     check_test_apart,
     close_matches,
@@ -38,6 +39,7 @@ from ._common import (
     import_extra,
     int_at_least,
     library_versions,
+    literal_text,
     load_benchmark_data,
     metric_keys,
     metric_name,
@@ -56,7 +58,9 @@ from ._models import (
     add_model_options,
     boosters_quiet,
     check_params,
+    check_rankable,
     check_settings,
+    dense_models,
     fit_errors,
     kind_note,
     model_choices,
@@ -201,6 +205,14 @@ def run(args):
     check_enough_queries(data, args.n_splits)
     if (why := kind_note(choice, estimator)) is not None:
         note(why)
+    check_grades(data, "--data")
+    check_grades(test, "--test")
+    check_rankable([choice], {choice.label: estimator}, data)
+    if dense_models([choice], {choice.label: estimator}, [("--data", data), ("--test", test)],
+                    note):
+        # the one model takes no sparse input: all its work uses the dense copy
+        data = data.densified()
+        test = None if test is None else test.densified()
     for name in check_settings(choice, args.n_estimators, args.seed, data):
         note(f"{name!r} is not a named parameter of {type(estimator).__name__}; it is passed "
              "to the booster as it is.")
@@ -268,7 +280,8 @@ def run(args):
                         {} if tested is None else {choice.label: refit.per_query},
                         [args.metric])
     if args.plot is not None:
-        _plot(cv_results, plot_param, params, args)
+        with literal_text():
+            _plot(cv_results, plot_param, params, args)
     return 0
 
 

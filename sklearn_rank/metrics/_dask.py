@@ -531,7 +531,35 @@ def _shuffled(frame, job):
         meta = meta.assign(**{_ROW: np.zeros(0, dtype=np.int64)})
     frame = frame.map_partitions(_prepared, job, meta=meta, enforce_metadata=False,
                                  align_dataframes=False)
+    _quiet_shuffle_log()
     return frame.shuffle(on="qid", npartitions=frame.npartitions)
+
+
+class _RoutineShuffleRecords:
+    """A logging filter that drops the two records of a shuffle's normal life.
+
+    distributed's scheduler logs each P2P shuffle's start and end at WARNING level ("Shuffle
+    ... initialized by task ...", "... deactivated due to stimulus ..."): two lines per
+    evaluation, which read as problems. Its other warnings (a restart, a failure) pass.
+    """
+
+    routine = ("Shuffle %s initialized by task", "Shuffle %s deactivated due to stimulus")
+
+    def filter(self, record):
+        return not (isinstance(record.msg, str) and record.msg.startswith(self.routine))
+
+
+def _quiet_shuffle_log():
+    """Install :class:`_RoutineShuffleRecords` on distributed's shuffle logger, once.
+
+    A filter of those two records only, not a level: the scheduler may run in this process
+    (a ``LocalCluster``) and log them while, or just after, the result is computed.
+    """
+    import logging
+
+    logger = logging.getLogger("distributed.shuffle._scheduler_plugin")
+    if not any(isinstance(f, _RoutineShuffleRecords) for f in logger.filters):
+        logger.addFilter(_RoutineShuffleRecords())
 
 
 def _prepared(part, job, partition_info=None):
@@ -576,14 +604,39 @@ def _check_disjoint(ranges, collections, caller):
         firsts = firsts.sort_index(kind="stable")
         qid, row = firsts.index[0], firsts.iloc[0]
         more = f" (and {n_split - 1} other queries)" if n_split > 1 else ""
-        raise ValueError(
+        raise SplitQueryError(
             f"partitioned_by_query=True says that the rows of each query sit in one "
             f"partition, but query {_item(qid)!r} has rows in {int(row['count'])} partitions "
             f"(partitions {int(row['min'])} and {int(row['max'])}){more}: its value would be "
             "computed from part of its rows. Drop partitioned_by_query to let Dask shuffle "
             "the rows by query, or write the data partitioned by query first (e.g. "
-            "ddf.shuffle(on='qid') before to_parquet)."
+            "ddf.shuffle(on='qid') before to_parquet).",
+            qid=_item(qid), n_partitions=int(row["count"]),
+            partitions=(int(row["min"]), int(row["max"])), n_queries=int(n_split)
         )
+
+
+class SplitQueryError(ValueError):
+    """``partitioned_by_query=True`` given, but a query has rows in several partitions.
+
+    A :class:`ValueError`; its attributes let a caller, such as the command line, word the
+    fix in its own terms: ``parameter`` (``"partitioned_by_query"``), ``qid`` (the smallest
+    such query), ``n_partitions`` (how many partitions hold its rows), ``partitions`` (the
+    first and last of them) and ``n_queries`` (how many queries are split).
+    """
+
+    parameter = "partitioned_by_query"
+
+    def __init__(self, message, *, qid=None, n_partitions=None, partitions=None,
+                 n_queries=None):
+        super().__init__(message)
+        self.qid = qid
+        self.n_partitions = n_partitions
+        self.partitions = partitions
+        self.n_queries = n_queries
+
+    def __reduce__(self):
+        return type(self), (str(self),), self.__dict__
 
 
 def _first_row(frame):

@@ -97,6 +97,9 @@ def _exact_numbers(arr, name, *, keep_wide=False):
         out = arr.astype(np.float64)
         lossless = (out == arr) | np.isnan(arr)
     elif arr.dtype == object or kind in "US":
+        if arr.dtype == object and all(isinstance(v, str) for v in arr.tolist()):
+            # text held as objects (pandas' strings): read as the str array of the same text
+            return _exact_numbers(arr.astype(str), name, keep_wide=keep_wide)
         ints = _exact_integers(arr)
         if ints is not None:
             return ints
@@ -111,6 +114,11 @@ def _exact_numbers(arr, name, *, keep_wide=False):
     if keep_wide and kind == "f":
         return arr
     i = int(np.flatnonzero(~lossless)[0])
+    if isinstance(arr[i], str):
+        raise TypeError(
+            f"{name} mixes numbers and text, e.g. {arr[i]!r} at row {i} (dtype object); "
+            f"expected numbers. Pass {name} as numbers, e.g. {name}.astype(np.float64)."
+        )
     raise ValueError(
         f"{name} holds values that float64 cannot represent exactly, e.g. {arr[i]!r} at row "
         f"{i} (dtype {arr.dtype}); computing with them as float64 would round them and could "
@@ -194,7 +202,7 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
         y_true, judged, pool_unjudged = _judgements_of(y_true)
     else:
         judged = _boolean_mask(judged, "judged")
-        y_true = _check_grades(y_true, judged)
+        y_true, pool_unjudged = _check_grades(y_true, judged)
     # Integer scores too are ranked as they are: exactly, even beyond 2**53.
     y_score = _exact_numbers(y_score, "y_score", keep_wide=True)
     if y_score.dtype.kind == "f" and np.isnan(y_score).any():
@@ -212,13 +220,40 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
                         pool_unjudged)
 
 
+class GradeError(ValueError):
+    """A relevance grade of ``y_true`` that the metrics refuse: NaN, infinite or negative.
+
+    A :class:`ValueError`; its attributes let a caller, such as the command line, word the
+    fix in its own terms: ``row``, the index in ``y_true`` of the first such grade, its
+    ``value``, and ``count``, the number of such grades.
+    """
+
+    parameter = "y_true"
+
+    def __init__(self, message, *, row=None, value=None, count=None):
+        super().__init__(message)
+        self.row = row
+        self.value = value
+        self.count = count
+
+    def __reduce__(self):  # raised in a Dask worker, it crosses processes whole
+        return type(self), (str(self),), self.__dict__
+
+
 _NAN_HINT = ("If NaN marks documents without a judgement (a run merged with its qrels), pass "
              "judged='y_true'.")
 
 
 def _check_grades(y_true, judged):
     """``y_true`` checked against a ``judged`` mask (or None): finite non-negative grades on
-    judged rows, 0 or NaN on the others (which become 0)."""
+    judged rows, 0, NaN or a negative grade on the others (which become 0).
+
+    Returns the grades and the pooled-but-unjudged mask (None when there is none). As with
+    ``judged="y_true"``, a negative grade on an unjudged row is trec_eval's -1, a document
+    in the judgement pool left unjudged, and NaN one outside the pool: so the ``judged``
+    mask of :func:`~sklearn_rank.datasets.read_trec` gives what ``judged="y_true"`` gives.
+    """
+    pooled = None
     if y_true.dtype.kind in "iu":
         bad_value = y_true < 0 if y_true.dtype.kind == "i" else None
     else:
@@ -229,6 +264,12 @@ def _check_grades(y_true, judged):
             if unjudged_nan.any():  # NaN is what an unjudged row may hold: grade 0
                 y_true = np.where(unjudged_nan, 0.0, y_true)
                 bad_value &= ~unjudged_nan
+        if bad_value is not None:
+            negative = ~judged & (y_true < 0) & (y_true > -np.inf)
+            if negative.any():  # trec_eval's -1: in the pool, unjudged; grade 0
+                y_true = np.where(negative, 0, y_true)
+                bad_value &= ~negative
+                pooled = negative
         graded = np.flatnonzero(~judged & (y_true != 0))
         if len(graded):
             i = int(graded[0])
@@ -236,30 +277,29 @@ def _check_grades(y_true, judged):
                 f"judged=False marks a document without a judgement, but y_true gives "
                 f"{len(graded)} such row(s) a grade, e.g. {y_true[i]} at row {i}. Give "
                 "unjudged rows grade 0 (or NaN), or mark the rows that have a grade as judged."
-                + (" For trec_eval's -1 (in the judgement pool, left unjudged), pass "
-                   "judged='y_true' in place of a mask." if y_true[i] < 0 else "")
             )
     if bad_value is not None and bad_value.any():
         i = int(np.flatnonzero(bad_value)[0])
         value = y_true[i]
+        where = {"row": i, "value": value.item(), "count": int(bad_value.sum())}
         if value != value:
-            raise ValueError(
+            raise GradeError(
                 f"y_true must hold finite relevance labels; got "
                 f"{int(np.isnan(y_true).sum())} NaN value(s), the first at row {i}. "
-                + _NAN_HINT
+                + _NAN_HINT, **where
             )
         if value < 0 and np.isfinite(value):
-            raise ValueError(
+            raise GradeError(
                 f"y_true must hold non-negative relevance labels; got {value} at row {i}. "
                 "Map judgements such as -1 to 0 first (non-relevant), or pass "
                 "judged='y_true' to read negative grades as trec_eval reads its qrels' -1: a "
-                "document in the judgement pool left unjudged."
+                "document in the judgement pool left unjudged.", **where
             )
-        raise ValueError(
+        raise GradeError(
             f"y_true must hold finite relevance labels; got {int(bad_value.sum())} infinite "
-            f"or invalid value(s), the first at row {i} ({value})."
+            f"or invalid value(s), the first at row {i} ({value}).", **where
         )
-    return y_true
+    return y_true, pooled
 
 
 def _judgements_of(y_true):
@@ -271,9 +311,10 @@ def _judgements_of(y_true):
     else:
         if np.isinf(y_true).any():
             i = int(np.flatnonzero(np.isinf(y_true))[0])
-            raise ValueError(
+            raise GradeError(
                 f"y_true must hold finite relevance labels or NaN (no judgement) with "
-                f"judged='y_true'; got {y_true[i]} at row {i}."
+                f"judged='y_true'; got {y_true[i]} at row {i}.", row=i,
+                value=y_true[i].item(), count=int(np.isinf(y_true).sum())
             )
         missing = np.isnan(y_true)
         negative = y_true < 0

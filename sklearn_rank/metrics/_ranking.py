@@ -70,7 +70,10 @@ def _score(metric, arguments):
 # The judged mask, described in both tails of the parameters.
 _JUDGED_DOC = """judged : array-like of bool of shape (n_samples,) or "y_true", default=None
         Which documents have a judgement. ``False`` marks those without one (in a TREC
-        run, those that the qrels do not list); their ``y_true`` must be 0 or NaN.
+        run, those that the qrels do not list); their ``y_true`` must be 0, NaN (outside
+        the judgement pool) or negative (trec_eval's -1: in the pool, left unjudged), so
+        that the ``judged`` mask of :func:`~sklearn_rank.datasets.read_trec` gives what
+        ``"y_true"`` gives.
         ``"y_true"`` reads it from ``y_true`` as trec_eval reads qrels: NaN marks a
         document without a judgement, a negative grade (trec_eval's -1) one in the
         judgement pool left unjudged (see :func:`sklearn_rank.datasets.read_trec`).
