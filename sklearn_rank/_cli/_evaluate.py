@@ -15,11 +15,13 @@ from ._common import (
     check_distinct,
     check_input_file,
     check_output_path,
+    describe_convention,
     format_number,
     generated_data,
     import_extra,
     int_at_least,
     metric_name,
+    outside_convention,
     to_json,
     usage_error,
     wrap,
@@ -455,6 +457,8 @@ def _render(fmt, description, metrics, convention, means, query_ids, per_query):
     if fmt == "json":
         result = {"input": description, "convention": convention,
                   "n_queries": len(query_ids), "metrics": dict(means)}
+        if convention is not None:  # what the preset left at sklearn-rank's defaults
+            result["outside_convention"] = outside_convention(metrics, convention)
         if per_query is not None:
             result["per_query"] = [
                 {"qid": query_ids[i], **{m: per_query[m][i] for m in metrics}}
@@ -472,7 +476,7 @@ def _render(fmt, description, metrics, convention, means, query_ids, per_query):
     table = format_table(["qid", *metrics], rows, fmt)
     if fmt == "csv":
         return table
-    conventions = (f"convention {convention!r}" if convention else
+    conventions = (describe_convention(metrics, convention) if convention else
                    "sklearn-rank's default conventions (see --convention)")
     lines = [f"{description}.",
              f"Means over the {len(query_ids):,} queries, {conventions}."]

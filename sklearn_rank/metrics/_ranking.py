@@ -153,7 +153,9 @@ _DOCS = {
             "xgboost"}, default=None
         Preset that sets every convention option left to ``None`` so that the result
         equals what that system computes on the same input. Explicit keywords override
-        the preset. See :ref:`conventions`.
+        the preset. A preset sets only the metrics that its system computes
+        (:data:`~sklearn_rank.metrics.CONVENTION_METRICS`): any other keeps sklearn-rank's
+        defaults. See :ref:`conventions`.
 
     return_per_query : bool, default=False
         Return the per-query values instead of their mean.""",
