@@ -3,6 +3,7 @@
 import contextlib
 import os
 import re
+import sys
 import warnings
 
 import numpy as np
@@ -44,6 +45,8 @@ Input, one of:
                            --complete scores them 0, as trec_eval -c does.
   --table FILE             a .csv, .tsv or .parquet table with one row per (query, document)
                            and columns qid, label and score (rename with --qid-column...).
+                           With --convention trec_eval, give the document names with
+                           --docno-column: trec_eval ranks tied scores by name.
   --table DIR              a directory of Parquet files with those columns, larger than
                            memory: read and evaluated by Dask, partition by partition, on
                            --scheduler (the rows of a query may sit in several files).
@@ -77,6 +80,10 @@ def add_arguments(parser):
                         help="graded relevance column of --table (default: label)")
     source.add_argument("--score-column", default="score", metavar="NAME",
                         help="score column of --table, higher ranks first (default: score)")
+    source.add_argument("--docno-column", metavar="NAME",
+                        help="document-name column of --table: rows of equal scores are "
+                        "ranked by it, descending, where the convention breaks ties by row "
+                        "order (trec_eval ranks them so; default: none, row order)")
     source.add_argument("--qid-type", choices=("str", "int"),
                         help="type of the query ids of --table: str keeps them as written "
                         "('007' and '7' are two queries), int reads them as integers (one "
@@ -120,6 +127,9 @@ def run(args):
     if args.complete and args.run is None:
         raise usage_error("--complete is an option of --run/--qrels: it evaluates the queries "
                           "of the qrels that the run has no line for.")
+    if args.docno_column is not None and args.table is None:
+        raise usage_error("--docno-column names the document-name column of --table; the "
+                          "documents of a TREC run (--run) are named in the run.")
     if args.qid_type is not None and args.table is None:
         raise usage_error("--qid-type sets the type of the query ids of --table; the query ids "
                           "of TREC files are strings, as trec_eval reads them.")
@@ -137,7 +147,7 @@ def run(args):
             data = _read_trec(args.run, args.qrels, args.complete)
         elif args.table is not None:
             data = _read_table(args.table, args.qid_column, args.label_column,
-                               args.score_column, args.qid_type)
+                               args.score_column, args.qid_type, args.docno_column)
         else:
             data = _generated(args.n_queries, args.seed)
         result, means = _compute(data, metrics, args.convention)
@@ -208,24 +218,27 @@ def _generated(n_queries, seed):
     description = (f"{dataset.description}, scored by feature 0 (no input given: see "
                    "--run/--qrels and --table)")
     return {"y_true": dataset.y, "y_score": dataset.X[:, 0], "qid": dataset.qid,
-            "retrieved": None, "judged": None, "describe": lambda n_queries: description}
+            "retrieved": None, "judged": None, "docno": None, "ties_in": "the generated rows",
+            "describe": lambda n_queries: description}
 
 
 # How the messages of the table reader name the options of --table.
 _TABLE_OPTIONS = {
     "qid_column": "--qid-column", "label_column": "--label-column",
-    "score_column": "--score-column", "qid_type=int": "--qid-type int",
-    "qid_type=str": "--qid-type str",
+    "score_column": "--score-column", "docno_column": "--docno-column",
+    "qid_type=int": "--qid-type int", "qid_type=str": "--qid-type str",
 }
 
 
-def _read_table(path, qid_column, label_column, score_column, qid_type=None):
+def _read_table(path, qid_column, label_column, score_column, qid_type=None,
+                docno_column=None):
     from ..datasets._tables import _read_table
 
     path = check_input_file(path, "--table")
     try:
-        qid, y_true, y_score = _read_table(path, [qid_column, label_column, score_column],
-                                           qid_type, _TABLE_OPTIONS)
+        qid, y_true, y_score, *docno = _read_table(
+            path, [qid_column, label_column, score_column], qid_type, _TABLE_OPTIONS,
+            docno_column)
     except (ValueError, ImportError) as exc:  # the message starts with the file's name
         raise CLIError(f"--table {exc}") from None
     except OSError as exc:
@@ -233,6 +246,7 @@ def _read_table(path, qid_column, label_column, score_column, qid_type=None):
     if len(qid) == 0:
         raise CLIError(f"--table {str(path)!r} has no rows.")
     return {"y_true": y_true, "y_score": y_score, "qid": qid, "retrieved": None, "judged": None,
+            "docno": docno[0] if docno else None, "ties_in": "the rows of --table",
             "describe": lambda n_queries: f"{path}: {n_queries:,} queries, {len(qid):,} rows"}
 
 
@@ -277,16 +291,18 @@ def _evaluate_directory(args, metrics, per_query):
                                 module=r"dask\.dataframe\.io\.parquet")
         files_read, frame = _read_directory(path, args)
         y_true, y_score, qid = frame["label"], frame["score"], frame["qid"]
+        docno = frame["docno"] if args.docno_column is not None else None
         try:
             if per_query:
                 table = dask_evaluate(
                     y_true, y_score, qid, metrics, None, None, None, args.convention, {},
                     caller="evaluate", return_per_query=True,
-                    partitioned_by_query=args.partitioned_by_query).compute()
+                    partitioned_by_query=args.partitioned_by_query, docno=docno).compute()
                 n_rows = len(files_read)  # from the files' metadata
             else:
                 summary = dask_summary(y_true, y_score, qid, metrics, args.convention,
-                                       partitioned_by_query=args.partitioned_by_query)
+                                       partitioned_by_query=args.partitioned_by_query,
+                                       docno=docno)
         except (TypeError, ValueError) as exc:
             message = " ".join([str(exc), *getattr(exc, "__notes__", ())])
             if message.startswith(repr(str(path))):  # the reader's, naming the directory
@@ -366,6 +382,11 @@ def _read_directory(path, args):
     from ..datasets._tables import _check_columns
 
     names = [args.qid_column, args.label_column, args.score_column]
+    spelled = _TABLE_OPTIONS
+    if args.docno_column is not None:
+        names.append(args.docno_column)
+        spelled = {**spelled, "options": [_TABLE_OPTIONS[f"{role}_column"]
+                                          for role in ("qid", "label", "score", "docno")]}
     try:
         # files in the order of their names, and, when they hold whole queries, one
         # partition each: a file's row groups read as several partitions would split them
@@ -375,7 +396,7 @@ def _read_directory(path, args):
         raise CLIError(f"--table {str(path)!r}: cannot read it as a directory of Parquet "
                        f"files: {exc}") from None
     try:  # the checks of a single file's columns
-        _check_columns(path, [str(c) for c in frame.columns], names, _TABLE_OPTIONS)
+        _check_columns(path, [str(c) for c in frame.columns], names, spelled)
     except ValueError as exc:
         raise CLIError(f"--table {exc}") from None
     frame = frame[names]
@@ -391,19 +412,22 @@ def _table_partition(part, path, names, qid_type, partition_info=None):
     default); a missing id, or a cell that is not a number, is an error naming its row."""
     import pandas as pd
 
-    from ..datasets._tables import _numbers, _pandas_values, _query_ids
+    from ..datasets._tables import _document_names, _numbers, _pandas_values, _query_ids
 
     number = partition_info["number"] if partition_info else 0
 
     def where(i):
         return f"partition {number}, row {i + 1}"
 
-    qid, label, score = (_pandas_values(part[name]) for name in names)
-    return pd.DataFrame({
+    qid, label, score, *docno = (_pandas_values(part[name]) for name in names)
+    columns = {
         "qid": _query_ids(path, names[0], qid, where, qid_type, _TABLE_OPTIONS),
         "label": _numbers(path, names[1], label, where, finite=True),
         "score": _numbers(path, names[2], score, where),
-    }, index=part.index)
+    }
+    if docno:  # --docno-column: the names as text
+        columns["docno"] = _document_names(path, names[3], docno[0], where)
+    return pd.DataFrame(columns, index=part.index)
 
 
 def _per_query_result(table, metrics):
@@ -424,18 +448,42 @@ def _per_query_result(table, metrics):
 
 def _compute(data, metrics, convention):
     """The per-query result of ``metrics`` on ``data`` (one computation), and its means."""
-    from ..metrics import aggregate, evaluate_per_query
+    from ..metrics import TiedScoresWarning, aggregate, evaluate_per_query
 
     try:
-        result = evaluate_per_query(
-            data["y_true"], data["y_score"], qid=data["qid"], metrics=metrics,
-            retrieved=data["retrieved"], judged=data["judged"], convention=convention)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", TiedScoresWarning)
+            result = evaluate_per_query(
+                data["y_true"], data["y_score"], qid=data["qid"], metrics=metrics,
+                retrieved=data["retrieved"], judged=data["judged"], docno=data["docno"],
+                convention=convention)
+        _report_row_order_ties(caught, data)
         means = aggregate(result)
     except (TypeError, ValueError) as exc:
         raise CLIError(f"cannot compute the metrics: {exc}") from None
     except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
         raise CLIError(f"--metrics: cannot compute the metrics: {exc}", USAGE) from None
     return result, means
+
+
+def _report_row_order_ties(caught, data):
+    """Say, on stderr, the library's warning of tied scores ranked in row order, in the
+    command's words; warn again whatever else was caught."""
+    from ..metrics import TiedScoresWarning
+
+    for warning in caught:
+        found = warning.message
+        if not isinstance(found, TiedScoresWarning):
+            warnings.warn_explicit(found, warning.category, warning.filename, warning.lineno)
+            continue
+        shown = ", ".join(repr(_qid_text(q)) for q in found.query_ids[:3]) + (
+            ", ..." if found.n_queries > 3 else "")
+        queries = "query" if found.n_queries == 1 else "queries"
+        print(f"sklearn-rank evaluate: warning: in {found.n_queries:,} {queries} ({shown}), "
+              "documents of different grades have equal scores. The trec_eval convention "
+              "ranks them by document name, as trec_eval does, but no names were given: they "
+              f"keep the order of {data.get('ties_in', 'the rows')}, and the metrics depend "
+              "on it. Give the document-name column with --docno-column.", file=sys.stderr)
 
 
 def _qid_text(value):

@@ -31,7 +31,7 @@ _EXPORTS = {
         "get_metric_names", "parse_metric",
     ),
     "._result": (
-        "PerQueryResult", "aggregate", "evaluate", "evaluate_per_query",
+        "PerQueryResult", "TiedScoresWarning", "aggregate", "evaluate", "evaluate_per_query",
     ),
     "._scorer": (
         "RankingScorer", "get_scorer", "get_scorer_names", "make_ranking_scorer",
