@@ -189,3 +189,22 @@ def test_cli_docno_column_errors(capsys, table, tmp_path):
     code, _, err = run_cli(capsys, "evaluate", "--run", run, "--qrels", qrels,
                            "--docno-column", "docno")
     assert code == 2 and "--docno-column names the document-name column of --table" in err
+
+
+def test_cli_docno_column_of_a_parquet_directory(capsys, tmp_path):
+    pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    frame = pd.DataFrame({"qid": QID, "docno": DOCNO, "label": Y_TRUE, "score": Y_SCORE})
+    folder = tmp_path / "scores"
+    folder.mkdir()
+    frame.iloc[:3].to_parquet(folder / "a.parquet")
+    frame.iloc[3:].to_parquet(folder / "b.parquet")
+    arguments = ["evaluate", "--table", folder, "--convention", "trec_eval", "--metrics",
+                 "ndcg", "map", "P@5", "mrr", "--format", "json"]
+    code, out, err = run_cli(capsys, *arguments, "--docno-column", "docno")
+    assert code == 0 and err == ""
+    assert json.loads(out)["metrics"] == pytest.approx(TREC_EVAL, rel=1e-12)
+    code, out, err = run_cli(capsys, *arguments)
+    assert code == 0
+    assert err.count("warning: in 1 query ('q1')") == 1 and "--docno-column" in err

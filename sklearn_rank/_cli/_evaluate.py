@@ -284,7 +284,11 @@ def _evaluate_directory(args, metrics, per_query):
         raise CLIError(f"--table {str(path)!r} is a directory without Parquet files "
                        f"({', '.join(_PARQUET_SUFFIXES)}); expected a directory of Parquet "
                        "files, or a .csv, .tsv or .parquet file.")
-    with _dask_scheduler(args.scheduler, args.workers) as where, warnings.catch_warnings():
+    from ..metrics import TiedScoresWarning
+
+    with _dask_scheduler(args.scheduler, args.workers) as where, \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TiedScoresWarning)  # one per partition: said once
         # dask's Parquet reader calls reset_index(inplace=True), which pandas 3.1 deprecates:
         # nothing that a user of the command can act on
         warnings.filterwarnings("ignore", message="The inplace keyword",
@@ -310,6 +314,8 @@ def _evaluate_directory(args, metrics, per_query):
             raise CLIError(f"cannot compute the metrics: {message}") from None
         except OSError as exc:
             raise CLIError(f"--table {str(path)!r}: cannot read it: {exc}") from None
+    # the threaded scheduler's partitions warn here; a cluster's workers keep their warnings
+    _report_row_order_ties(caught, {"ties_in": "the rows of the Parquet files"})
     if per_query:
         result, means = _per_query_result(table, metrics)
         query_ids = result.query_ids
@@ -467,19 +473,23 @@ def _compute(data, metrics, convention):
 
 
 def _report_row_order_ties(caught, data):
-    """Say, on stderr, the library's warning of tied scores ranked in row order, in the
-    command's words; warn again whatever else was caught."""
+    """Say once, on stderr, the library's warnings of tied scores ranked in row order (one
+    per call, or per Dask partition), in the command's words; warn again whatever else was
+    caught."""
     from ..metrics import TiedScoresWarning
 
+    query_ids = []
     for warning in caught:
         found = warning.message
-        if not isinstance(found, TiedScoresWarning):
+        if isinstance(found, TiedScoresWarning):
+            query_ids.extend(q for q in found.query_ids if q not in query_ids)
+        else:
             warnings.warn_explicit(found, warning.category, warning.filename, warning.lineno)
-            continue
-        shown = ", ".join(repr(_qid_text(q)) for q in found.query_ids[:3]) + (
-            ", ..." if found.n_queries > 3 else "")
-        queries = "query" if found.n_queries == 1 else "queries"
-        print(f"sklearn-rank evaluate: warning: in {found.n_queries:,} {queries} ({shown}), "
+    if query_ids:
+        shown = ", ".join(repr(_qid_text(q)) for q in query_ids[:3]) + (
+            ", ..." if len(query_ids) > 3 else "")
+        queries = "query" if len(query_ids) == 1 else "queries"
+        print(f"sklearn-rank evaluate: warning: in {len(query_ids):,} {queries} ({shown}), "
               "documents of different grades have equal scores. The trec_eval convention "
               "ranks them by document name, as trec_eval does, but no names were given: they "
               f"keep the order of {data.get('ties_in', 'the rows')}, and the metrics depend "
