@@ -5,6 +5,7 @@ Only the standard library and numpy are imported at module level, so that
 """
 
 import argparse
+import contextlib
 import difflib
 import json
 import math
@@ -13,6 +14,7 @@ import stat
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -932,7 +934,24 @@ def describe_metrics(keys, convention):
     shown = ", ".join(name if key == name else f"{name} = {key}" for name, key in keys.items())
     preset = (describe_convention(keys, convention) if convention is not None
               else "sklearn-rank's default conventions")
-    return f"Metrics: {shown}; {preset}."
+    line = f"Metrics: {shown}; {preset}."
+    if convention == "trec_eval":
+        line += (" trec_eval ranks tied scores by document name; the data of cv and tune name "
+                 "no documents, so tied predictions keep the row order of the data.")
+    return line
+
+
+@contextlib.contextmanager
+def tied_scores_in_row_order(convention):
+    """The models' scores, under the trec_eval convention, without the library's warning of
+    ties in row order: the data of ``cv`` and ``tune`` name no documents (nothing to pass),
+    and the header says what the ties are (:func:`describe_metrics`)."""
+    with warnings.catch_warnings():
+        if convention == "trec_eval":
+            from ..metrics import TiedScoresWarning
+
+            warnings.simplefilter("ignore", TiedScoresWarning)
+        yield
 
 
 def outside_convention(metrics, convention):
