@@ -72,10 +72,11 @@ def test_the_metrics_that_presets_used_to_change(convention, metric):
 
 def test_a_metric_of_the_system_still_follows_its_preset():
     y_true, y_score, qid = _case()
+    docno = np.array([f"d{i:03d}" for i in range(len(qid))])  # trec_eval's tie-break
     for convention, metric in [("trec_eval", "ndcg@5"), ("catboost", "ndcg@5"),
                                ("lightgbm", "map@5"), ("xgboost", "p@5")]:
         default = evaluate_per_query(y_true, y_score, qid=qid, metrics=[metric])
-        preset = evaluate_per_query(y_true, y_score, qid=qid, metrics=[metric],
+        preset = evaluate_per_query(y_true, y_score, qid=qid, metrics=[metric], docno=docno,
                                     convention=convention)
         assert not np.array_equal(preset[metric], default[metric]), (convention, metric)
 
