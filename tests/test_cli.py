@@ -198,7 +198,7 @@ def test_evaluate_trec_files(capsys, trec_files, convention):
     with pytest.warns(UserWarning, match=r"\('3'\)"):  # judged, but not in the run
         d = read_trec(qrels, run)
     common = {"qid": d["qid"], "metrics": metrics, "retrieved": d["retrieved"],
-              "judged": "y_true", "convention": convention}
+              "judged": "y_true", "docno": d["docno"], "convention": convention}
     expected = evaluate(d["y_true"], d["y_score"], **common)
     per_query = evaluate(d["y_true"], d["y_score"], return_per_query=True, **common)
     assert result["convention"] == convention
@@ -241,7 +241,8 @@ def test_evaluate_trec_complete_scores_the_missing_queries_zero(capsys, trec_fil
     assert [result["per_query"][2][m] for m in metrics] == [0.0, 0.0, 0.0]
     d = read_trec(qrels, run, complete=True)
     expected = evaluate(d["y_true"], d["y_score"], qid=d["qid"], retrieved=d["retrieved"],
-                        judged="y_true", metrics=metrics, convention="trec_eval")
+                        judged="y_true", docno=d["docno"], metrics=metrics,
+                        convention="trec_eval")
     for m in metrics:
         assert result["metrics"][m] == pytest.approx(expected[m])
     code, out, err = run_cli(capsys, "evaluate", "--table", run, "--complete")

@@ -137,6 +137,12 @@ def test_every_metric_on_the_threaded_scheduler(qid):
                               metrics=METRICS, return_per_query=True), per_query)
 
 
+# Row order through the shuffle is what these compare: trec_eval's ties, in row order for want
+# of document names, warn (TiedScoresWarning) in memory and on Dask alike.
+ROW_ORDER_TIES = pytest.mark.filterwarnings("ignore::sklearn_rank.metrics.TiedScoresWarning")
+
+
+@ROW_ORDER_TIES
 def test_every_metric_on_a_cluster(on_cluster):
     rows = make_rows(seed=1, qid="str")
     frame = as_dask(rows, npartitions=6)
@@ -163,6 +169,7 @@ def test_no_shuffle_warnings_on_a_cluster(on_cluster, caplog):
     assert shuffle == []
 
 
+@ROW_ORDER_TIES
 @pytest.mark.parametrize("convention", [None, *CONVENTION_NAMES])
 def test_conventions(convention):
     rows = make_rows(seed=2)
@@ -328,6 +335,7 @@ def by_query_ranges(rows, bounds):
     return dd.from_map(lambda chunk: chunk, chunks, meta=rows.iloc[:0], enforce_metadata=False)
 
 
+@ROW_ORDER_TIES
 def test_partitioned_by_query(on_cluster):
     rows = make_rows(seed=10)
     names = ["ndcg@10", "err@10", "map"]

@@ -253,8 +253,8 @@ def test_read_trec_complete_keeps_the_judged_queries_without_a_run(tmp_path):
     # what trec_eval -c prints: query 9 scores 0 and counts in the mean. Query 1 ranks
     # c, b, a and misses z: a relevant at rank 3 of R = 2 relevant documents
     per_query = evaluate(d["y_true"], d["y_score"], qid=d["qid"], retrieved=d["retrieved"],
-                         judged="y_true", metrics=["map"], convention="trec_eval",
-                         return_per_query=True)["map"]
+                         judged="y_true", docno=d["docno"], metrics=["map"],
+                         convention="trec_eval", return_per_query=True)["map"]
     assert per_query.tolist() == [(1 / 3) / 2, 0.0, 0.0]
 
 
@@ -376,7 +376,8 @@ def test_read_trec_matches_trec_eval_fixture():
     folder = SHARED / "trec_eval-test"
     d = read_trec(folder / "qrels.test", folder / "results.test")
     result = evaluate(d["y_true"], d["y_score"], qid=d["qid"], retrieved=d["retrieved"],
-                      judged="y_true", metrics=["map", "P@10", "ndcg"], convention="trec_eval")
+                      judged="y_true", docno=d["docno"], metrics=["map", "P@10", "ndcg"],
+                      convention="trec_eval")
     expected = read_all_values(folder / "out.test.aq")
     assert result["map"] == pytest.approx(expected["map"], abs=5e-5)
     assert result["P@10"] == pytest.approx(expected["P_10"], abs=5e-5)
@@ -405,7 +406,7 @@ def test_read_trec_complete_and_max_docs_match_trec_eval_fixtures(output, option
     folder = SHARED / "trec_eval-test"
     d = read_trec(folder / "qrels.test", folder / "results.trunc", **options)
     assert d["qrels_only_queries"].tolist() == ["302"]
-    data = {name: d[name] for name in ("y_true", "y_score", "qid", "retrieved")}
+    data = {name: d[name] for name in ("y_true", "y_score", "qid", "retrieved", "docno")}
     result = evaluate(**data, judged="y_true", metrics=["map", "P@100", "recall@1000"],
                       convention="trec_eval")
     expected = read_all_values(folder / output)
@@ -419,7 +420,7 @@ def test_read_trec_complete_and_max_docs_match_trec_eval_fixtures(output, option
     assert result["map"] == pytest.approx(0.1016, abs=5e-5)
     with pytest.warns(UserWarning, match=r"1 of the 3 judged queries .* \('302'\)"):
         d = read_trec(folder / "qrels.test", folder / "results.trunc")
-    data = {name: d[name] for name in ("y_true", "y_score", "qid", "retrieved")}
+    data = {name: d[name] for name in ("y_true", "y_score", "qid", "retrieved", "docno")}
     per_query = {}
     for line in (folder / output).read_text().splitlines():
         measure, query, value = line.split()

@@ -239,7 +239,8 @@ def check_against_trec_eval(folder, qrels, run, order, *, complete, max_docs,
         d = read_trec(qrels_path, run_path, complete=complete, max_docs=max_docs)
     result = evaluate_per_query(
         d["y_true"], d["y_score"], qid=d["qid"], retrieved=d["retrieved"], judged="y_true",
-        metrics=KNOWN, convention="trec_eval", relevance_threshold=relevance_level,
+        docno=d["docno"], metrics=KNOWN, convention="trec_eval",
+        relevance_threshold=relevance_level,
         unjudged="condensed" if judged_docs_only else "nonrelevant")
     means = aggregate(result)
     expected = trec_eval_values(qrels, run, complete=complete, max_docs=max_docs,

@@ -1019,9 +1019,49 @@ def metric_keys(metrics, convention, scales):
 def describe_metrics(keys, convention):
     """The header line of the metrics, their keys and the convention."""
     shown = ", ".join(name if key == name else f"{name} = {key}" for name, key in keys.items())
-    preset = (f"convention {convention!r}" if convention is not None
+    preset = (describe_convention(keys, convention) if convention is not None
               else "sklearn-rank's default conventions")
-    return f"Metrics: {shown}; {preset}."
+    line = f"Metrics: {shown}; {preset}."
+    if convention == "trec_eval":
+        line += (" trec_eval ranks tied scores by document name; the data of cv and tune name "
+                 "no documents, so tied predictions keep the row order of the data.")
+    return line
+
+
+@contextlib.contextmanager
+def tied_scores_in_row_order(convention):
+    """The models' scores, under the trec_eval convention, without the library's warning of
+    ties in row order: the data of ``cv`` and ``tune`` name no documents (nothing to pass),
+    and the header says what the ties are (:func:`describe_metrics`)."""
+    with warnings.catch_warnings():
+        if convention == "trec_eval":
+            from ..metrics import TiedScoresWarning
+
+            warnings.simplefilter("ignore", TiedScoresWarning)
+        yield
+
+
+def outside_convention(metrics, convention):
+    """The names among ``metrics`` of the metrics that the system of ``convention`` does not
+    compute: its preset leaves them at sklearn-rank's defaults."""
+    from ..metrics import CONVENTION_METRICS, parse_metric
+
+    return [name for name in metrics
+            if parse_metric(name)[0].name not in CONVENTION_METRICS[convention]]
+
+
+def describe_convention(metrics, convention):
+    """``convention 'NAME'``, and which of ``metrics`` (names as given) the preset leaves at
+    sklearn-rank's defaults: a preset sets the metrics of its system only, and a header
+    that named it over a metric the system lacks would claim that system's number."""
+    outside = outside_convention(metrics, convention)
+    text = f"convention {convention!r}"
+    if outside:
+        which, them = ("is not a measure", "it") if len(outside) == 1 else ("are not measures",
+                                                                          "them")
+        text += (f" ({', '.join(outside)} {which} of {convention}: the preset leaves {them} at "
+                 "sklearn-rank's default conventions)")
+    return text
 
 
 def describe_run(metadata):

@@ -47,6 +47,7 @@ from ._common import (
     note_printer,
     save_figure,
     source_inputs,
+    tied_scores_in_row_order,
     usage_error,
     wrap,
     write_json,
@@ -220,8 +221,9 @@ def run(args, demo=False):
         print(header)
         print(flush=True)
 
-    folds, tested = _cross_validate(choices, estimators, data, test, metrics_given, args,
-                                    scales, keys, metadata, dense)
+    with tied_scores_in_row_order(args.convention):
+        folds, tested = _cross_validate(choices, estimators, data, test, metrics_given, args,
+                                        scales, keys, metadata, dense)
     result = _compare({label: fold["per_query"] for label, fold in folds.items()},
                       metrics_given, baseline, args.seed)
     held_out = _compare(tested, metrics_given, baseline, args.seed) if test else None

@@ -47,6 +47,7 @@ from ._common import (
     note_printer,
     save_figure,
     source_inputs,
+    tied_scores_in_row_order,
     usage_error,
     wrap,
     write_atomic,
@@ -253,8 +254,9 @@ def run(args):
     print(wrap(lines))
     print(flush=True)
 
-    results, refit = _search(choice, estimator, candidates, data, test, args, scale, keys,
-                             metadata)
+    with tied_scores_in_row_order(args.convention):
+        results, refit = _search(choice, estimator, candidates, data, test, args, scale,
+                                 keys, metadata)
     cv_results = _cv_results(candidates, results, args.metric, args.n_splits)
     best = int(np.argmin(cv_results[f"rank_test_{args.metric}"]))
     print(_summary(cv_results, args.metric, list(params), args.n_splits, args.top))

@@ -928,8 +928,9 @@ def read_trec(qrels, run, *, complete=False, max_docs=None, strict=False):
     arrays : dict
         Per row (arrays of one length): ``y_true`` (float: grade, NaN or a negative
         grade, as above), ``y_score`` (``-inf`` where not retrieved), ``qid`` and
-        ``docno`` (str), ``retrieved`` (bool) and ``judged`` (bool: the qrels give the
-        document a grade >= 0, the ``judged=`` mask of
+        ``docno`` (str: pass it as ``docno=`` to the metrics, which then rank tied scores
+        as trec_eval does whatever the row order), ``retrieved`` (bool) and ``judged``
+        (bool: the qrels give the document a grade >= 0, the ``judged=`` mask of
         :func:`~sklearn_rank.metrics.evaluate_per_query`, which gives the same values as
         ``judged="y_true"``). Per query (sorted arrays of
         str): ``run_only_queries``, the queries of the run that the qrels do not judge

@@ -34,7 +34,7 @@ import numpy as np
 from ._registry import GEOMETRIC_MEAN_FLOOR, METRICS
 
 # The per-row inputs of the metrics, and the columns that hold them in the frame built here.
-INPUTS = ("y_true", "y_score", "qid", "sample_weight", "retrieved", "judged")
+INPUTS = ("y_true", "y_score", "qid", "sample_weight", "retrieved", "judged", "docno")
 # The position of each row in the input (its partition, then its row in the partition), for
 # the metrics that break ties by input order: kept through the shuffle.
 _ROW = "_row"
@@ -66,12 +66,12 @@ def is_dask_collection(x):
 
 def dask_evaluate(y_true, y_score, qid, metrics, sample_weight, retrieved, judged, convention,
                   options, *, caller, return_per_query, partitioned_by_query=False,
-                  stacklevel=4):
+                  stacklevel=4, docno=None):
     """:func:`~sklearn_rank.metrics.evaluate` (or ``evaluate_per_query``) of Dask inputs.
 
     Parameters
     ----------
-    y_true, y_score, qid, metrics, sample_weight, retrieved, judged, convention
+    y_true, y_score, qid, metrics, sample_weight, retrieved, judged, convention, docno
         As :func:`~sklearn_rank.metrics.evaluate` takes them; the per-row inputs are Dask
         Series of one Dask DataFrame, or 1-D Dask arrays, with the same partitions (``qid``
         may be the frame's index).
@@ -101,7 +101,7 @@ def dask_evaluate(y_true, y_score, qid, metrics, sample_weight, retrieved, judge
     """
     plan = _plan(metrics, options, caller)
     inputs = {"y_true": y_true, "y_score": y_score, "qid": qid, "sample_weight": sample_weight,
-              "retrieved": retrieved, "judged": judged}
+              "retrieved": retrieved, "judged": judged, "docno": docno}
     per_query = caller == "evaluate_per_query" or return_per_query
     return _evaluate_plan(plan, inputs, convention, caller=caller, per_query=per_query,
                           with_weight=caller == "evaluate_per_query",
@@ -130,7 +130,7 @@ def dask_score(metric, arguments, *, stacklevel=5):
 
 
 def dask_summary(y_true, y_score, qid, metrics, convention, *, partitioned_by_query=False,
-                 stacklevel=2):
+                 stacklevel=2, docno=None):
     """The means of ``metrics`` on Dask inputs, with the numbers of queries and rows.
 
     What the command line prints: ``{"means": {name: mean}, "queries": n_queries,
@@ -138,7 +138,7 @@ def dask_summary(y_true, y_score, qid, metrics, convention, *, partitioned_by_qu
     ``max_grade``). ``stacklevel`` as in :func:`dask_evaluate`.
     """
     plan = _plan(metrics, {}, "evaluate")
-    inputs = {"y_true": y_true, "y_score": y_score, "qid": qid}
+    inputs = {"y_true": y_true, "y_score": y_score, "qid": qid, "docno": docno}
     return _evaluate_plan(plan, inputs, convention, caller="evaluate", per_query=False,
                           with_weight=False, partitioned_by_query=partitioned_by_query,
                           stacklevel=stacklevel + 1, counts=True)
@@ -675,7 +675,7 @@ def _partition_result(part, job, number):
     try:
         data = check_ranking_input(part["y_true"], part["y_score"], qid,
                                    part.get("sample_weight"), part.get("retrieved"),
-                                   judged=judged, caller=job.caller)
+                                   judged=judged, docno=part.get("docno"), caller=job.caller)
         return result_of(data, job.plan_for_partition(), job.convention)
     except (TypeError, ValueError) as exc:
         exc.add_note(f"In partition {number} of the Dask input"

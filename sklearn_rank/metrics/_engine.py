@@ -144,7 +144,7 @@ def _exact_integers(arr):
 
 
 def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved=None, *,
-                        judged=None, caller="this metric"):
+                        judged=None, docno=None, caller="this metric"):
     """Validate the flat arrays of a ranking metric and return a :class:`RankingInput`.
 
     ``qid`` goes through :func:`sklearn_rank.utils._qid.check_qid`, the one validator of
@@ -162,6 +162,9 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
     Unjudged rows have grade 0 in :attr:`RankingInput.y_true`: they count as non-relevant
     unless a metric reads :attr:`RankingInput.judged_mask` (or ``unjudged="condensed"``
     takes them out of the ranking).
+
+    ``docno`` names the documents (``None``: no names): ``ties="stable"`` then ranks equal
+    scores by name, descending, as trec_eval does (:func:`docno_order`).
     """
     from_y_true = isinstance(judged, str)
     if from_y_true and judged != "y_true":
@@ -181,6 +184,9 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
     if judged is not None and not from_y_true:
         judged = column_or_1d(judged, "judged")
         arrays["judged"] = judged
+    if docno is not None:
+        docno = column_or_1d(docno, "docno")
+        arrays["docno"] = docno
     lengths = {name: len(a) for name, a in arrays.items()}
     if len(set(lengths.values())) > 1:
         detail = ", ".join(f"{name} has {n}" for name, n in lengths.items())
@@ -215,9 +221,36 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
         sample_weight = check_finite_nonnegative(_as_float(sample_weight, "sample_weight"),
                                                  "sample_weight")
     retrieved = _boolean_mask(retrieved, "retrieved")
+    docno = None if docno is None else docno_order(docno)
     codes, uniques = factorize(qid, len(y_true))
     return RankingInput(y_true, y_score, codes, uniques, sample_weight, retrieved, judged,
-                        pool_unjudged)
+                        pool_unjudged, docno)
+
+
+def docno_order(docno):
+    """trec_eval's tie-break as a sort key: per row, the place of its document name among
+    the names sorted in decreasing order (0 for the largest).
+
+    trec_eval ranks a query's documents by score, descending, then by document name,
+    descending, compared byte by byte (``strcmp``). Names are compared as text: Python's
+    order of strings is that of their UTF-8 bytes; numbers are written as text first
+    (``10`` comes before ``9``, as the names ``"10"`` and ``"9"`` do in trec_eval).
+    """
+    if docno.dtype.kind in "SU":  # text, or bytes: compared as they are
+        names = docno
+    else:
+        missing = [i for i, name in enumerate(docno.tolist())
+                   if name is None or (isinstance(name, float) and name != name)]
+        if missing:
+            raise ValueError(
+                f"docno must name every document; got {len(missing)} missing name(s) (None "
+                f"or NaN), the first at row {missing[0]}."
+            )
+        names = np.array([name.decode("utf-8") if isinstance(name, bytes) else str(name)
+                          for name in docno.tolist()], dtype=str)
+    uniques, codes = np.unique(names, return_inverse=True)
+    order = np.subtract(len(uniques) - 1, codes.reshape(-1), dtype=np.int64)
+    return order.astype(code_dtype(len(uniques)), copy=False)
 
 
 class GradeError(ValueError):
@@ -912,7 +945,7 @@ class RankingInput:
     """Validated flat arrays of one metric call, with everything derived from them cached."""
 
     def __init__(self, y_true, y_score, codes, query_ids, sample_weight, retrieved,
-                 judged=None, pool_unjudged=None):
+                 judged=None, pool_unjudged=None, docno_order=None):
         self.y_true = y_true
         self.y_score = y_score
         self.codes = codes
@@ -926,6 +959,9 @@ class RankingInput:
         # unjudged rows in the judgement pool (trec_eval's qrels -1: RELVALUE_UNJUDGED),
         # None when there is none; the other unjudged rows are outside the pool (NONPOOL)
         self.pool_unjudged = pool_unjudged
+        # the tie-break of ties="stable" when the documents are named (docno_order), None
+        # when they are not: row order then
+        self.docno_order = docno_order
         self._cache = {}
 
     @cached
@@ -938,7 +974,8 @@ class RankingInput:
         retrieved = (self.judged_mask if self.retrieved is None
                      else self.retrieved & self.judged_mask)
         return RankingInput(self.y_true, self.y_score, self.codes, self.query_ids,
-                            self.sample_weight, retrieved, self.judged_mask, self.pool_unjudged)
+                            self.sample_weight, retrieved, self.judged_mask, self.pool_unjudged,
+                            self.docno_order)
 
     @cached_property
     def _weight_and_unit(self):
@@ -1302,9 +1339,20 @@ class Ranking:
                 secondary = _negated(label)
             else:
                 secondary = np.subtract(255, label, dtype=np.uint8)
+        elif ties == "stable" and data.docno_order is not None:
+            secondary = group.values(data.docno_order)  # by document name, descending
         order, tied = group.rank_by(group.values(data.y_score), secondary)
         rows = order if group.rows is None else group.rows[order]
         del order
+        # the queries whose value can depend on the row order: row-order ties (no document
+        # names) between documents that a metric tells apart (grade or judgement)
+        self.row_order_queries = np.zeros(0, dtype=np.intp)
+        if ties == "stable" and data.docno_order is None and len(tied):
+            differ = data.y_true[rows[tied]] != data.y_true[rows[tied - 1]]
+            for mask in (data.judged_mask, data.pool_unjudged):
+                if mask is not None:
+                    differ |= mask[rows[tied]] != mask[rows[tied - 1]]
+            self.row_order_queries = np.unique(data.codes[rows[tied[differ]]])
         self.grades = None if data.grades is None else data.grades[rows]
         self._y_true = data.y_true[rows] if self.grades is None else None
         # per ranked row, whether it is judged and whether it is in the pool but unjudged
