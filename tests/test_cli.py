@@ -930,6 +930,6 @@ def test_tune_progress_is_passed_to_the_scorer(capsys):
 
 def test_set_values_read_ascii_digits_only():
     """int() reads the Arabic-Indic digits '\u0661\u0662' as 12: --set n=\u0661\u0662 was 12."""
-    assert _params._scalar("12") == 12 and _params._scalar("-1.5e2") == -150.0
-    assert _params._scalar("\u0661\u0662") == "\u0661\u0662"  # text, which the model refuses
-    assert _params._scalar("\uff15.0") == "\uff15.0"
+    assert _params._scalar("12", "n") == 12 and _params._scalar("-1.5e2", "n") == -150.0
+    assert _params._scalar("\u0661\u0662", "n") == "\u0661\u0662"  # text, which the model refuses
+    assert _params._scalar("\uff15.0", "n") == "\uff15.0"
