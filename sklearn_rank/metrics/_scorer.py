@@ -22,6 +22,7 @@ from sklearn.utils._response import _check_response_method
 from .._conventions import resolve
 from ..utils._param_validation import validate_parameter_constraints
 from ..utils._qid import QID_HELP, has_qid_column, resolve_qid
+from ..utils._trained import check_trained_queries
 from ._engine import check_ranking_input
 from ._registry import CONSTRAINTS, METRICS, metric_options, parse_metric
 from ._result import means_of, result_of
@@ -128,6 +129,8 @@ class RankingScorer(_BaseScorer):
             estimator, X, qid, response_method=self.response_method,
             qid_column=self.qid_column, caller=repr(self), method_caller=method_caller,
         )
+        # a test query cut from a training query (cv=5, KFold) is refused, naming the fix
+        check_trained_queries(estimator, y_true, qid, caller=repr(self))
         data = check_ranking_input(y_true, y_score, qid, sample_weight)
         return result_of(data, [(self.name, self._metric, dict(self._kernel_options))],
                          self.convention)
