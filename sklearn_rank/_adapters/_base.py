@@ -49,7 +49,10 @@ class RankerAdapter(_MetadataRequester):
 
     It resolves the query ids (``qid=``, routed, or a ``qid_column`` of a DataFrame), checks
     and groups each data set by query (:func:`group_queries`), holds whole queries out for
-    early stopping, and computes :meth:`score` with :mod:`sklearn_rank.metrics`. An adapter:
+    early stopping, and computes :meth:`score` with :mod:`sklearn_rank.metrics`. It keeps
+    the fingerprint of its training queries (:class:`~sklearn_rank.utils._trained.TrainedQueries`),
+    so that :meth:`score` and the ranking scorers refuse the rest of a query cut by the split
+    (``cv=5``, ``KFold``). An adapter:
 
     - implements every hook of :data:`HOOKS` (``_check_labels``, ``_check_sizes``,
       ``_early_stopping_requested``, ``_holdout_random_state``): the base's raise

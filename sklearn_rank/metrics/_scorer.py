@@ -425,6 +425,12 @@ def make_ranking_scorer(metric, *, response_method="auto", qid_column="qid",
         Give the scale's top grade (``make_ranking_scorer("err@10", max_grade=4)``), or
         ``max_grade="query"``. :func:`sklearn_rank.model_selection.cross_validate`, which
         sees all the grades, fills it for metric names given as strings.
+        When called, for rows of a query that the model (an adapter, a Dask ranker, or a
+        pipeline holding one or :class:`~sklearn_rank.preprocessing.DropQueryId`) was
+        trained on, other than its trained rows: what ``cv=5`` or ``KFold`` leave in a test
+        fold. Use a query splitter (:class:`~sklearn_rank.model_selection.QueryKFold`), or,
+        for other queries under reused ids,
+        :func:`~sklearn_rank.model_selection.reused_query_ids`.
 
     Examples
     --------
