@@ -490,7 +490,10 @@ class DaskRankerMixin:
             Graded relevance of each row, with the partitions of ``X``.
         qid : dask.dataframe.Series or dask.array.Array of shape (n_samples,), default=None
             Query id of each row, with the partitions of ``X``; taken from
-            ``X[qid_column]`` when None. Requested by default under metadata routing.
+            ``X[qid_column]`` when None. Requested by default under metadata routing. A
+            query id the model was trained on, with rows other than its trained rows (what
+            a row-wise ``random_split`` leaves), is an error (see
+            :func:`sklearn_rank.model_selection.reused_query_ids`).
         sample_weight : dask.dataframe.Series or dask.array.Array, default=None
             Row weights; a query weighs the mean of its rows' weights.
 
