@@ -29,6 +29,7 @@ import lightgbm  # noqa: E402
 from sklearn_rank.datasets import make_ranking  # noqa: E402
 from sklearn_rank.lightgbm import DaskLGBMRanker, LGBMRanker  # noqa: E402
 from sklearn_rank.metrics import evaluate, ndcg_score  # noqa: E402
+from sklearn_rank.model_selection import reused_query_ids  # noqa: E402
 from sklearn_rank.xgboost import DaskXGBRanker, XGBRanker  # noqa: E402
 
 ERR = "err@10(max_grade=4)"  # make_ranking grades 0 to 4
@@ -170,6 +171,30 @@ def test_xgboost_fit_predict_score_with_routed_qid(client, data):
     assert model.score(ddf.drop(columns=["label", "qid"]), ddf["label"],
                        qid=ddf["qid"]) == pytest.approx(
         evaluate(y, expected, qid=qid, metrics=["map"])["map"], abs=1e-12)
+
+
+@pytest.mark.parametrize("make", [lgbm, xgb])
+def test_score_refuses_a_query_cut_by_a_row_split(client, data, make):
+    # issue 18.1: a row-wise random_split cuts the queries; score refuses the rest of a
+    # trained query, and scores the trained rows and held-out queries as before
+    X, y, qid, frame, ddf = data
+    train, test = ddf.random_split([0.7, 0.3], random_state=0)
+    model = make().fit(features(train), train["label"])
+    with pytest.raises(ValueError, match="a splitter cut these queries"):
+        model.score(features(test), test["label"])
+    trained = train.compute()
+    expected = evaluate(trained["label"].to_numpy(),
+                        model.predict(features(train)).compute().to_numpy(),
+                        qid=trained["qid"].to_numpy(), metrics=["ndcg@10"])["ndcg@10"]
+    assert model.score(features(train), train["label"]) == pytest.approx(expected, abs=1e-12)
+    kept, held = ddf[ddf["qid"] < 60], ddf[ddf["qid"] >= 60]
+    model = make().fit(features(kept), kept["label"])
+    held_out = model.score(features(held), held["label"])
+    reused = held.assign(qid=held["qid"] - 60)  # other queries under trained ids
+    with pytest.raises(ValueError, match="reuse the training ids"):
+        model.score(features(reused), reused["label"])
+    with reused_query_ids():
+        assert model.score(features(reused), reused["label"]) == held_out
 
 
 def test_dask_arrays_in_arrays_out(client, data):

@@ -6,6 +6,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..metrics import evaluate
 from ..utils._qid import _is_dataframe, _num_rows, drop_qid_column, has_qid_column, resolve_qid
+from ..utils._trained import TrainedQueries
 from ._params import validate_own_params
 from ._queries import (
     SINGLE_QUERY,
@@ -48,7 +49,10 @@ class RankerAdapter(_MetadataRequester):
 
     It resolves the query ids (``qid=``, routed, or a ``qid_column`` of a DataFrame), checks
     and groups each data set by query (:func:`group_queries`), holds whole queries out for
-    early stopping, and computes :meth:`score` with :mod:`sklearn_rank.metrics`. An adapter:
+    early stopping, and computes :meth:`score` with :mod:`sklearn_rank.metrics`. It keeps
+    the fingerprint of its training queries (:class:`~sklearn_rank.utils._trained.TrainedQueries`),
+    so that :meth:`score` and the ranking scorers refuse the rest of a query cut by the split
+    (``cv=5``, ``KFold``). An adapter:
 
     - implements every hook of :data:`HOOKS` (``_check_labels``, ``_check_sizes``,
       ``_early_stopping_requested``, ``_holdout_random_state``): the base's raise
@@ -163,6 +167,9 @@ class RankerAdapter(_MetadataRequester):
             X, y, qid, sample_weight, {key: fit_params.pop(key, None) for key in extras},
             caller=f"{name}.fit",
         )
+        # Kept so that scoring refuses rows of a training query other than its trained rows:
+        # what a splitter that cuts queries (cv=5, KFold) leaves in the test set.
+        self._trained_queries = TrainedQueries.of(train.y, train.qid) if train.has_qid else None
         eval_set = as_eval_list(eval_set)
         n_sets = len(eval_set)
         eval_qid = per_eval_set(eval_qid, n_sets, "eval_qid")
@@ -232,7 +239,9 @@ class RankerAdapter(_MetadataRequester):
         qid : array-like of shape (n_samples,) or "single_query", default=None
             Query id of each row, in any order; taken from ``X[qid_column]`` when None.
             Requested by default under metadata routing. Without query ids ``score`` raises;
-            ``"single_query"`` scores all rows as one query, on purpose.
+            ``"single_query"`` scores all rows as one query, on purpose. A query id the model
+            was trained on, with rows other than its trained rows, is an error: a splitter
+            cut that query (see :func:`sklearn_rank.model_selection.reused_query_ids`).
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights; a query weighs the mean of its rows' weights.
 
@@ -250,6 +259,8 @@ class RankerAdapter(_MetadataRequester):
             raise ValueError(missing_qid_message(X, self.qid_column, caller, action="score"))
         # qid is None for "single_query": evaluate is asked for all rows as one query
         _, qid = self._resolve_qid(X, qid, caller, action="score")
+        if qid is not None and getattr(self, "_trained_queries", None) is not None:
+            self._trained_queries.check(y, qid, caller=caller)
         return evaluate(y, self.predict(X), qid=SINGLE_QUERY if qid is None else qid,
                         metrics=[self.scoring],
                         sample_weight=sample_weight)[self.scoring]

@@ -21,6 +21,7 @@ from ..metrics import aggregate, evaluate_per_query
 from ..utils._arrays import check_finite_nonnegative
 from ..utils._optional import import_optional
 from ..utils._qid import group_sizes
+from ..utils._trained import TrainedQueries
 from ._queries import (
     SINGLE_QUERY,
     as_eval_list,
@@ -127,6 +128,15 @@ class QueryFrame:
                                                  meta=pd.Series([], dtype=np.int64))
         return codes if self.kind == "frame" else codes.to_dask_array(lengths=self.rows)
 
+    def trained_queries(self, client):
+        """The :class:`~sklearn_rank.utils._trained.TrainedQueries` of the set, computed on
+        the workers partition by partition (ids, sizes and label hashes: O(n_queries))."""
+        import dask
+
+        parts = [dask.delayed(_partition_fingerprint)(part)
+                 for part in self.frame[[_QID, _Y]].to_delayed()]
+        return TrainedQueries.merge(client.compute(parts, sync=True))
+
     def query_ids(self, client):
         """All the distinct query ids, in increasing order (``np.unique``)."""
         ids = self.frame[_QID].map_partitions(lambda s: s.drop_duplicates(),
@@ -138,6 +148,10 @@ class QueryFrame:
         inside = self.frame[_QID].isin(list(query_ids))
         return _finish(self.frame[inside if keep else ~inside], self.features, self.kind,
                        self.weighted, client)
+
+
+def _partition_fingerprint(part):
+    return TrainedQueries.of(part[_Y].to_numpy(), part[_QID].to_numpy())
 
 
 def _partition_sizes(qid):
@@ -393,6 +407,11 @@ class DaskRankerMixin:
                 caller=f"{caller} (eval_set[{i}])", twin=twin, client=client, names=names))
         return frames
 
+    def _record_training_queries(self, train, client):
+        """Keep the fingerprint of the training queries, which ``score`` checks test rows
+        against (before any are held out for early stopping: none is trained and tested)."""
+        self._trained_queries = train.trained_queries(client)
+
     def _hold_out(self, train, twin, client):
         """Split whole training queries into (training, validation) for early stopping."""
         ids = train.query_ids(client)
@@ -471,7 +490,10 @@ class DaskRankerMixin:
             Graded relevance of each row, with the partitions of ``X``.
         qid : dask.dataframe.Series or dask.array.Array of shape (n_samples,), default=None
             Query id of each row, with the partitions of ``X``; taken from
-            ``X[qid_column]`` when None. Requested by default under metadata routing.
+            ``X[qid_column]`` when None. Requested by default under metadata routing. A
+            query id the model was trained on, with rows other than its trained rows (what
+            a row-wise ``random_split`` leaves), is an error (see
+            :func:`sklearn_rank.model_selection.reused_query_ids`).
         sample_weight : dask.dataframe.Series or dask.array.Array, default=None
             Row weights; a query weighs the mean of its rows' weights.
 
@@ -496,10 +518,18 @@ class DaskRankerMixin:
         # any real label and any query size: the metrics take them
         frame = self._query_frame(scores, y, qid, sample_weight, caller=caller, twin=None,
                                   client=client, check_rules=False)
+        partitions = frame.frame.to_delayed()
         parts = [dask.delayed(_evaluate_partition)(part, self.scoring, frame.weighted)
-                 for part in frame.frame.to_delayed()]
+                 for part in partitions]
+        # and the fingerprint of each test query, in the same pass: a test query cut from a
+        # training query (a row-wise random_split of the queries) is refused, naming the fix
+        parts += [dask.delayed(_partition_fingerprint)(part) for part in partitions]
         results = client.compute(parts, sync=True)
-        return aggregate(*results)[self.scoring]
+        record = getattr(self, "_trained_queries", None)
+        if record is not None:
+            record.check_against(TrainedQueries.merge(results[len(partitions):]),
+                                 caller=caller)
+        return aggregate(*results[:len(partitions)])[self.scoring]
 
 
 def _evaluate_partition(part, scoring, weighted):

@@ -25,7 +25,7 @@ _EARLY_STOPPING = ("early_stopping_rounds", "od_wait", "od_type")
 _SPECIAL_FEATURES = ("cat_features", "text_features", "embedding_features")
 # Attributes of the adapter that CatBoost's pickling (which keeps only its own parameters and
 # the model) would lose.
-_KEPT_ATTRIBUTES = ("validation_queries_", "_metadata_request")
+_KEPT_ATTRIBUTES = ("validation_queries_", "_metadata_request", "_trained_queries")
 
 
 class CatBoostRanker(RankerAdapter, catboost.CatBoostRanker, BaseEstimator):
@@ -319,6 +319,8 @@ class CatBoostRanker(RankerAdapter, catboost.CatBoostRanker, BaseEstimator):
                     _check_pool_groups(pool, f"eval_set[{i}]")
             super().fit(X, sample_weight=sample_weight, eval_set=eval_set, **fit_params)
             self.validation_queries_ = None
+            # a Pool keeps hashes of its group ids, not the ids: nothing to check scores by
+            self._trained_queries = None
             return self
         if any(isinstance(pool, catboost.Pool) for pool in pools):
             raise ValueError(

@@ -340,6 +340,7 @@ class DaskLGBMRanker(DaskRankerMixin, lightgbm.dask.DaskLGBMRanker):
                                   client=client)
         evals = self._eval_frames(eval_set, eval_qid, eval_sample_weight, caller=caller,
                                   twin=twin, client=client)
+        self._record_training_queries(train, client)
         self.validation_queries_ = None
         if stopper is not None and not evals:
             train, held_out = self._hold_out(train, twin, client)

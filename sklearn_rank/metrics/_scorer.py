@@ -22,6 +22,7 @@ from sklearn.utils._response import _check_response_method
 from .._conventions import resolve
 from ..utils._param_validation import validate_parameter_constraints
 from ..utils._qid import QID_HELP, has_qid_column, resolve_qid
+from ..utils._trained import check_trained_queries
 from ._engine import check_ranking_input
 from ._registry import CONSTRAINTS, METRICS, metric_options, parse_metric
 from ._result import means_of, result_of
@@ -128,6 +129,8 @@ class RankingScorer(_BaseScorer):
             estimator, X, qid, response_method=self.response_method,
             qid_column=self.qid_column, caller=repr(self), method_caller=method_caller,
         )
+        # a test query cut from a training query (cv=5, KFold) is refused, naming the fix
+        check_trained_queries(estimator, y_true, qid, caller=repr(self))
         data = check_ranking_input(y_true, y_score, qid, sample_weight)
         return result_of(data, [(self.name, self._metric, dict(self._kernel_options))],
                          self.convention)
@@ -431,6 +434,12 @@ def make_ranking_scorer(metric, *, response_method="auto", qid_column="qid",
         Give the scale's top grade (``make_ranking_scorer("err@10", max_grade=4)``), or
         ``max_grade="query"``. :func:`sklearn_rank.model_selection.cross_validate`, which
         sees all the grades, fills it for metric names given as strings.
+        When called, for rows of a query that the model (an adapter, a Dask ranker, or a
+        pipeline holding one or :class:`~sklearn_rank.preprocessing.DropQueryId`) was
+        trained on, other than its trained rows: what ``cv=5`` or ``KFold`` leave in a test
+        fold. Use a query splitter (:class:`~sklearn_rank.model_selection.QueryKFold`), or,
+        for other queries under reused ids,
+        :func:`~sklearn_rank.model_selection.reused_query_ids`.
 
     Examples
     --------

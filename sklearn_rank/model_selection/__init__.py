@@ -1,5 +1,6 @@
 """Cross-validation over whole queries, with the query ids routed for the user."""
 
+from ..utils._trained import reused_query_ids
 from ._search import HalvingGridSearchCV, HalvingRandomSearchCV
 from ._split import QueryKFold, QueryShuffleSplit, StratifiedQueryKFold
 from ._validation import cross_validate
@@ -11,4 +12,5 @@ __all__ = [
     "QueryShuffleSplit",
     "StratifiedQueryKFold",
     "cross_validate",
+    "reused_query_ids",
 ]

@@ -4,6 +4,7 @@ import importlib
 
 from ..metrics import _scorer
 from ..utils._optional import import_optional
+from ..utils._trained import check_trained_queries
 
 #: The extra of sklearn-rank that installs matplotlib.
 EXTRA = "plot"
@@ -28,17 +29,20 @@ def new_or_given_axes(ax, caller):
     return ax, ax.figure
 
 
-def estimator_scores(estimator, X, qid, *, response_method, qid_column, caller):
+def estimator_scores(estimator, X, y, qid, *, response_method, qid_column, caller):
     """``(y_score, qid)`` of a fitted estimator on ``X``, as the ranking scorers get them.
 
     The checked sequence of :func:`sklearn_rank.metrics._scorer.estimator_scores`
     (no query ids, or a model fitted on the query-id column, is an error), after a check of
-    ``response_method``. ``response_method="auto"`` ranks a classifier by a continuous
-    score, as the scorers do.
+    ``response_method``, and the scorers' refusal of rows ``X, y`` of a query the model was
+    trained on other than its trained rows (a query cut by the split).
+    ``response_method="auto"`` ranks a classifier by a continuous score, as the scorers do.
     """
     _scorer._check_response_method_param(response_method, caller)
-    return _scorer.estimator_scores(estimator, X, qid, response_method=response_method,
-                                    qid_column=qid_column, caller=caller)
+    y_score, qid = _scorer.estimator_scores(estimator, X, qid, response_method=response_method,
+                                            qid_column=qid_column, caller=caller)
+    check_trained_queries(estimator, y, qid, caller=caller)
+    return y_score, qid
 
 
 def estimator_name(estimator):

@@ -362,7 +362,7 @@ class MetricAtKDisplay:
         """
         caller = f"{cls.__name__}.from_estimator"
         pyplot(caller)
-        y_score, qid = estimator_scores(estimator, X, qid, response_method=response_method,
+        y_score, qid = estimator_scores(estimator, X, y, qid, response_method=response_method,
                                         qid_column=qid_column, caller=caller)
         return cls.from_predictions(
             y, y_score, qid=qid, metric=metric, ks=ks,

@@ -371,9 +371,9 @@ class PerQueryDifferenceDisplay:
         """
         caller = f"{cls.__name__}.from_estimator"
         pyplot(caller)
-        score_a, qid = estimator_scores(estimator_a, X, qid, response_method=response_method,
+        score_a, qid = estimator_scores(estimator_a, X, y, qid, response_method=response_method,
                                         qid_column=qid_column, caller=caller)
-        score_b, _ = estimator_scores(estimator_b, X, qid, response_method=response_method,
+        score_b, _ = estimator_scores(estimator_b, X, y, qid, response_method=response_method,
                                       qid_column=qid_column, caller=caller)
         if names is None:
             names = estimator_name(estimator_a), estimator_name(estimator_b)

@@ -4,7 +4,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils._qid import drop_qid_column
+from ..utils._qid import drop_qid_column, has_qid_column, resolve_qid
+from ..utils._trained import TrainedQueries
 
 
 class DropQueryId(TransformerMixin, BaseEstimator):
@@ -15,6 +16,12 @@ class DropQueryId(TransformerMixin, BaseEstimator):
     ends with a pointwise model (any scikit-learn regressor or classifier) so that the column
     reaches the scorers and splitters but not the model. Input without the column passes
     through unchanged, so the same pipeline also works with metadata routing.
+
+    It also remembers the queries it was fitted on (their ids, sizes and grades, read from
+    the column, or from ``qid`` routed to its ``fit``), so that a ranking scorer refuses to
+    score a pipeline that holds it on the rest of a query it was trained on: what a splitter
+    that ignores queries (``cv=5``, ``KFold``) leaves in its test sets (see
+    :func:`sklearn_rank.model_selection.reused_query_ids`).
 
     Parameters
     ----------
@@ -48,18 +55,24 @@ class DropQueryId(TransformerMixin, BaseEstimator):
 
     _parameter_constraints = {"qid_column": [str]}
 
+    # Under metadata routing, fit asks for the query ids, to remember the training queries.
+    __metadata_request__fit = {"qid": True}
+
     def __init__(self, qid_column="qid"):
         self.qid_column = qid_column
 
-    def fit(self, X, y=None):
-        """Record the input's columns.
+    def fit(self, X, y=None, qid=None):
+        """Record the input's columns, and the training queries.
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
             Input.
-        y : None
-            Ignored.
+        y : array-like of shape (n_samples,), default=None
+            Relevance grades: with query ids, they make the record of the training queries.
+        qid : array-like of shape (n_samples,), default=None
+            Query ids; taken from ``X[qid_column]`` when None. Requested by default under
+            metadata routing.
 
         Returns
         -------
@@ -69,6 +82,10 @@ class DropQueryId(TransformerMixin, BaseEstimator):
         if hasattr(X, "columns"):
             self.feature_names_in_ = np.asarray([str(c) for c in X.columns], dtype=object)
         self.n_features_in_ = np.shape(X)[1]
+        if qid is None and has_qid_column(X, self.qid_column):
+            _, qid = resolve_qid(X, qid_column=self.qid_column, caller="DropQueryId.fit")
+        self._trained_queries = (None if y is None or qid is None or isinstance(qid, str)
+                                 else TrainedQueries.of(y, qid))
         return self
 
     def transform(self, X):

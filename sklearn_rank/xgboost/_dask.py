@@ -262,6 +262,7 @@ class DaskXGBRanker(DaskRankerMixin, xgboost.dask.DaskXGBRanker):
         train = self._query_frame(X, y, qid, None, caller=caller, twin=twin, client=client)
         evals = self._eval_frames(eval_set, eval_qid, None, caller=caller, twin=twin,
                                   client=client)
+        self._record_training_queries(train, client)
         self.validation_queries_ = None
         early_stopping = twin._early_stopping_requested(fit_params)
         if early_stopping and not evals:
