@@ -122,7 +122,7 @@ ENTRY_POINTS = {
         random_state=0),
     "HalvingRandomSearchCV": lambda est, sc, cv: HalvingRandomSearchCV(
         est, GRID, cv=cv, scoring=sc if not isinstance(sc, dict) else sc["ndcg@10"],
-        n_candidates=2, factor=2, min_resources=200, refit=False, error_score="raise",
+        n_candidates=2, factor=2, min_resources=30, refit=False, error_score="raise",
         random_state=0),
 }
 
