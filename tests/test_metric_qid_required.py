@@ -235,3 +235,25 @@ def test_lambdarank_example_scores_its_queries_or_refuses(shared_data):
     with pytest.raises(ValueError, match=_missing("evaluate")):
         evaluate(y_test, y_score, metrics=["ndcg@10"])
     assert round(ndcg_score(y_test, y_score, qid="single_query", k=10), 3) == 0.603
+
+
+def test_scorers_and_from_estimator_take_the_single_query_opt_in(plt, data):
+    """The scorers and the displays' from_estimator take qid="single_query" as the metric
+    functions do (they refused it with a shape error), and refuse other strings."""
+    from sklearn.linear_model import Ridge
+
+    from sklearn_rank import get_scorer
+    from sklearn_rank.plot import MetricAtKDisplay
+
+    y, _, qid = data
+    X, _, _ = make_ranking(n_queries=12, n_features=6, max_docs=15, random_state=0)
+    model = Ridge().fit(X, y)
+    expected = ndcg_score(y, model.predict(X), qid="single_query", k=10)
+    assert get_scorer("ndcg@10")(model, X, y, qid="single_query") == expected
+    assert get_scorer("ndcg@10")(model, X, y, qid=qid) != expected
+    display = MetricAtKDisplay.from_estimator(model, X, y, qid="single_query", metric="ndcg",
+                                              ks=[10])
+    assert display.query_ids is None
+    assert_allclose(display.values, [expected], rtol=1e-12)
+    with pytest.raises(ValueError, match="or be the string 'single_query'"):
+        get_scorer("ndcg@10")(model, X, y, qid="one query")

@@ -21,7 +21,7 @@ from sklearn.utils._response import _check_response_method
 
 from .._conventions import resolve
 from ..utils._param_validation import validate_parameter_constraints
-from ..utils._qid import QID_HELP, has_qid_column, resolve_qid
+from ..utils._qid import QID_HELP, has_qid_column, is_single_query, resolve_qid
 from ..utils._trained import check_trained_queries
 from ._engine import check_ranking_input
 from ._registry import CONSTRAINTS, METRICS, metric_options, parse_metric
@@ -94,9 +94,10 @@ class RankingScorer(_BaseScorer):
             Features; a DataFrame may hold the query ids in its ``qid_column``.
         y_true : array-like of shape (n_samples,)
             Graded relevance.
-        qid : array-like of shape (n_samples,), default=None
+        qid : array-like of shape (n_samples,) or "single_query", default=None
             Query ids; taken from ``X[qid_column]`` when None. Unlike other metadata, it is
-            accepted with or without metadata routing.
+            accepted with or without metadata routing. ``"single_query"`` scores all rows
+            as one query, on purpose, as the metric functions take it.
         sample_weight : array-like of shape (n_samples,), default=None
             Row weights; a query weighs the mean of its rows' weights.
         **kwargs
@@ -149,7 +150,8 @@ def estimator_scores(estimator, X, qid, *, response_method, qid_column, caller,
     ``_cached_call``, which a multi-metric scorer shares among its scorers).
     """
     column = has_qid_column(X, qid_column)
-    _, qid = resolve_qid(X, qid, qid_column=qid_column, caller=caller)
+    if not is_single_query(qid, caller):  # "single_query": all rows one query, on purpose
+        _, qid = resolve_qid(X, qid, qid_column=qid_column, caller=caller)
     if column:
         _check_qid_not_a_feature(estimator, qid_column, caller)
     method = _response_method_for(estimator, response_method)
