@@ -67,6 +67,9 @@ def assert_close(got, expected):
                                rtol=1e-12, atol=1e-12)
 
 
+# scores tie in the generated rows, which the trec_eval preset ranks in row order without
+# document names, warning: both paths see the same row order
+@pytest.mark.filterwarnings("ignore::sklearn_rank.metrics.TiedScoresWarning")
 def test_directory_on_the_threaded_scheduler(capsys, scattered):
     folder, rows = scattered
     code, out, err = run_cli(capsys, "evaluate", "--table", folder, "--metrics", *METRICS,
@@ -120,6 +123,7 @@ def cluster():
         yield cluster
 
 
+@pytest.mark.filterwarnings("ignore::sklearn_rank.metrics.TiedScoresWarning")
 def test_scheduler_address_and_partitioned_by_query(capsys, tmp_path, cluster):
     rows = make_rows(seed=1)
     # one file per range of queries: the claim holds
