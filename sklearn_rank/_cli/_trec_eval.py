@@ -30,7 +30,8 @@ lines for.
 -m takes a measure (map), a measure with parameters after a '.' (P.5,10  ndcg_cut.10,20
 iprec_at_recall..10,.50  ndcg.1=3,2=9,4=4.5  utility.2,-1,0,0  set_F.0.5  rbp.p=0.8) or a
 set of measures: official (the default), set, all_trec. trec_eval's preference measures,
-ideal_dcg, yaap and its -D, -o, -R, -T, -Z and -v options are refused by name.
+ideal_dcg and its -D, -o, -R, -T, -Z and -v options are refused by name. yaap, which
+trec_eval does not count in all_trec, is given by name (-m yaap).
 
 The files are read as trec_eval reads them, and what it refuses is refused: blank lines
 and lines of more than 4 fields in QRELS (in RUN, text after the tag is ignored, as
