@@ -505,7 +505,7 @@ ERRORS = [
     (["-Z", "means.txt"], 2, "-Z (--Zscore)"),
     (["-D", "1"], 2, "-D (--Debug_level)"),
     (["-v"], 2, "-v (--version)"),
-    (["-l0"], 2, "-l 0 (grade 0 relevant, which trec_eval takes) is not supported"),
+    (["-l-1"], 2, "-l/--level_for_rel: must be at least 0, got -1"),
     (["-l-1"], 2, "must be at least 0"),
     (["-M-1"], 2, "must be at least 0"),
     (["-l", "1.5"], 2, "expected an integer"),
@@ -736,3 +736,55 @@ def test_yaap_follows_from_pytrec_eval_s_map_and_num_rel(tmp_path, capsys, flags
     expected = {("yaap", q): f"{v:6.4f}" for q, v in values.items()}
     expected["yaap", "all"] = f"{sum(values[q] for q in sorted(values)) / len(values):6.4f}"
     assert parse_output(out) == expected
+
+
+# ------------------------------------------------------------------------------------------
+# -l 0: every judged document relevant, none without a judgement
+
+
+def test_l0_makes_every_judged_document_relevant_and_no_unjudged_one(tmp_path, capsys):
+    # ranked: a (2), b (0), x (outside the qrels), c (1), e (-1: unjudged in the pool), d (0);
+    # z (1) is judged, never retrieved
+    qrels = {"q1": {"a": 2, "b": 0, "c": 1, "d": 0, "e": -1, "z": 1}}
+    run = {"q1": {"a": 0.9, "b": 0.8, "x": 0.7, "c": 0.6, "e": 0.5, "d": 0.4}}
+    qrels_path, run_path = write_trec(tmp_path, qrels, run)
+    measures = ["-m", "map", "-m", "P.5", "-m", "recall.5", "-m", "num_rel", "-m",
+                "num_rel_ret", "-m", "ndcg", "-m", "rbp", "-m", "yaap", "-m", "bpref"]
+
+    def printed(level):
+        code, out, err = run_trec_eval(capsys, f"-l{level}", *measures, qrels_path, run_path)
+        assert code == 0, err
+        return {name: value for (name, _), value in parse_output(out).items()}
+
+    one, zero = printed(1), printed(0)
+    # -l 1: a, c, z relevant (R = 3); a at rank 1, c at 4
+    assert {name: one[name] for name in ("map", "P_5", "recall_5", "num_rel", "num_rel_ret")} == {
+        "map": f"{(1 + 2 / 4) / 3:6.4f}", "P_5": "0.4000", "recall_5": f"{2 / 3:6.4f}",
+        "num_rel": "3", "num_rel_ret": "2"}
+    # -l 0: a, b, c, d, z relevant (R = 5), x and e not; a, b, c, d at ranks 1, 2, 4, 6
+    ap = (1 / 1 + 2 / 2 + 3 / 4 + 4 / 6) / 5
+    assert {name: zero[name] for name in ("map", "P_5", "recall_5", "num_rel", "num_rel_ret")} == {
+        "map": f"{ap:6.4f}", "P_5": "0.6000", "recall_5": "0.6000", "num_rel": "5",
+        "num_rel_ret": "4"}
+    assert zero["map"] == "0.6833"
+    assert zero["yaap"] == f"{math.log((1 + ap * 5) / (1 + 5 - ap * 5)):6.4f}"
+    # every judged document relevant: no judged non-relevant one above a relevant one (x and
+    # e do not count), bpref = 4 relevant retrieved / R = 5
+    assert zero["bpref"] == "0.8000"
+    # trec_eval's ndcg and rbp read the grades as gains, not the level: unchanged
+    ndcg = (2 + 1 / math.log2(5)) / (2 + 1 / math.log2(3) + 1 / math.log2(4))
+    assert zero["ndcg"] == one["ndcg"] == f"{ndcg:6.4f}"
+    assert zero["rbp"] == one["rbp"]
+
+
+def test_l0_gives_rndcg_the_grades_as_gains(tmp_path, capsys):
+    # Rndcg reads both: R from the level, the gains from the grades. Without a judged grade
+    # 0 and without unjudged documents, -l 0 and -l 1 agree on every measure.
+    qrels = {"q1": {"a": 2, "b": 1, "c": 3}, "q2": {"d": 1, "e": 2}}
+    run = {"q1": {"a": 0.9, "b": 0.8, "c": 0.7}, "q2": {"e": 0.5, "d": 0.4}}
+    qrels_path, run_path = write_trec(tmp_path, qrels, run)
+    outputs = [run_trec_eval(capsys, "-q", f"-l{level}", "-m", "all_trec", "-m",
+                             "ndcg.1=3,2=9", qrels_path, run_path)
+               for level in (0, 1)]
+    assert outputs[0][0] == outputs[1][0] == 0
+    assert outputs[0][1] == outputs[1][1]
