@@ -66,10 +66,26 @@ read_trec + evaluate
     ``judged="y_true"``, ``convention="trec_eval"``).
 pytrec_eval evaluate
     ``evaluator.evaluate(run)`` alone, on dicts and an evaluator built once, untimed.
+ranx parse + evaluate
+    ``Qrels.from_file`` and ``Run.from_file`` of the files, then ``ranx.evaluate`` (with
+    ``make_comparable=True``, as trec_eval evaluates the queries that the run and the qrels
+    share) of the 43 all_trec measures that ranx has (:data:`RANX_ALL_TREC`). ranx uses both
+    cores; numba compiles its readers and kernels on a first call, outside the timed region.
+ranx evaluate
+    ``ranx.evaluate`` alone, on a ``Qrels`` and a ``Run`` read afresh, untimed, before each
+    call (ranx sorts a run on first use and stores its scores in it).
+ir_measures parse + evaluate
+    ``ir_measures.calc_aggregate`` of the all_trec measures that ir_measures has
+    (``parse_trec_measure``; 54, computed by its pytrec_eval provider) on
+    ``read_trec_qrels`` and ``read_trec_run`` of the files.
+ir_measures evaluate
+    ``calc_aggregate`` alone, on the qrels and run read once into lists, untimed.
 
 The printed means of both processes, and the means in process, are checked against
 pytrec_eval's (but iprec_at_recall and 11pt_avg: pytrec_eval runs trec_eval 9.0.7, which
-rounded recall levels to numbers of documents otherwise).
+rounded recall levels to numbers of documents otherwise); ranx's and ir_measures' means are
+checked against sklearn-rank's in process on every measure they share (ranx's bpref is left
+out: it is NaN for a query without a judged non-relevant document).
 """
 
 import argparse
@@ -365,7 +381,7 @@ def compare_arrays(args):
     print(f"Python {platform.python_version()}; " + ", ".join(versions))
 
     entries, metrics_of, skipped = {}, {}, []
-    for peer in args.peers:
+    for peer in [peer for peer in args.peers if peer in PEERS]:
         make_runs, module = PEERS[peer]
         try:
             runs = make_runs(y, s, q)
@@ -452,6 +468,50 @@ def compare_arrays(args):
 
 
 # --------------------------------------------------------------------------------------------
+# The engine's targets: two layouts, each against np.argsort of the same scores
+# --------------------------------------------------------------------------------------------
+
+#: The four metrics of the engine's targets, in one ``evaluate`` call.
+TARGET_METRICS = ("ndcg@10", "err@10", "map", "mrr@10")
+#: Rows per query of each target layout, and the targets (ratios to np.argsort) of nDCG@10
+#: and of the four metrics.
+TARGET_LAYOUTS = {100: (0.5, 0.8), 10: (0.8, 1.2)}
+
+
+def compare_target_layouts(args):
+    """nDCG@10 and :data:`TARGET_METRICS` at 100 and 10 rows per query, as ratios to one
+    ``np.argsort`` of the same scores; all six entries interleaved in the same rounds."""
+    entries, memory = {}, {}
+    for rows_per_query in TARGET_LAYOUTS:
+        y, s, q = make_benchmark_data(args.n_rows, args.n_rows // rows_per_query,
+                                      seed=args.seed)
+        runs = {
+            "argsort": lambda s=s: np.argsort(s),
+            "nDCG@10": lambda y=y, s=s, q=q: ndcg_score(y, s, qid=q, k=10),
+            "4 metrics": lambda y=y, s=s, q=q: evaluate(y, s, qid=q, metrics=TARGET_METRICS),
+        }
+        for name, run in runs.items():
+            entries[rows_per_query, name] = (run, None)
+            memory[rows_per_query, name] = extra_memory(run) / (8 * args.n_rows)
+    seconds = {key: elapsed for key, (elapsed, _) in best_times(entries, args.repeat).items()}
+    print(f"\nThe engine's targets: {args.n_rows:,} rows, unsorted qid; ratio to one "
+          f"np.argsort of the same scores (target), interleaved, best of {args.repeat}; "
+          f"4 metrics: evaluate() of {', '.join(TARGET_METRICS)}")
+    print(f"{'layout':<36}{'argsort':>10}{'nDCG@10':>17}{'4 metrics':>17}"
+          f"{'peak memory beyond the inputs, arrays of n':>46}")
+    for rows_per_query, targets in TARGET_LAYOUTS.items():
+        floor = seconds[rows_per_query, "argsort"]
+        layout = (f"{rows_per_query} rows per query "
+                  f"({args.n_rows // rows_per_query:,} queries)")
+        ratios = "".join(
+            f"{seconds[rows_per_query, name] / floor:>8.2f}x (<={target})"
+            for name, target in zip(("nDCG@10", "4 metrics"), targets))
+        peaks = ", ".join(f"{name} {memory[rows_per_query, name]:.1f}"
+                          for name in ("argsort", "nDCG@10", "4 metrics"))
+        print(f"{layout:<36}{floor:>8.4f} s{ratios}{peaks:>46}")
+
+
+# --------------------------------------------------------------------------------------------
 # trec_eval: every measure, from TREC files
 # --------------------------------------------------------------------------------------------
 
@@ -466,6 +526,25 @@ PYTREC_ALL_TREC = (
 # pytrec_eval runs trec_eval 9.0.7, which turns a recall level x into floor(x * R + 0.9)
 # relevant documents; trec_eval 9.0.8 and sklearn-rank round x * R to the nearest.
 ROUNDING_CHANGED = ("iprec_at_recall", "11pt_avg")
+# trec_eval's cut-offs, as all_trec asks them.
+TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+# ranx's names of the all_trec measures it has, and trec_eval's. Not bpref: ranx divides by
+# min(R, N) and gives NaN for a query without judged non-relevant documents.
+RANX_ALL_TREC = {
+    "map": "map", "mrr": "recip_rank", "ndcg": "ndcg", "r-precision": "Rprec",
+    **{f"hit_rate@{k}": f"success_{k}" for k in (1, 5, 10)},
+    **{f"{name}@{k}": f"{trec}_{k}" for k in TREC_CUTOFFS for name, trec in (
+        ("precision", "P"), ("recall", "recall"), ("ndcg", "ndcg_cut"), ("map", "map_cut"))},
+}
+# trec_eval's names of the all_trec measures that ir_measures has (with trec_eval's
+# parameters: ``parse_trec_measure`` reads them); iprec_at_recall aside, since ir_measures
+# computes it with pytrec_eval (see ROUNDING_CHANGED).
+IR_MEASURES_ALL_TREC = (
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank",
+    "infAP", "ndcg", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
+    *(f"{name}_{k}" for name in ("P", "recall", "ndcg_cut", "map_cut") for k in TREC_CUTOFFS),
+    *(f"success_{k}" for k in (1, 5, 10)),
+)
 
 # What a pytrec_eval user runs: its own readers, every measure, the means printed as trec_eval
 # prints them.
@@ -519,6 +598,75 @@ def _all_lines(text):
     """{measure: printed value} of trec_eval's 'all' lines."""
     lines = (line.split("\t") for line in text.splitlines())
     return {name.rstrip(): value for name, qid, value in lines if qid == "all"}
+
+
+def ranx_trec_runs(qrels, run):
+    """ranx's entries of the trec_eval suite, and its means under trec_eval's names."""
+    import ranx
+
+    metrics = list(RANX_ALL_TREC)
+
+    def read():
+        return (ranx.Qrels.from_file(str(qrels), kind="trec"),
+                ranx.Run.from_file(str(run), kind="trec"))
+
+    def evaluate_read(files):
+        return ranx.evaluate(*files, metrics, make_comparable=True)
+
+    # numba compiles ranx's readers and kernels on first use, some of them again for large
+    # inputs (its parallel paths): one call on the same files, outside the timed region.
+    with warnings.catch_warnings():
+        # numba's note on an integer cast in ranx's kernels, as it compiles them
+        warnings.filterwarnings("ignore", "unsafe cast from uint64 to int64")
+        evaluate_read(read())
+
+    entries = {
+        "ranx parse + evaluate": (lambda: evaluate_read(read()), None),
+        "ranx evaluate": (evaluate_read, read),
+    }
+    return entries, lambda means: {RANX_ALL_TREC[name]: v for name, v in means.items()}
+
+
+def ir_measures_trec_runs(qrels, run):
+    """ir_measures' entries of the trec_eval suite, and its means under trec_eval's names."""
+    import ir_measures
+
+    measures = {}
+    for name in IR_MEASURES_ALL_TREC:
+        base, _, parameter = name.rpartition("_") if name[-1].isdigit() else (name, "", "")
+        (measure,) = ir_measures.parse_trec_measure(f"{base}.{parameter}" if parameter
+                                                    else name)
+        measures[measure] = name
+    read_once = []
+
+    def read():  # untimed, once: the qrels and run as ir_measures' records
+        if not read_once:
+            read_once.append((list(ir_measures.read_trec_qrels(str(qrels))),
+                              list(ir_measures.read_trec_run(str(run)))))
+        return read_once[0]
+
+    def parse_and_evaluate():
+        return ir_measures.calc_aggregate(measures, ir_measures.read_trec_qrels(str(qrels)),
+                                          ir_measures.read_trec_run(str(run)))
+
+    entries = {
+        "ir_measures parse + evaluate": (parse_and_evaluate, None),
+        "ir_measures evaluate": (lambda records: ir_measures.calc_aggregate(measures, *records),
+                                 read),
+    }
+    return entries, lambda means: {measures[measure]: v for measure, v in means.items()}
+
+
+TREC_PEERS = {"ranx": ranx_trec_runs, "ir_measures": ir_measures_trec_runs}
+
+
+def values_of(per_query):
+    """{measure: [value of each query]} of pytrec_eval's {query: {measure: value}}."""
+    values = {}
+    for query_values in per_query.values():
+        for name, value in query_values.items():
+            values.setdefault(name, []).append(value)
+    return values
 
 
 def compare_trec_eval(args):
@@ -604,6 +752,16 @@ def compare_trec_eval(args):
             "evaluate": (evaluate_all, read_once),
             "pytrec_eval read + evaluate": (pytrec_eval_in_process, None),
         }
+        names_of, skipped = {}, []
+        for peer, make_runs in TREC_PEERS.items():
+            if peer not in args.peers:
+                continue
+            try:
+                peer_entries, names_of[peer] = make_runs(qrels, run)
+            except ImportError as exc:
+                skipped.append(f"{peer} ({exc})")
+                continue
+            entries.update(peer_entries)
         timed = best_times(entries, args.repeat)
 
     seconds = {key: elapsed for key, (elapsed, _) in timed.items()}
@@ -626,6 +784,27 @@ def compare_trec_eval(args):
           f"{seconds['pytrec_eval read + evaluate']:.2f} s: "
           f"{seconds['pytrec_eval read + evaluate'] / seconds['read_trec + evaluate']:.1f}x")
 
+    n_measures = {"sklearn-rank": len(names), "pytrec_eval": len(values_of(per_query))}
+    peer_means = {}
+    for peer, trec_names in names_of.items():
+        peer_means[peer] = trec_names(timed[f"{peer} evaluate"][1])
+        n_measures[peer] = len(peer_means[peer])
+    pairs = {"sklearn-rank": ("read_trec + evaluate", "evaluate"),
+             "pytrec_eval": ("pytrec_eval read + evaluate", "pytrec_eval evaluate"),
+             **{peer: (f"{peer} parse + evaluate", f"{peer} evaluate") for peer in names_of}}
+    print("  in process, from the files (parse + evaluate) and from each one's own inputs "
+          "(evaluate), x sklearn-rank's time:")
+    print(f"    {'':<14}{'measures':>9}{'parse + evaluate':>18}{'ratio':>8}{'evaluate':>11}"
+          f"{'ratio':>8}")
+    ours_both = [seconds[key] for key in pairs["sklearn-rank"]]
+    for peer, keys in pairs.items():
+        both = [seconds[key] for key in keys]
+        print(f"    {peer:<14}{n_measures[peer]:>9}"
+              f"{both[0]:>16.2f} s{both[0] / ours_both[0]:>7.1f}x"
+              f"{both[1]:>9.2f} s{both[1] / ours_both[1]:>7.1f}x")
+    for line in skipped:
+        print(f"  skipped: {line}")
+
     # Apples to apples: the printed means, and the in-process means against pytrec_eval's.
     mismatches = []
     compared = sorted(set(ours) & set(theirs))
@@ -633,10 +812,7 @@ def compare_trec_eval(args):
         if not name.startswith(ROUNDING_CHANGED) and ours[name] != theirs[name]:
             mismatches.append(f"printed {name}: sklearn-rank {ours[name]}, pytrec_eval "
                               f"{theirs[name]}")
-    values = {}
-    for query_values in per_query.values():
-        for name, value in query_values.items():
-            values.setdefault(name, []).append(value)
+    values = values_of(per_query)
     for name in sorted(set(means) & set(values)):
         if name.startswith(ROUNDING_CHANGED):
             continue
@@ -648,6 +824,13 @@ def compare_trec_eval(args):
           f"means in process checked against pytrec_eval (all but {', '.join(ROUNDING_CHANGED)}"
           f", whose rounding changed in trec_eval 9.0.8): "
           f"{'MISMATCH' if mismatches else 'ok'}")
+    for peer, peer_values in peer_means.items():
+        wrong = [f"in process {name}: sklearn-rank {means[name]!r}, {peer} {value!r}"
+                 for name, value in sorted(peer_values.items())
+                 if not abs(means[name] - value) <= 1e-9]
+        print(f"  values: {len(peer_values)} means of {peer} checked against sklearn-rank's: "
+              f"{'MISMATCH' if wrong else 'ok'}")
+        mismatches += wrong
     for line in mismatches:
         print(f"    {line}", file=sys.stderr)
     return 1 if mismatches else 0
@@ -660,7 +843,8 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=3, help="runs per entry; the best counts")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--peers", nargs="+", choices=list(PEERS), default=list(PEERS), help="peers to run"
+        "--peers", nargs="+", choices=[*PEERS, *TREC_PEERS], default=[*PEERS, *TREC_PEERS],
+        help="peers to run (ir_measures: in the trec_eval suite only)"
     )
     parser.add_argument("--suite", choices=("arrays", "trec_eval", "all"), default="all",
                         help="the metrics of flat arrays against the peers, sklearn-rank "
@@ -671,6 +855,8 @@ def main(argv=None):
     status = 0
     if args.suite in ("arrays", "all"):
         status |= compare_arrays(args)
+        if "sklearn-rank" in args.peers:
+            compare_target_layouts(args)
     if args.suite in ("trec_eval", "all"):
         status |= compare_trec_eval(args)
     return status

@@ -5,8 +5,10 @@ relevant documents, the AP@k denominator...) is an explicit keyword of the metri
 ``None`` by default. ``None`` resolves, in order, to the preset's value when ``convention=`` is
 given, then to sklearn-rank's default below. An explicit keyword always wins.
 
-The presets only fix what the named system defines; each entry says why, and
-``tests/test_reference_implementations.py`` proves each claim against the system itself.
+The presets only fix what the named system defines, and only for the metrics it has
+(:data:`CONVENTION_METRICS`): a metric that the system does not compute keeps sklearn-rank's
+defaults under its preset, as no value of that system exists to reproduce. Each entry says why,
+and ``tests/test_reference_implementations.py`` proves each claim against the system itself.
 """
 
 import numpy as np
@@ -70,8 +72,6 @@ CONVENTIONS = {
     "lightgbm": {
         "*": {"gain": "exponential", "ties": "stable", "no_relevant": 1.0},
         "map": {"ap_denominator": "min_k", "relevance_threshold": _ABOVE_HALF},
-        # no hits metric in LightGBM: a query without relevant documents has 0 of them
-        "hits": {"no_relevant": 0.0},
     },
     # XGBoost ndcg@k, map@k, pre@k (rank_metric.cc): 2^y - 1 (ndcg_exp_gain=True), stable
     # sort, ndcg and map of a query without relevant documents are 1 (the "ndcg-"/"map-"
@@ -82,8 +82,6 @@ CONVENTIONS = {
         "*": {"gain": "exponential", "ties": "stable", "no_relevant": 1.0},
         "map": {"ap_denominator": "min_k"},
         "precision": {"short_lists": "length", "no_relevant": 0.0},
-        # no hits metric in XGBoost: a query without relevant documents has 0 of them
-        "hits": {"no_relevant": 0.0},
     },
     # scikit-learn ndcg_score / dcg_score: linear gain, ties averaged (McSherry & Najork),
     # a query without relevant documents scores 0.
@@ -124,6 +122,41 @@ CONVENTIONS = {
 
 CONVENTION_NAMES = tuple(sorted(CONVENTIONS))
 
+# Per system: the metrics of the registry that it computes, the only ones its preset sets.
+# Any other metric keeps sklearn-rank's defaults under the preset: ERR under "trec_eval"
+# is the ERR of gdeval and of the default, not ERR with trec_eval's linear gain, which no
+# system computes. tests/test_conventions_scope.py checks the trec_eval set against the
+# measures of sklearn-rank's trec_eval command (metrics/_trec_names.py).
+CONVENTION_METRICS = {
+    # every registry metric behind one of trec_eval's measures (m_*.c)
+    "trec_eval": frozenset({
+        "bing", "bpref", "dcg", "eleven_point_average", "g", "gm_bpref", "gm_map",
+        "hit_rate", "infap", "iprec_at_recall", "map", "mrr", "ndcg", "ndcg_rel",
+        "num_nonrel_judged_ret", "num_q", "num_rel", "num_rel_ret", "num_ret", "precision",
+        "r_precision", "rbp", "rbp_residual", "recall", "relative_p", "rndcg", "rprec_mult",
+        "set_f", "set_map", "set_p", "set_recall", "set_relative_p", "unjudged_rate",
+        "utility",
+    }),
+    # ndcg@k and map@k
+    "lightgbm": frozenset({"ndcg", "map"}),
+    # ndcg@k, map@k and pre@k
+    "xgboost": frozenset({"ndcg", "map", "precision"}),
+    # ndcg_score and dcg_score
+    "sklearn": frozenset({"ndcg", "dcg"}),
+    # NDCG, DCG, ERR, MRR, MAP, PrecisionAt, RecallAt
+    "catboost": frozenset({"ndcg", "dcg", "err", "mrr", "map", "precision", "recall"}),
+    # RetrievalNormalizedDCG, RetrievalMAP, RetrievalMRR, RetrievalPrecision, RetrievalRecall,
+    # RetrievalHitRate, RetrievalRPrecision, RetrievalFallOut
+    "torchmetrics": frozenset({"ndcg", "map", "mrr", "precision", "recall", "hit_rate",
+                               "r_precision", "fallout"}),
+}
+
+
+def convention_defines(convention, metric):
+    """Whether the system of preset ``convention`` computes ``metric`` (a registry name):
+    only then does the preset set its options. True for ``convention=None``."""
+    return convention is None or metric in CONVENTION_METRICS[convention]
+
 
 def resolve(metric, convention, options):
     """Fill the unset (``None``) options of ``metric`` from ``convention`` and the defaults.
@@ -133,7 +166,9 @@ def resolve(metric, convention, options):
     metric : str
         Short metric name of the registry ("ndcg", "map", ...).
     convention : str or None
-        Preset name, or None for sklearn-rank's defaults.
+        Preset name, or None for sklearn-rank's defaults. A preset sets the options of the
+        metrics of its system only (:data:`CONVENTION_METRICS`); the others keep the
+        defaults.
     options : dict
         The caller's options; ``None`` means "not set". Only the keys present are resolved.
     """
@@ -146,7 +181,8 @@ def resolve(metric, convention, options):
                 f"Unknown convention {convention!r}. Valid conventions are: "
                 f"{', '.join(map(repr, CONVENTION_NAMES))}."
             ) from None
-        preset = {**table.get("*", {}), **table.get(metric, {})}
+        if metric in CONVENTION_METRICS[convention]:
+            preset = {**table.get("*", {}), **table.get(metric, {})}
     defaults = {**DEFAULTS, **METRIC_DEFAULTS.get(metric, {})}
     resolved = {}
     for name, value in options.items():

@@ -42,9 +42,15 @@ def test_asv_suites_run_on_the_small_size(asv_path):
     suites = [metrics.MetricsSuite, metrics.TiedScoresSuite]
     assert {"time_argsort_floor", "time_ndcg_at_10", "time_evaluate_four"} <= set(
         dir(metrics.MetricsSuite))
-    for suite_class in suites:
+    assert {"time_argsort_floor", "time_ndcg_at_10", "time_evaluate_four",
+            "peakmem_argsort_floor", "peakmem_ndcg_at_10", "peakmem_evaluate_four"} <= set(
+        dir(metrics.TargetLayoutsSuite))
+    # the target layouts (issue 21): 1M rows at 100 and at 10 rows per query
+    assert metrics.TargetLayoutsSuite.params == ([1_000_000], [100, 10])
+    assert metrics.TARGET_METRICS == ("ndcg@10", "err@10", "map", "mrr@10")
+    for suite_class, small in [*zip(suites, [None, None]), (metrics.TargetLayoutsSuite, 10_000)]:
         sizes, *others = suite_class.params
-        for params in itertools.product([min(sizes)], *others):
+        for params in itertools.product([small or min(sizes)], *others):
             suite = suite_class()
             suite.setup(*params)
             for method in dir(suite):
@@ -91,6 +97,7 @@ def test_segment_sort_suite_runs_and_its_capped_prefix_sorts_exactly(asv_path):
         baseline.time_lexsort(min(sizes), scores)
 
 
+@pytest.mark.slow  # every peer, both boosters: about 20 s of CPU
 def test_compare_peers_checks_every_peer_value(asv_path, capsys):
     compare_peers = load_compare_peers()
     peers = ["sklearn-rank", "argsort", "naive", "LightGBM", "XGBoost", "pytrec_eval"]
@@ -103,6 +110,49 @@ def test_compare_peers_checks_every_peer_value(asv_path, capsys):
     assert "evaluate(all four)" in out
     checked = [line for line in out.splitlines() if line.rstrip().endswith("  ok")]
     assert len(checked) >= 3  # naive and LightGBM at least, whatever else is installed
+    assert "The engine's targets: 3,000 rows" in out
+
+
+def test_compare_peers_prints_the_target_layouts(asv_path, capsys):
+    """The engine's two target layouts, as ratios to np.argsort of the same scores, with the
+    peak memory in arrays of n (the fast lane's run of the arrays suite: no boosters)."""
+    compare_peers = load_compare_peers()
+    status = compare_peers.main(["--suite", "arrays", "--n-rows", "3000", "--n-queries", "120",
+                                 "--repeat", "1", "--peers", "sklearn-rank", "argsort", "naive"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "The engine's targets: 3,000 rows" in out
+    layouts = [line for line in out.splitlines() if " rows per query (" in line]
+    assert [line.split(" (")[0] for line in layouts] == ["100 rows per query",
+                                                        "10 rows per query"]
+    for line in layouts:
+        assert re.search(r"\d\.\d+ s +\d+\.\d\dx \(<=0\.\d\) +\d+\.\d\dx \(<=\d\.\d\)", line), line
+        assert re.search(r"argsort \d+\.\d, nDCG@10 \d+\.\d, 4 metrics \d+\.\d$", line), line
+
+
+@pytest.mark.slow  # two processes, and numba compiling ranx's kernels
+def test_compare_peers_trec_eval_suite_checks_every_peer(asv_path, capsys):
+    """The trec_eval suite end to end on small files: sklearn-rank against pytrec_eval,
+    ranx and ir_measures, parse + evaluate and evaluate alone, every peer's means checked."""
+    pytest.importorskip("pytrec_eval")
+    pytest.importorskip("ranx")
+    pytest.importorskip("ir_measures")
+    compare_peers = load_compare_peers()
+    status = compare_peers.main(["--suite", "trec_eval", "--trec-lines", "3000",
+                                 "--n-queries", "60", "--repeat", "1"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "MISMATCH" not in out
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()
+            if line.startswith("    ") and line.split()[0] in (
+                "sklearn-rank", "pytrec_eval", "ranx", "ir_measures")}
+    assert list(rows) == ["sklearn-rank", "pytrec_eval", "ranx", "ir_measures"]
+    assert int(rows["sklearn-rank"][0]) > 90 and rows["ranx"][0] == "43"
+    assert rows["ir_measures"][0] == "54"
+    for peer, row in rows.items():  # measures, parse + evaluate, ratio, evaluate, ratio
+        assert re.fullmatch(r"\d+ \d+\.\d\d s \d+\.\dx \d+\.\d\d s \d+\.\dx", " ".join(row)), peer
+    assert "  values: 43 means of ranx checked against sklearn-rank's: ok" in out
+    assert "  values: 54 means of ir_measures checked against sklearn-rank's: ok" in out
 
 
 @pytest.mark.slow

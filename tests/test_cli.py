@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _cli import run_cli
+from _cli import one_line_error, run_cli
 from sklearn.datasets import dump_svmlight_file
 from sklearn.linear_model import Ridge
 
@@ -198,7 +198,7 @@ def test_evaluate_trec_files(capsys, trec_files, convention):
     with pytest.warns(UserWarning, match=r"\('3'\)"):  # judged, but not in the run
         d = read_trec(qrels, run)
     common = {"qid": d["qid"], "metrics": metrics, "retrieved": d["retrieved"],
-              "judged": "y_true", "convention": convention}
+              "judged": "y_true", "docno": d["docno"], "convention": convention}
     expected = evaluate(d["y_true"], d["y_score"], **common)
     per_query = evaluate(d["y_true"], d["y_score"], return_per_query=True, **common)
     assert result["convention"] == convention
@@ -241,7 +241,8 @@ def test_evaluate_trec_complete_scores_the_missing_queries_zero(capsys, trec_fil
     assert [result["per_query"][2][m] for m in metrics] == [0.0, 0.0, 0.0]
     d = read_trec(qrels, run, complete=True)
     expected = evaluate(d["y_true"], d["y_score"], qid=d["qid"], retrieved=d["retrieved"],
-                        judged="y_true", metrics=metrics, convention="trec_eval")
+                        judged="y_true", docno=d["docno"], metrics=metrics,
+                        convention="trec_eval")
     for m in metrics:
         assert result["metrics"][m] == pytest.approx(expected[m])
     code, out, err = run_cli(capsys, "evaluate", "--table", run, "--complete")
@@ -289,6 +290,32 @@ def test_evaluate_numeric_query_ids_sort_as_numbers(capsys, tmp_path):
                            "--per-query", "--format", "csv")
     assert code == 0
     assert [row[0] for row in csv.reader(io.StringIO(out))] == ["qid", "9", "10", "all"]
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "csv"])
+def test_evaluate_refuses_a_query_named_as_the_row_of_means(capsys, tmp_path, fmt):
+    # its row and the row of means were both 'all': 1.0 and 0.75, no telling which is which
+    path = tmp_path / "scores.csv"
+    path.write_text("qid,label,score\nall,1,0.9\nall,0,0.1\nb,0,0.9\nb,1,0.1\n")
+    output = tmp_path / "per_query.csv"
+    code, out, err = run_cli(capsys, "evaluate", "--table", path, "--metrics", "map",
+                             "--per-query", "--format", fmt, "--output", output)
+    assert code == 2 and out == ""
+    line = one_line_error(err, "evaluate")
+    assert f"--per-query --format {fmt}: a query is named 'all'" in line
+    assert "--format json" in line
+    assert not output.exists()
+    # where the means stand apart, the query is kept: JSON, the --output file, the means alone
+    code, out, err = run_cli(capsys, "evaluate", "--table", path, "--metrics", "map",
+                             "--per-query", "--format", "json", "--output", output)
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["metrics"] == {"map": 0.75}
+    assert result["per_query"] == [{"qid": "all", "map": 1.0}, {"qid": "b", "map": 0.5}]
+    assert output.read_text().splitlines() == ["qid,map", "all,1.0", "b,0.5"]
+    code, out, err = run_cli(capsys, "evaluate", "--table", path, "--metrics", "map",
+                             "--format", "csv")
+    assert code == 0 and out.splitlines() == ["qid,map", "all,0.75"]
 
 
 def test_evaluate_markdown(capsys):
@@ -400,6 +427,61 @@ def test_cv_same_results_in_parallel(capsys):
     code, two, err = run_cli(capsys, *argv, "--n-jobs", 2)
     assert code == 0, err
     assert without_times(two) == without_times(one)
+
+
+COUNTER = """
+import os
+from pathlib import Path
+
+from sklearn.linear_model import Ridge
+
+
+class Counter(Ridge):
+    \"\"\"A ridge regression that writes, as it fits, how many loky worker processes its
+    own parent (the command) has started.\"\"\"
+
+    def fit(self, X, y, qid=None, sample_weight=None):
+        parent, workers = os.getppid(), 0
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():  # /proc/self, /proc/thread-self: this process again
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:  # not a process, or one that ended
+                continue
+            if (int(stat.rpartition(")")[2].split()[1]) == parent
+                    and b"popen_loky" in cmdline):
+                workers += 1
+        with open(os.environ["WORKERS"], "a") as handle:
+            handle.write(f"{workers}\\n")
+        return super().fit(X, y, sample_weight=sample_weight)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="counts processes in /proc")
+@pytest.mark.parametrize("where", ["option", "config"])
+def test_n_jobs_starts_no_more_processes_than_units_and_cpus(tmp_path, where):
+    # --n-jobs 8 for 6 units started 8 worker processes, each holding the data (n_jobs =
+    # 100000 in a configuration file started hundreds before it was killed)
+    from joblib import cpu_count
+
+    (tmp_path / "counter.py").write_text(COUNTER)
+    jobs = ["--n-jobs", "8"]
+    if where == "config":
+        (tmp_path / "cv.toml").write_text("n_jobs = 100000\n")
+        jobs = ["--config", "cv.toml"]
+    counts = tmp_path / "workers"
+    env = {**os.environ, "WORKERS": str(counts),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run(
+        [sys.executable, "-m", "sklearn_rank", "cv", "--n-queries", "30", "--n-splits", "3",
+         "--metrics", "map", "--model", "a=counter:Counter", "--model", "b=counter:Counter",
+         *jobs], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"(2 models x 3 folds, {min(6, cpu_count())} processes)" in done.stderr
+    workers = [int(line) for line in counts.read_text().split()]
+    assert len(workers) == 6 and 1 <= max(workers) <= min(6, cpu_count())
 
 
 def test_cv_plot(capsys, tmp_path):

@@ -719,3 +719,117 @@ def test_working_folder_is_on_the_path_only_for_the_users_module(tmp_path, monke
     # the folder comes behind the libraries, for the module's neighbours
     assert sys.modules["mymodels_here"].PATH[-1] == str(tmp_path)
     assert sys.path[-1] == str(tmp_path) and sys.path.count(str(tmp_path)) == 1
+
+
+# ----------------------------------------------------------------------------------------
+# Hostile numbers and nesting, and nonsense that still gave a number: one line and exit
+# code 2, before the work (a traceback, or an error blaming "cross-validation" after it)
+
+DEEP = "[" * 3000 + "]" * 3000
+DIGITS = "9" * 5000
+TEN = ",".join(map(str, range(1, 11)))
+
+HOSTILE = [
+    (["cv", *FAST, "--seed", "4294967296"], ["argument --seed: must be at most 4294967295"]),
+    (["cv", *FAST, "--seed", DIGITS], ["argument --seed: expected an integer", "characters"]),
+    (["cv", *FAST, "--set", f"eval_at={DEEP}"], ["nested more than 32 deep"]),
+    (["cv", *FAST, "--set", f"n_estimators={DIGITS}"], ["more digits than Python reads"]),
+    (["cv", *FAST, "--set", "n_estimators=99999999999999999999"], ["beyond 64 bits"]),
+    (["cv", *FAST, "--set", "n_estimators=0"],
+     ["--set 'n_estimators=0': LGBMRegressor refuses n_estimators=0"]),
+    (["cv", *FAST, "--models", "pointwise", "catboost", "--set", "n_estimators=0"],
+     ["--set 'n_estimators=0': LGBMRegressor refuses n_estimators=0"]),
+    (["cv", *FAST, "--set", "learning_rate=inf"], ["--set 'learning_rate=inf': expected a "
+                                                   "finite number, got 'inf'"]),
+    (["cv", *FAST, "--set", "learning_rate=1e999"], ["expected a finite number, got inf"]),
+    (["cv", *FAST, "--set", "learning_rate=NaN"], ["expected a finite number, got 'NaN'"]),
+    (["cv", *FAST, "--set", "eval_at=[1, 1e999]"], ["expected a finite number, got inf"]),
+    (["tune", *FAST, "--param", "learning_rate=0.1,nan"], ["expected a finite number"]),
+    (["tune", *FAST, "--param", f"num_leaves={DIGITS}"], ["more digits than Python reads"]),
+    (["tune", *FAST, "--search", "random", "--param", "num_leaves=randint(2,10**20)"],
+     ["expected integer bounds"]),
+    (["tune", *FAST, "--search", "random", "--param",
+      "num_leaves=randint(2,100000000000000000000)"], ["the bound", "is beyond 64 bits"]),
+    (["tune", *FAST, "--search", "random", "--param", "learning_rate=uniform(0,1e999)"],
+     ["expected finite bounds"]),
+    (["tune", *FAST, "--search", "random", "--param",
+      "learning_rate=uniform(-1e308,1e308)"], ["too far apart"]),
+    (["tune", *FAST, "--search", "random", "--n-iter", "100000000000", "--param",
+      "learning_rate=loguniform(0.01,0.3)"], ["argument --n-iter: must be at most 10000"]),
+    (["tune", *FAST, *(a for name in ("num_leaves", "min_child_samples", "max_depth",
+                                      "subsample", "reg_alpha") for a in ("--param",
+                                                                         f"{name}={TEN}"))],
+     ["the grid has 100,000 candidates (10 x 10 x 10 x 10 x 10 values)"]),
+]
+
+
+@pytest.mark.parametrize("argv, parts", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_numbers_are_one_line(capsys, argv, parts):
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2, err
+    line = one_line_error(err, argv[0])
+    assert all(part in line for part in parts), line
+    assert len(line) < 600  # a 5,000-digit value is not quoted whole
+
+
+HOSTILE_CONFIGS = [
+    ("deep.json", '{"seed": ' + DEEP + "}", ["nested too deep to read"]),
+    ("deep.toml", "seed = " + "[" * 5000 + "]" * 5000 + "\n", ["nested too deep to read"]),
+    ("big.json", '{"seed": ' + DIGITS + "}", ["Python cannot read", "4300 digits"]),
+    ("big.toml", "seed = " + DIGITS + "\n", ["Python cannot read", "4300 digits"]),
+    ("seed.toml", "seed = 4294967296\n", ["seed: expected an integer from 0 to 4294967295"]),
+    ("inf.toml", '[[models]]\nmodel = "pointwise"\nparams = { learning_rate = inf }\n'
+     '[[models]]\nmodel = "lambdarank"\n',
+     ["models[0]: params.learning_rate: expected a finite number, got inf"]),
+    ("nan.json", '{"models": [{"model": "pointwise", "params": {"learning_rate": NaN}}, '
+     '{"model": "lambdarank"}]}', ["params.learning_rate: expected a finite number"]),
+    ("deep.json", '{"models": [{"model": "pointwise", "params": {"eval_at": '
+     + "[" * 40 + "]" * 40 + '}}, {"model": "lambdarank"}]}', ["nested more than 32 deep"]),
+]
+
+
+@pytest.mark.parametrize("name, content, parts", HOSTILE_CONFIGS,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(HOSTILE_CONFIGS)])
+def test_hostile_configuration_files_are_one_line(capsys, tmp_path, name, content, parts):
+    (tmp_path / name).write_text(content)
+    code, out, err = run_cli(capsys, "cv", *FAST, "--config", tmp_path / name)
+    assert code == 2, err
+    line = one_line_error(err, "cv")
+    assert all(part in line for part in parts), line
+
+
+def test_hostile_grids_of_tune_configuration_files(capsys, tmp_path):
+    for grid, parts in (("{ learning_rate = [0.1, inf] }", ["expected a finite number"]),
+                        ('{ learning_rate = "uniform(0,1e999)" }', ["finite bounds"])):
+        path = tmp_path / "tune.toml"
+        path.write_text(f'search = "random"\n[[models]]\nmodel = "lightgbm"\ngrid = {grid}\n')
+        code, out, err = run_cli(capsys, "tune", *FAST, "--config", path)
+        assert code == 2, err
+        line = one_line_error(err, "tune")
+        assert all(part in line for part in parts), line
+    path.write_text("search = \"random\"\nn_iter = 100000000000\n")
+    code, out, err = run_cli(capsys, "tune", *FAST, "--config", path, "--param",
+                             "learning_rate=loguniform(0.01,0.3)")
+    assert code == 2
+    assert "n_iter: expected an integer from 1 to 10000" in one_line_error(err, "tune")
+
+
+def test_estimators_that_rank_by_no_relevance_are_noted(capsys, monkeypatch, tmp_path):
+    # KMeans ranks by cluster labels, IsolationForest by inlier/outlier labels: a number,
+    # but no ranking; regressors, classifiers and rankers are no such case
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(capsys, "cv", *FAST, "--metrics", "map", "--model",
+                             "sklearn.cluster:KMeans", "--model", "sklearn.linear_model:Ridge")
+    assert code == 0, err
+    (line,) = [line for line in err.splitlines() if "note:" in line]
+    assert line.startswith("sklearn-rank cv: note: --model 'sklearn.cluster:KMeans': KMeans "
+                           "is a clusterer, neither a regressor, a classifier nor a ranker")
+    code, out, err = run_cli(capsys, "tune", *FAST, "--model",
+                             "sklearn.ensemble:IsolationForest", "--param", "n_estimators=5,10")
+    assert code == 0, err
+    assert "IsolationForest is an outlier detector, neither a regressor" in err
+    code, out, err = run_cli(capsys, "cv", *FAST, "--metrics", "map", "--model",
+                             "sklearn.linear_model:Ridge", "--model",
+                             "sklearn.tree:DecisionTreeRegressor", "--model", "pointwise")
+    assert code == 0, err
+    assert "note:" not in err

@@ -436,6 +436,24 @@ def test_a_judged_query_without_run_lines_is_named_on_stderr(small_files, capsys
     assert run_trec_eval(capsys, "-c", "-m", "map", qrels_path, run_path)[2] == ""
 
 
+def test_a_query_named_all_is_printed_as_trec_eval_prints_it(tmp_path, capsys):
+    # trec_eval prints a query 'all' with -q as any query, before the lines of the means
+    # that bear the same name: stdout stays trec_eval's, stderr says it
+    qrels = tmp_path / "qrels"
+    qrels.write_text("all 0 d1 1\nall 0 d2 0\nb 0 d1 0\nb 0 d2 1\n")
+    run = tmp_path / "run"
+    run.write_text("all Q0 d1 1 0.9 r\nall Q0 d2 2 0.1 r\nb Q0 d1 1 0.9 r\n"
+                   "b Q0 d2 2 0.1 r\n")
+    code, out, err = run_trec_eval(capsys, "-q", "-m", "map", qrels, run)
+    assert code == 0
+    assert out == ("map                   \tall\t1.0000\nmap                   \tb\t0.5000\n"
+                   "map                   \tall\t0.7500\n")
+    assert "note: a query is named 'all'" in err and "-n" in err
+    for flags in (["-m", "map"], ["-q", "-n", "-m", "map"]):  # no two lines alike: no note
+        code, out, err = run_trec_eval(capsys, *flags, qrels, run)
+        assert code == 0 and out and err == ""
+
+
 def test_c_averages_over_every_judged_query(small_files, capsys):
     qrels, run, qrels_path, run_path = small_files
     code, out, _ = run_trec_eval(capsys, "-q", "-c", "-m", "P.5", qrels_path, run_path)

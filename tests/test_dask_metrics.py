@@ -10,6 +10,7 @@ in the middle of an evaluation.
 """
 
 import dataclasses
+import logging
 import subprocess
 import sys
 import uuid
@@ -136,6 +137,12 @@ def test_every_metric_on_the_threaded_scheduler(qid):
                               metrics=METRICS, return_per_query=True), per_query)
 
 
+# Row order through the shuffle is what these compare: trec_eval's ties, in row order for want
+# of document names, warn (TiedScoresWarning) in memory and on Dask alike.
+ROW_ORDER_TIES = pytest.mark.filterwarnings("ignore::sklearn_rank.metrics.TiedScoresWarning")
+
+
+@ROW_ORDER_TIES
 def test_every_metric_on_a_cluster(on_cluster):
     rows = make_rows(seed=1, qid="str")
     frame = as_dask(rows, npartitions=6)
@@ -150,6 +157,19 @@ def test_every_metric_on_a_cluster(on_cluster):
                                in_memory.query_weight * in_memory.weight_unit, rtol=1e-12)
 
 
+def test_no_shuffle_warnings_on_a_cluster(on_cluster, caplog):
+    # distributed's scheduler (in this process with a LocalCluster) logged two WARNING
+    # lines per shuffle, its start and its end, which users read as problems
+    rows = make_rows()
+    frame = as_dask(rows, npartitions=4)
+    with caplog.at_level(logging.WARNING, logger="distributed"):
+        got = evaluate(**lazy(frame), metrics=["ndcg@10"])
+    assert_means(got, evaluate(**memory(rows), metrics=["ndcg@10"]))
+    shuffle = [r.getMessage() for r in caplog.records if "Shuffle" in r.getMessage()]
+    assert shuffle == []
+
+
+@ROW_ORDER_TIES
 @pytest.mark.parametrize("convention", [None, *CONVENTION_NAMES])
 def test_conventions(convention):
     rows = make_rows(seed=2)
@@ -315,6 +335,7 @@ def by_query_ranges(rows, bounds):
     return dd.from_map(lambda chunk: chunk, chunks, meta=rows.iloc[:0], enforce_metadata=False)
 
 
+@ROW_ORDER_TIES
 def test_partitioned_by_query(on_cluster):
     rows = make_rows(seed=10)
     names = ["ndcg@10", "err@10", "map"]
@@ -440,6 +461,49 @@ def test_bad_inputs_raise_before_computing(case):
     assert computed.runs == []
 
 
+def _filtered_inputs():
+    """(name, {argument: a column filtered alone}, message): each input in turn, as a Series,
+    an Index and a Dask array of unknown chunks."""
+    frame = as_dask(make_rows(seed=16, n=400))
+    keep = frame["score"] > 0  # drops about a sixth of the rows of every partition
+    by_query = frame.set_index("qid")
+    fewer = r"y_true has \d+ rows in partition \d of the input, and {} has \d+"
+    return frame, [
+        ("y_true", {"y_true": frame["label"][keep]}, fewer.format("y_score")),
+        ("y_score", {"y_score": frame["score"][keep]}, fewer.format("y_score")),
+        ("qid", {"qid": frame["qid"][keep]}, fewer.format("qid")),
+        ("sample_weight", {"sample_weight": frame["weight"][keep]},
+         fewer.format("sample_weight")),
+        ("retrieved", {"retrieved": frame["retrieved"][keep]}, fewer.format("retrieved")),
+        ("judged", {"judged": frame["judged"][keep]}, fewer.format("judged")),
+        ("y_score array", {"y_score": frame["score"][keep].to_dask_array()},
+         fewer.format("y_score")),
+        ("qid as index", {"y_true": by_query["label"][by_query["score"] > 0],
+                          "y_score": by_query["score"], "qid": by_query.index},
+         fewer.format("y_score")),
+        # as many rows, other ones: the rows of each partition in reverse order
+        ("reordered", {"y_score": frame["score"].map_partitions(lambda s: s.iloc[::-1])},
+         r"y_true and y_score hold different rows in partition \d"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(_filtered_inputs()[1])),
+                         ids=[c[0] for c in _filtered_inputs()[1]])
+@pytest.mark.parametrize("return_per_query", [False, True])
+def test_an_input_filtered_alone_is_refused(case, return_per_query, on_cluster):
+    # ddf.label[ddf.score > 0.1] with the unfiltered score and qid was joined on the index
+    # and scored on the rows in common: numpy refuses arrays of different lengths
+    frame, cases = _filtered_inputs()
+    _, changes, message = cases[case]
+    with pytest.raises(ValueError, match=message):
+        result = evaluate(**lazy(frame, **changes), metrics=["ndcg@10"],
+                          return_per_query=return_per_query)
+        if return_per_query:
+            result.compute()
+    with pytest.raises(ValueError, match=message):
+        ndcg_score(**lazy(frame, **changes), k=10)
+
+
 @pytest.mark.parametrize("missing", [np.nan, None, pd.NA])
 def test_missing_query_ids(missing):
     rows = make_rows(seed=14, n=300)
@@ -481,6 +545,7 @@ def test_no_dask_for_numpy_inputs():
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # kills a worker process and waits for its replacement
 def test_a_worker_killed_mid_evaluation(on_cluster):
     """Dask recomputes what the killed worker held: the same means, never a partial one."""
     client = on_cluster

@@ -278,6 +278,7 @@ def test_parameters_clone_pickle_and_refit(client, data):
     pd.testing.assert_series_equal(restored.predict(features(ddf)).compute(), expected)
 
 
+@pytest.mark.slow  # a subprocess importing the package and the boosters
 def test_import_does_not_import_dask():
     code = ("import sys, sklearn_rank.lightgbm, sklearn_rank.xgboost; "
             "print(sorted(m for m in ('dask', 'distributed') if m in sys.modules))")
@@ -381,6 +382,7 @@ def test_predict_refuses_data_in_memory(client, data):
         model.predict(data[3].drop(columns="label"))
 
 
+@pytest.mark.slow  # trains each booster on the cluster and in memory: the slowest Dask test
 @pytest.mark.parametrize("kind", ["lightgbm", "xgboost"])
 def test_test_ndcg_within_the_noise_of_the_in_memory_ranker(client, kind):
     # The noise: the seed-to-seed spread of the in-memory ranker's test nDCG@10, the seed

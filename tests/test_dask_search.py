@@ -234,6 +234,7 @@ def fit_search(make_search, data, routing, n_jobs):
     return make_search().set_params(n_jobs=n_jobs).fit(frame, y)
 
 
+@pytest.mark.slow  # every search twice, on the cluster's worker processes and in one
 @pytest.mark.parametrize(("make_search", "routing"), SEARCHES)
 def test_search_on_a_dask_cluster_equals_one_process(client, data, make_search, routing):
     X, y, qid, frame = data
@@ -316,6 +317,7 @@ def test_cross_validate_on_a_dask_cluster_equals_one_process(client, data, make_
     assert serial["callback_calls"] == [4]
 
 
+@pytest.mark.slow  # trains the boosters with one thread and with several
 def test_the_boosters_do_not_depend_on_the_number_of_threads(data):
     # Why the comparisons above may be exact: the workers run one OpenMP thread each
     # (distributed sets OMP_NUM_THREADS=1 in them), the client any number. The boosters

@@ -212,6 +212,24 @@ def test_python_integers_in_object_arrays_are_exact():
         precision_score([1, 0], huge, qid=ONE_QUERY, k=1)
 
 
+@pytest.mark.parametrize("which", ["y_true", "y_score"])
+def test_numeric_text_in_object_arrays_reads_as_in_str_arrays(which):
+    # an object array of numeric strings (pandas' strings) was refused as values "float64
+    # cannot represent exactly", while the str array of the same text was read
+    y, s, qid = np.array([1, 0, 2]), np.array([0.5, 0.2, 0.9]), np.array([7, 7, 7])
+    arrays = {"y_true": y, "y_score": s}
+    expected = ndcg_score(y, s, qid=qid)
+    text = arrays[which].astype(str)
+    for given in (text, text.astype(object)):
+        assert ndcg_score(**{**arrays, which: given}, qid=qid) == expected
+    # numbers and text mixed in one array are named as such
+    mixed = arrays[which].astype(object)
+    mixed[1] = str(mixed[1])
+    with pytest.raises(TypeError, match=f"{which} mixes numbers and text, e.g. '0(.2)?' at "
+                                        "row 1"):
+        ndcg_score(**{**arrays, which: mixed}, qid=qid)
+
+
 def test_long_queries_count_pairs_exactly():
     # queries longer than the pair matrices take the O(m log m) path
     rng = np.random.default_rng(1)

@@ -54,6 +54,17 @@ CASES = [
     (ndcg_score, (Y, S), {"qid": [1.0, np.nan, 1.0, 2.0]}, ValueError, r"qid must not contain NaN"),
     (ndcg_score, (Y, S), {"qid": np.array([1, None, 1, 2], dtype=object)}, ValueError,
      r"qid must not contain None"),
+    # missing ids of other types: each formed one query (NaT, complex NaN) or one query per
+    # row (NaN in an object array), where NaN and None are refused
+    (ndcg_score, (Y, S), {"qid": np.array(["2026-01-01", "NaT", "NaT", "2026-01-02"],
+                                          dtype="datetime64[ns]")}, ValueError,
+     r"qid must not contain NaT"),
+    (ndcg_score, (Y, S), {"qid": np.array([1, "NaT", "NaT", 2], dtype="timedelta64[s]")},
+     ValueError, r"qid must not contain NaT"),
+    (ndcg_score, (Y, S), {"qid": np.array([1, np.nan, np.nan, 2], dtype=complex)}, ValueError,
+     r"qid must not contain NaN"),
+    (ndcg_score, (Y, S), {"qid": np.array([1.0, np.nan, np.nan, 2.0], dtype=object)},
+     ValueError, r"qid must not contain (None or )?NaN"),
     (ndcg_score, (Y, S), {"qid": np.array([1, "a", 1, 2], dtype=object)}, TypeError,
      r"qid values must be of one sortable type"),
     (ndcg_score, (Y, S), {"retrieved": [0.5, 1, 1, 1]}, TypeError,

@@ -264,7 +264,7 @@ def test_halving_search(data):
     X, y, qid = data
     search = HalvingGridSearchCV(make_pipeline(DropQueryId(), Ridge()),
                                  {"ridge__alpha": [0.01, 0.1, 1.0, 10.0]}, cv=QueryKFold(3),
-                                 scoring=get_scorer("ndcg@10"), factor=2, min_resources=60,
+                                 scoring=get_scorer("ndcg@10"), factor=2, min_resources=20,
                                  random_state=0)
     search.fit(frame(X, qid), y)
     assert search.best_params_["ridge__alpha"] in (0.01, 0.1, 1.0, 10.0)

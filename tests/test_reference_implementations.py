@@ -156,7 +156,8 @@ TREC_METRICS = {
 
 @functools.cache
 def trec_case(seed, relevance_level):
-    """A case, its ``retrieved`` mask and pytrec_eval's per-query results."""
+    """A case, its ``retrieved`` mask, its document names and pytrec_eval's per-query
+    results."""
     pytrec_eval = pytest.importorskip("pytrec_eval")
     case = make_case(seed, float32=True)
     rng = np.random.default_rng(seed + 3000)
@@ -174,7 +175,7 @@ def trec_case(seed, relevance_level):
     evaluator = pytrec_eval.RelevanceEvaluator(qrel, TREC_MEASURES,
                                                relevance_level=relevance_level)
     results = evaluator.evaluate(run)
-    return case, retrieved, results
+    return case, retrieved, np.asarray(docno), results
 
 
 TREC_CASES = [
@@ -192,13 +193,14 @@ TREC_CASES = [
 def test_trec_eval(seed, k, metric, relevance_level):
     func, measure_all, measure_at_k = TREC_METRICS[metric]
     measure = measure_all if k is None else measure_at_k
-    case, retrieved, results = trec_case(seed, relevance_level)
+    case, retrieved, docno, results = trec_case(seed, relevance_level)
     expected = np.array([results[f"{g}"][measure.format(k=k)] for g in range(case.n_queries)])
 
     options = {} if metric == "ndcg" else {"relevance_threshold": relevance_level}
     if metric not in ("mrr", "r_precision"):
         options["k"] = k
     y_true, y_score, kwargs = case.engine_input(retrieved=retrieved)
+    kwargs["docno"] = docno[case.order]  # trec_eval ranks tied scores by name
     got = func(y_true, y_score, **kwargs, **options, convention="trec_eval",
                return_per_query=True)
     assert_allclose(case.per_query(got), expected, rtol=0, atol=TOL)
@@ -217,8 +219,9 @@ TREC_NAMES = {
 @pytest.mark.parametrize("seed", SEEDS)
 def test_trec_eval_evaluate(seed):
     """evaluate() with trec_eval's measure names and the trec_eval preset."""
-    case, retrieved, results = trec_case(seed, 1)
+    case, retrieved, docno, results = trec_case(seed, 1)
     y_true, y_score, kwargs = case.engine_input(retrieved=retrieved)
+    kwargs["docno"] = docno[case.order]
     got = metrics.evaluate(y_true, y_score, **kwargs, metrics=tuple(TREC_NAMES),
                            convention="trec_eval", return_per_query=True)
     assert set(got) == set(TREC_NAMES)

@@ -354,7 +354,8 @@ def test_read_trec_fills_the_judged_mask(tmp_path):
     assert d["judged"].tolist() == [False, False, True, True, False, True]
     assert d["judged"].dtype == bool
     np.testing.assert_array_equal(d["y_true"], [np.nan, -1, 1, 2, np.nan, 1])
-    common = {"qid": d["qid"], "retrieved": d["retrieved"], "metrics": ["map", "P@2", "bpref"],
+    common = {"qid": d["qid"], "retrieved": d["retrieved"], "docno": d["docno"],
+              "metrics": ["map", "P@2", "bpref"],
               "convention": "trec_eval"}
     # y_true read as the mask, and the grades with the mask, are one evaluation
     grades = np.where(d["judged"], d["y_true"], 0.0)

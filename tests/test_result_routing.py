@@ -139,10 +139,12 @@ def test_sum_aggregation_reads_the_weights_in_their_units(monkeypatch):
 def test_result_key_names_the_same_numbers(convention):
     y_true, y_score, qid = _data()
     names = ["ndcg@5", "AP", "P@100", "rbp(p=0.5, graded=true)", "err@3", "kendall_tau"]
-    result = evaluate_per_query(y_true, y_score, qid=qid, metrics=names,
+    # named documents: the trec_eval preset ranks ties by name, and warns without names
+    docno = np.array([f"d{i}" for i in range(len(y_true))])
+    result = evaluate_per_query(y_true, y_score, qid=qid, metrics=names, docno=docno,
                                 convention=convention, no_relevant=np.nan)
     keys = [result.key(name) for name in names]
-    again = evaluate_per_query(y_true, y_score, qid=qid, metrics=keys)
+    again = evaluate_per_query(y_true, y_score, qid=qid, metrics=keys, docno=docno)
     for name, key in zip(names, keys):
         metric, fixed = parse_metric(key)
         assert metric.name == result.options[name]["metric"]

@@ -275,6 +275,7 @@ def optimize_in_this_process(url, study_name, barrier):
     study.optimize(first_trial_waits, n_trials=GRID_SIZE)  # the sampler stops it earlier
 
 
+@pytest.mark.slow  # optuna studies in several processes sharing one SQLite file
 @pytest.mark.filterwarnings(
     # GridSampler may re-run a configuration that another process is running, at the end of
     # the grid; optuna says so (the comparison below holds for every trial, repeated or not)

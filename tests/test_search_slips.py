@@ -41,6 +41,7 @@ from sklearn_rank.model_selection import (
     StratifiedQueryKFold,
     cross_validate,
 )
+from sklearn_rank.model_selection._search import MIN_TRAIN_QUERIES
 from sklearn_rank.preprocessing import DropQueryId, KeepQueryId
 
 pd = pytest.importorskip("pandas")
@@ -337,41 +338,99 @@ class WholeQueriesOnly(RegressorMixin, BaseEstimator):
 
 
 @pytest.mark.parametrize("search", [HalvingGridSearchCV, HalvingRandomSearchCV])
-def test_our_halving_draws_whole_queries(search, data):
-    X, y, qid = data
+def test_our_halving_draws_whole_queries(search):
+    # 60 queries: room for rounds of at least 10 training queries each
+    X, y, qid = make_ranking(n_queries=60, n_features=5, random_state=0)
     WholeQueriesOnly.full = dict(zip(*np.unique(qid, return_counts=True)))
     halving = search(WholeQueriesOnly(), {"alpha": [0.1, 1.0, 10.0, 100.0]},
-                     cv=QueryKFold(3), scoring=SCORER, factor=2, random_state=0,
-                     min_resources=len(y) // 4)
+                     cv=QueryKFold(3), scoring=SCORER, factor=2, random_state=0)
     # more than one round, each on whole queries (the estimator asserts it)
     halving.fit(frame(X, qid), y)
     assert len(halving.n_resources_) >= 2
     assert np.isfinite(halving.cv_results_["mean_test_score"]).all()
 
 
-def test_our_halving_rounds_hold_their_row_budget(data):
-    X, y, qid = data
-    seen = []
+def recording_ridge(seen):
+    """A Ridge on a qid-column frame that appends the ids of each training set to ``seen``."""
 
     class Recording(Ridge):
         def fit(self, X, y):
-            seen.append(len(y))
+            seen.append(np.unique(X["qid"].to_numpy()))
             return super().fit(X.drop(columns="qid"), y)
 
         def predict(self, X):
             return super().predict(X.drop(columns="qid"))
 
-    search = HalvingGridSearchCV(Recording(), {"alpha": [0.1, 1.0, 10.0, 100.0]},
+    return Recording()
+
+
+def test_our_halving_rounds_hold_their_query_budget():
+    # the resource is counted in queries: each fit trains on the round's fraction of its
+    # training fold's queries, n_resources / n_queries
+    X, y, qid = make_ranking(n_queries=60, n_features=5, random_state=0)
+    seen = []
+    search = HalvingGridSearchCV(recording_ridge(seen), {"alpha": [0.1, 1.0, 10.0, 100.0]},
                                  cv=QueryKFold(3), scoring=SCORER, factor=2,
-                                 min_resources=len(y) // 4, random_state=0,
+                                 min_resources=16, random_state=0,
                                  refit=False).fit(frame(X, qid), y)
-    largest = np.bincount(np.unique(qid, return_inverse=True)[1]).max()
-    budgets = np.repeat(search.n_resources_, np.array(search.n_candidates_) * 3)
-    fractions = budgets / len(y)
-    # each fit holds its fold's share of the round's budget, plus at most one query
-    train_rows = len(y) * 2 / 3
-    assert ((np.array(seen) >= np.floor(fractions * train_rows) - largest)
-            & (np.array(seen) <= fractions * train_rows + largest + 1)).all()
+    assert search.n_resources_ == [16, 32] and search.max_resources_ == 60
+    assert list(search.cv_results_["n_resources"]) == [16] * 4 + [32] * 2
+    folds = [len(np.unique(qid[train])) for train, _ in QueryKFold(3).split(X, y, qid=qid)]
+    # candidates outside, folds inside, as scikit-learn's evaluate_candidates runs them
+    expected = [int(n / 60 * f) for n, c in zip(search.n_resources_, search.n_candidates_)
+                for _ in range(c) for f in folds]
+    assert [len(ids) for ids in seen] == expected
+
+
+@pytest.mark.parametrize("search, settings", [
+    (HalvingRandomSearchCV, {"n_candidates": 8, "factor": 2}),  # the issue's rounds
+    (HalvingRandomSearchCV, {}),  # all defaults
+    (HalvingGridSearchCV, {"factor": 2}),
+])
+def test_our_halving_first_round_trains_on_enough_queries(search, settings):
+    # on 200 queries, scikit-learn's row budgets [6, 12, 24, 48] trained 41 of 45 fits on
+    # one query, and with all defaults over half of them
+    X, y, qid = make_ranking(n_queries=200, n_features=5, random_state=0)
+    seen = []
+    space = ({"alpha": loguniform(1e-3, 1e3)} if search is HalvingRandomSearchCV
+             else {"alpha": list(np.logspace(-3, 3, 8))})
+    halving = search(recording_ridge(seen), space, cv=QueryKFold(3), scoring=SCORER,
+                     random_state=0, refit=False, **settings).fit(frame(X, qid), y)
+    assert min(len(ids) for ids in seen) >= MIN_TRAIN_QUERIES == 10
+    assert halving.max_resources_ == 200
+    assert halving.n_resources_[0] >= MIN_TRAIN_QUERIES
+    if settings == {"n_candidates": 8, "factor": 2}:
+        assert halving.n_resources_ == [16, 32, 64, 128]
+    assert np.isfinite(halving.cv_results_["mean_test_score"]).all()
+
+
+@pytest.mark.parametrize("search", [HalvingGridSearchCV, HalvingRandomSearchCV])
+@pytest.mark.parametrize("settings, message", [
+    ({"min_resources": 6}, r"min_resources=6 would train the first round's fits on 3 "
+                           r"queries.*Pass min_resources>=16 .*or 'smallest'"),
+    # a number of rows, from before the resource was counted in queries
+    ({"min_resources": 175}, r"counts resource='n_samples' in queries, and "
+                             r"min_resources=175 is more than the 30 queries"),
+    ({"max_resources": 400}, r"max_resources=400 is more than the 30 queries"),
+    ({"max_resources": 12}, r"at least 10 queries, but its largest round holds "
+                            r"max_resources_=12 .*no room to halve"),
+])
+def test_our_halving_refuses_too_few_queries(search, settings, message, data):
+    X, y, qid = data
+    halving = search(Ridge(), {"alpha": [0.1, 1.0, 10.0, 100.0]}, cv=QueryKFold(3),
+                     scoring=SCORER, factor=2, random_state=0, **settings)
+    if search is HalvingRandomSearchCV:
+        halving.set_params(n_candidates=4)
+    with pytest.raises(ValueError, match=message):
+        halving.fit(frame(X, qid), y)
+
+
+def test_our_halving_refuses_data_too_small_to_halve():
+    X, y, qid = make_ranking(n_queries=12, n_features=5, random_state=0)
+    halving = HalvingGridSearchCV(Ridge(), {"alpha": [0.1, 1.0]}, cv=QueryKFold(3),
+                                  scoring=SCORER, factor=2)
+    with pytest.raises(ValueError, match="fewest|no room to halve.*GridSearchCV"):
+        halving.fit(frame(X, qid), y)
 
 
 def test_our_halving_needs_query_ids(data):

@@ -111,6 +111,7 @@ def read_csv(path):
 # A killed run, resumed
 
 
+@pytest.mark.slow  # a subprocess killed mid-run, then resumed
 def test_killed_cv_resumed_computes_only_the_missing_units(capsys, monkeypatch, folder):
     outputs = ["--output", "cv.json", "--per-query-output", "per_query.csv"]
     (folder / "ref").mkdir()
@@ -159,6 +160,38 @@ def test_killed_cv_resumed_computes_only_the_missing_units(capsys, monkeypatch, 
     assert compare(systems).to_string() == table.to_string()
     assert compare(folder / "run.sqlite").to_string() == table.to_string()
     assert compare(str(folder / "run.sqlite"), metric="map").metrics == ["map"]
+
+
+def test_resume_after_the_model_code_changed_computes_every_unit(capsys, monkeypatch,
+                                                                  folder):
+    # version 2 of the class ranks by the opposite of version 1's predictions: a resumed
+    # run that kept version 1's units would mix folds of the two
+    outputs = ["--output", "cv.json"]
+    killed = run_process(folder, [*CV, "--store", "run.sqlite", *outputs], folder / "a.fits",
+                         kill_at=4)
+    assert killed.returncode == 137
+    (folder / "killer.py").write_text(KILLER.replace(
+        "class Killer(Ridge):", "class Killer(Ridge):\n    def predict(self, X):\n"
+        "        return -super().predict(X)\n"))
+    resumed = run_process(folder, [*CV, "--store", "run.sqlite", "--resume", *outputs],
+                          folder / "b.fits")
+    assert resumed.returncode == 0, resumed.stderr
+    assert fits(folder / "b.fits") == 6  # none of version 1's units is reused
+    assert "holds no run of these settings to resume" in resumed.stderr
+    (folder / "ref").mkdir()
+    reference = run_process(folder, [*CV, "--store", "ref/ref.sqlite",
+                                     "--output", "ref/cv.json"], folder / "c.fits")
+    assert reference.returncode == 0, reference.stderr
+    assert without_times(resumed.stdout) == without_times(reference.stdout)
+    got, expected = (json.loads(Path(p).read_text())
+                     for p in (folder / "cv.json", folder / "ref" / "cv.json"))
+    assert got["cv"] == expected["cv"]
+    code = got["metadata"]["models"]["a"]["code"]
+    assert code["class"] == "killer.Killer" and len(code["sha256"]) == 64
+    # the store holds the killed run of version 1, unfinished, and the run of version 2
+    runs = ResultsStore(folder / "run.sqlite").runs()
+    assert [(r["n_stored"], r["finished"] is not None) for r in runs] == [(3, False),
+                                                                         (6, True)]
 
 
 # ----------------------------------------------------------------------------------------

@@ -207,6 +207,32 @@ def test_parquet(tmp_path):
         read_table(path)
 
 
+@pytest.mark.parametrize("writer", ["pandas", "polars"])
+@pytest.mark.parametrize("reader", ["pandas", "polars"])
+@pytest.mark.parametrize("qid_type", [None, "str"])
+def test_parquet_timestamp_ids_with_nulls_are_refused(tmp_path, monkeypatch, writer, reader,
+                                                      qid_type):
+    # a timestamp column's nulls (NaT) were read as one query, where None and NaN are refused
+    pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    import datetime
+
+    day = datetime.datetime(2026, 1, 1)
+    data = {"qid": [day, None, None, day], "label": [1, 0, 1, 0],
+            "score": [0.5, 0.1, 0.2, 0.3]}
+    path = tmp_path / "t.parquet"
+    if writer == "pandas":
+        pd.DataFrame(data).to_parquet(path)
+    else:
+        pl.DataFrame(data).write_parquet(path)
+    if reader == "polars":
+        monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ValueError, match=re.escape(
+            "row 2: column 'qid' is empty; every row needs a query id.")):
+        read_table(path, qid_type=qid_type)
+
+
 # column -> (its row-2 cell missing: pandas' nullable dtype, the message naming row 2)
 MISSING = {
     "qid": ("string", "row 2: column 'qid' is empty; every row needs a query id."),

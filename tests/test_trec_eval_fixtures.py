@@ -173,7 +173,6 @@ def inputs():
         qrels = read_qrels(FIXTURES / qrels_name)
         run = read_run(FIXTURES / run_name)
         data = flat_arrays(qrels, run, complete, max_docs)
-        del data["docno"]
         built[output] = (data, level, read_expected(FIXTURES / output))
     return built
 

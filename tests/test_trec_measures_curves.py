@@ -697,7 +697,9 @@ def test_measures_sharing_caches_equal_each_measure_alone():
     retrieved = rng.random(n) < 0.8
     judged = rng.random(n) < 0.7
     y_true[~judged] = 0.0  # an unjudged document has no grade
-    options = dict(qid=qid, retrieved=retrieved, judged=judged, convention="trec_eval")
+    # named documents: the trec_eval preset ranks ties by name, and warns without names
+    options = dict(qid=qid, retrieved=retrieved, judged=judged, convention="trec_eval",
+                   docno=np.arange(n).astype(str))
     together = evaluate_per_query(y_true, y_score, metrics=_SHARING, **options)
     for name in _SHARING:
         alone = evaluate_per_query(y_true, y_score, metrics=[name], **options)

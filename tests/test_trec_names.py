@@ -230,8 +230,9 @@ def test_trec_eval_names_give_pytrec_eval_s_values(trec_data, convention):
     items.pop("rbp_resid", None)  # not in pytrec_eval
     names = list(items)
     result = evaluate_per_query(data["y_true"], data["y_score"], qid=data["qid"],
-                                retrieved=data["retrieved"], judged="y_true", metrics=names,
-                                convention=convention, recall_rounding="legacy")
+                                retrieved=data["retrieved"], judged="y_true",
+                                docno=data["docno"], metrics=names, convention=convention,
+                                recall_rounding="legacy")
     means = aggregate(result)
     expected = {}
     for argument in {argument for _, argument in items.values()}:
@@ -313,8 +314,8 @@ def test_ir_measures_spellings_give_ir_measures_values(tmp_path, spelling):
         judged = ~np.isnan(y_true)
         y_true = np.where(judged, np.maximum(y_true, 0), 0.0)
     result = evaluate_per_query(y_true, data["y_score"], qid=data["qid"],
-                                retrieved=data["retrieved"], judged=judged, metrics=[spelling],
-                                convention="trec_eval")
+                                retrieved=data["retrieved"], judged=judged,
+                                docno=data["docno"], metrics=[spelling], convention="trec_eval")
     assert aggregate(result)[spelling] == pytest.approx(value, rel=1e-12, abs=1e-12)
 
 

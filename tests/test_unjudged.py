@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sklearn_rank.datasets import read_trec
 from sklearn_rank.metrics import evaluate, evaluate_per_query, ndcg_score, parse_metric
 from sklearn_rank.metrics._registry import METRICS
 
@@ -99,8 +100,6 @@ def test_every_metric_takes_unjudged_and_its_key_reads_back():
 @pytest.mark.parametrize("y, kwargs, message", [
     ([1, np.nan], {}, r"got 1 NaN value\(s\), the first at row 1\. .*judged='y_true'"),
     ([1, -1], {}, r"got -1 at row 1\. .*judged='y_true'"),
-    ([1, -1.0], {"judged": [True, False]}, r"a grade, e\.g\. -1\.0 at row 1\. .* For "
-                                            r"trec_eval's -1 .* pass judged='y_true'"),
     ([1, 2], {"judged": [True, False]}, r"judged=False marks a document without a judgement, "
                                          r"but y_true gives 1 such row\(s\) a grade, e\.g\. 2"),
     ([1, np.inf], {"judged": "y_true"}, r"finite relevance labels or NaN .* got inf at row 1"),
@@ -110,6 +109,30 @@ def test_every_metric_takes_unjudged_and_its_key_reads_back():
 def test_unjudged_input_errors(y, kwargs, message):
     with pytest.raises(ValueError, match=message):
         ndcg_score(y, [2, 1], qid="single_query", **kwargs)
+
+
+def test_read_trec_judged_mask_gives_what_y_true_gives(tmp_path):
+    # read_trec's "judged" key, passed as judged=, was refused when the qrels hold -1
+    # judgements (trec_eval's pooled but unjudged): the two now give the same values
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n1 0 c -1\n1 0 d 2\n2 0 x 1\n2 0 y -1\n")
+    run.write_text("1 Q0 c 1 0.9 s\n1 Q0 e 2 0.8 s\n1 Q0 a 3 0.7 s\n1 Q0 b 4 0.6 s\n"
+                   "2 Q0 y 1 0.5 s\n2 Q0 z 2 0.4 s\n2 Q0 x 3 0.3 s\n")
+    d = read_trec(qrels, run)
+    assert (d["y_true"] < 0).any() and np.isnan(d["y_true"]).any()
+    data = {name: d[name] for name in ("y_true", "y_score", "qid", "retrieved")}
+    metrics = ["map", "bpref", "infAP", "Judged@5", "unj@5", "ndcg@5", "P@2"]
+    for unjudged in ("nonrelevant", "condensed"):
+        with_mask = evaluate_per_query(**data, judged=d["judged"], metrics=metrics,
+                                       convention="trec_eval", unjudged=unjudged)
+        from_y_true = evaluate_per_query(**data, judged="y_true", metrics=metrics,
+                                         convention="trec_eval", unjudged=unjudged)
+        for name in metrics:
+            np.testing.assert_array_equal(with_mask[name], from_y_true[name], err_msg=name)
+    # infAP reads the pool: -1 (pooled) and NaN (outside the pool) differ
+    assert evaluate(**data, judged=d["judged"], metrics=["infAP"], convention="trec_eval") != \
+        evaluate(**{**data, "y_true": np.where(d["judged"], d["y_true"], np.nan)},
+                 judged=d["judged"], metrics=["infAP"], convention="trec_eval")
 
 
 def test_pool_states_reach_the_engine():

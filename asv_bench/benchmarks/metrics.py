@@ -72,3 +72,47 @@ class TiedScoresSuite:
 
     def peakmem_evaluate_four(self, n_rows, ties):
         evaluate(self.y_true, self.y_score, qid=self.qid, metrics=FOUR_METRICS, ties=ties)
+
+
+#: The four metrics of the engine's speed targets (issue 21), computed in one call.
+TARGET_METRICS = ("ndcg@10", "err@10", "map", "mrr@10")
+
+
+class TargetLayoutsSuite:
+    """The engine's speed targets, each beside the ``np.argsort`` of the same scores.
+
+    1M rows, unsorted qid, in queries of 100 rows (10k queries) or of 10 rows (100k
+    queries): nDCG@10 alone and :data:`TARGET_METRICS` through ``evaluate``. The targets are
+    ratios to :meth:`time_argsort_floor` of the same layout (at 10k queries nDCG@10 <= 0.5x
+    and the four metrics <= 0.8x; at 100k queries <= 0.8x and <= 1.2x), and a peak memory
+    beyond the inputs of at most 3 arrays of ``n_rows`` (compare each ``peakmem_`` with
+    :meth:`peakmem_argsort_floor`, which holds the inputs and one array of ``n_rows``).
+    ``compare_peers.py --suite arrays`` prints the same ratios from interleaved runs.
+    """
+
+    params = ([1_000_000], [100, 10])
+    param_names = ["n_rows", "rows_per_query"]
+    timeout = 600
+
+    def setup(self, n_rows, rows_per_query):
+        self.y_true, self.y_score, self.qid = make_benchmark_data(
+            n_rows, n_rows // rows_per_query, seed=0
+        )
+
+    def time_argsort_floor(self, n_rows, rows_per_query):
+        np.argsort(self.y_score)
+
+    def time_ndcg_at_10(self, n_rows, rows_per_query):
+        ndcg_score(self.y_true, self.y_score, qid=self.qid, k=10)
+
+    def time_evaluate_four(self, n_rows, rows_per_query):
+        evaluate(self.y_true, self.y_score, qid=self.qid, metrics=TARGET_METRICS)
+
+    def peakmem_argsort_floor(self, n_rows, rows_per_query):
+        np.argsort(self.y_score)
+
+    def peakmem_ndcg_at_10(self, n_rows, rows_per_query):
+        ndcg_score(self.y_true, self.y_score, qid=self.qid, k=10)
+
+    def peakmem_evaluate_four(self, n_rows, rows_per_query):
+        evaluate(self.y_true, self.y_score, qid=self.qid, metrics=TARGET_METRICS)

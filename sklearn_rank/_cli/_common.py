@@ -5,6 +5,7 @@ Only the standard library and numpy are imported at module level, so that
 """
 
 import argparse
+import contextlib
 import difflib
 import json
 import math
@@ -13,6 +14,7 @@ import stat
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -64,16 +66,35 @@ def usage_error(message):
 # Argument types: they raise ArgumentTypeError, which argparse reports with the option name.
 
 
-def int_at_least(minimum):
-    """An argparse type: an int of at least ``minimum``."""
+#: The largest seed: numpy's (and so scikit-learn's) seeds are 32-bit integers.
+MAX_SEED = 2**32 - 1
+_SEED_WHY = " (numpy's seeds are 32-bit integers)"
+
+
+def shorten(text, limit=60):
+    """``text``, cut to ``limit`` characters with the number left out said: a value quoted
+    in a message (a 5,000-digit number) keeps the message one readable line."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit - 20]}... ({len(text):,} characters)"
+
+
+def int_at_least(minimum, maximum=None, why=""):
+    """An argparse type: an int of at least ``minimum`` (and at most ``maximum``; ``why``
+    says why, in the message)."""
 
     def parse(text):
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"expected an integer, got {shorten(text)!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(
+                f"must be at most {maximum}{why}, got {shorten(value)}")
         return value
 
     parse.__name__ = "int"  # argparse names the type in some messages
@@ -121,7 +142,7 @@ def add_generated_data_options(parser, n_queries, seeded="the generated data"):
         f"(default: {n_queries})",
     )
     parser.add_argument(
-        "--seed", type=int_at_least(0), default=0, metavar="SEED",
+        "--seed", type=int_at_least(0, MAX_SEED, _SEED_WHY), default=0, metavar="SEED",
         help=f"random seed of {seeded} (default: 0)",
     )
 
@@ -184,6 +205,30 @@ class Dataset:
         self.feature_names = feature_names
         self.inputs = list(inputs)
         self._fingerprint = None
+        self._dense = None
+
+    @property
+    def sparse(self):
+        return hasattr(self.X, "toarray")
+
+    def dense_nbytes(self):
+        """The bytes of the features as a dense array."""
+        return int(self.X.shape[0]) * int(self.X.shape[1]) * self.X.dtype.itemsize
+
+    def densified(self):
+        """This data with dense features, for a model that takes no sparse input.
+
+        The dense copy is made once and shared by every model that needs it; it keeps the
+        fingerprint of the sparse data, which is the data read.
+        """
+        if not self.sparse:
+            return self
+        if self._dense is None:
+            dense = Dataset(self.X.toarray(), self.y, self.qid, self.source, self.kind,
+                            self.feature_names, self.inputs)
+            dense._fingerprint = self.fingerprint()
+            self._dense = dense
+        return self._dense
 
     @property
     def n_queries(self):
@@ -306,6 +351,25 @@ def check_enough_queries(data, n_splits):
         raise CLIError(
             f"{data.source} holds {data.n_queries} queries, fewer than --n-splits "
             f"{n_splits}; each fold needs at least one test query."
+        )
+
+
+def check_grades(data, option):
+    """Refuse negative grades before the work, naming ``option`` and the row.
+
+    The metrics refuse them too, but at the first fold, in their own words (``judged=``,
+    which the command has no option for) and with a row number of that fold.
+    """
+    if data is None:
+        return
+    negative = np.asarray(data.y) < 0
+    if negative.any():
+        i = int(np.argmax(negative))
+        more = f" (and {int(negative.sum()) - 1:,} more)" if negative.sum() > 1 else ""
+        raise CLIError(
+            f"{option} {data.source}: the grade of data row {i + 1:,} is {data.y[i]:g}{more}; "
+            "expected grades of 0 or more, which the ranking metrics read as levels of "
+            "relevance. Map negative grades (such as -1 for non-relevant) to 0 first."
         )
 
 
@@ -451,16 +515,9 @@ def format_number(value, digits=4):
 
 
 def to_json(data):
-    """JSON text of ``data``, numpy scalars and arrays included."""
-
-    def default(value):
-        if isinstance(value, np.generic):
-            return value.item()
-        if isinstance(value, np.ndarray):
-            return value.tolist()
-        raise TypeError(f"cannot write {type(value).__name__} as JSON")
-
-    return json.dumps(data, indent=2, default=default, allow_nan=True)
+    """Strict JSON text of ``data`` (:func:`json_safe`): a NaN or infinite value is
+    ``null``, since ``NaN`` is no JSON token and strict readers refuse it."""
+    return json.dumps(json_safe(data), indent=2, allow_nan=False)
 
 
 class Progress:
@@ -554,6 +611,38 @@ def new_figure(option, ncols=1):
     return figure, list(axes)
 
 
+#: The longest label drawn in a figure; a longer one is shortened in its middle.
+_LABEL_WIDTH = 30
+
+
+def figure_label(label):
+    """``label`` as a figure shows it: at most :data:`_LABEL_WIDTH` characters, its start
+    and end kept (labels often differ at the end), so that a long ``--model`` label does
+    not crowd the axes out of the figure."""
+    label = str(label)
+    if len(label) <= _LABEL_WIDTH:
+        return label
+    head = (_LABEL_WIDTH - 1) // 2
+    return label[:head] + "…" + label[-(_LABEL_WIDTH - 1 - head):]
+
+
+@contextlib.contextmanager
+def literal_text():
+    """Draw the texts of the figures made and saved inside as they are written.
+
+    matplotlib reads a text holding two ``$`` as a mathtext formula: a model label such as
+    ``a$\\foo$`` from the command line or a results store would fail to parse, and end
+    the command with a traceback. Its layout warnings (a text too wide for the figure) are
+    kept off the output: the figure is drawn all the same.
+    """
+    import matplotlib
+
+    with matplotlib.rc_context({"text.parse_math": False}), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning,
+                                message=".*(constrained_layout|tight_layout) not applied")
+        yield
+
+
 def save_figure(figure, path, option):
     """Save a figure with :func:`write_atomic`, in the format of the file's suffix."""
     image_format = Path(path).suffix.lower().lstrip(".")
@@ -634,7 +723,7 @@ def add_benchmark_data_options(parser, defaults, seeded):
         "--n-queries", type=int_at_least(2), metavar="N",
         help=f"number of queries of the generated data used without --data "
         f"(default: {defaults['n_queries']})")
-    parser.add_argument("--seed", type=int_at_least(0), metavar="SEED",
+    parser.add_argument("--seed", type=int_at_least(0, MAX_SEED, _SEED_WHY), metavar="SEED",
                         help=f"random seed of {seeded} (default: 0)")
 
 
@@ -930,9 +1019,49 @@ def metric_keys(metrics, convention, scales):
 def describe_metrics(keys, convention):
     """The header line of the metrics, their keys and the convention."""
     shown = ", ".join(name if key == name else f"{name} = {key}" for name, key in keys.items())
-    preset = (f"convention {convention!r}" if convention is not None
+    preset = (describe_convention(keys, convention) if convention is not None
               else "sklearn-rank's default conventions")
-    return f"Metrics: {shown}; {preset}."
+    line = f"Metrics: {shown}; {preset}."
+    if convention == "trec_eval":
+        line += (" trec_eval ranks tied scores by document name; the data of cv and tune name "
+                 "no documents, so tied predictions keep the row order of the data.")
+    return line
+
+
+@contextlib.contextmanager
+def tied_scores_in_row_order(convention):
+    """The models' scores, under the trec_eval convention, without the library's warning of
+    ties in row order: the data of ``cv`` and ``tune`` name no documents (nothing to pass),
+    and the header says what the ties are (:func:`describe_metrics`)."""
+    with warnings.catch_warnings():
+        if convention == "trec_eval":
+            from ..metrics import TiedScoresWarning
+
+            warnings.simplefilter("ignore", TiedScoresWarning)
+        yield
+
+
+def outside_convention(metrics, convention):
+    """The names among ``metrics`` of the metrics that the system of ``convention`` does not
+    compute: its preset leaves them at sklearn-rank's defaults."""
+    from ..metrics import CONVENTION_METRICS, parse_metric
+
+    return [name for name in metrics
+            if parse_metric(name)[0].name not in CONVENTION_METRICS[convention]]
+
+
+def describe_convention(metrics, convention):
+    """``convention 'NAME'``, and which of ``metrics`` (names as given) the preset leaves at
+    sklearn-rank's defaults: a preset sets the metrics of its system only, and a header
+    that named it over a metric the system lacks would claim that system's number."""
+    outside = outside_convention(metrics, convention)
+    text = f"convention {convention!r}"
+    if outside:
+        which, them = ("is not a measure", "it") if len(outside) == 1 else ("are not measures",
+                                                                          "them")
+        text += (f" ({', '.join(outside)} {which} of {convention}: the preset leaves {them} at "
+                 "sklearn-rank's default conventions)")
+    return text
 
 
 def describe_run(metadata):

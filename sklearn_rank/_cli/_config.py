@@ -54,6 +54,8 @@ def _read(path):
         except json.JSONDecodeError as exc:
             raise usage_error(f"--config {str(path)!r} is not valid JSON: {exc.msg} (line "
                               f"{exc.lineno}, column {exc.colno}).") from None
+        except (RecursionError, ValueError) as exc:
+            raise _unreadable(path, "JSON", exc) from None
     elif suffix == ".toml":
         toml = _toml_reader(path)
         try:
@@ -63,6 +65,8 @@ def _read(path):
                               f"{exc.start}).") from None
         except toml.TOMLDecodeError as exc:
             raise usage_error(f"--config {str(path)!r} is not valid TOML: {exc}.") from None
+        except (RecursionError, ValueError) as exc:
+            raise _unreadable(path, "TOML", exc) from None
     else:
         raise usage_error(f"--config {str(path)!r}: unknown file type {suffix or '(none)'!r}; "
                           "expected .toml or .json.")
@@ -70,6 +74,18 @@ def _read(path):
         raise usage_error(f"--config {str(path)!r}: expected a table of options at the top "
                           f"level, got a {type(data).__name__}.")
     return data
+
+
+def _unreadable(path, kind, exc):
+    """The usage error of a file that parses as ``kind`` but that Python cannot hold: arrays
+    or tables nested beyond its recursion limit, integers of more than 4,300 digits."""
+    what = ("arrays or tables nested too deep to read" if isinstance(exc, RecursionError)
+            else f"a value Python cannot read ({exc})".replace(
+                "; use sys.set_int_max_str_digits() to increase the limit", ""))
+    return usage_error(f"--config {str(path)!r}: expected the options of the command as "
+                       f"{kind}, got {what}. Give each option its plain value, e.g. "
+                       "seed = 0 or params = {{ num_leaves = 31 }}.".replace("{{", "{")
+                       .replace("}}", "}"))
 
 
 def _toml_reader(path):
@@ -98,13 +114,22 @@ class _Reader:
         self.read = read
 
 
-def integer(minimum):
+def integer(minimum, maximum=None, why=""):
     def read(value, key, base):
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum or (
+                maximum is not None and value > maximum):
             raise ValueError
         return value
 
-    return _Reader(f"an integer of at least {minimum}", read)
+    if maximum is None:
+        return _Reader(f"an integer of at least {minimum}", read)
+    return _Reader(f"an integer from {minimum} to {maximum}{why}", read)
+
+
+def seed():
+    from ._common import MAX_SEED
+
+    return integer(0, MAX_SEED, " (numpy's seeds are 32-bit integers)")
 
 
 def text():

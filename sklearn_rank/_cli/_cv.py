@@ -27,16 +27,19 @@ from ._common import (
     check_distinct,
     check_distinct_outputs,
     check_enough_queries,
+    check_grades,
     check_output_path,
     check_test_apart,
     describe_grade_scales,
     describe_metrics,
     describe_run,
+    figure_label,
     figure_suffixes,
     grade_scale_options,
     import_extra,
     int_at_least,
     library_versions,
+    literal_text,
     load_benchmark_data,
     metric_keys,
     metric_name,
@@ -44,21 +47,25 @@ from ._common import (
     note_printer,
     save_figure,
     source_inputs,
+    tied_scores_in_row_order,
     usage_error,
     wrap,
     write_json,
     write_per_query,
     write_text,
 )
-from ._config import add_config_option, choice, integer, load_config, metrics, path, text
+from ._config import add_config_option, choice, integer, load_config, metrics, path, seed, text
 from ._models import (
     MODELS,
     add_model_options,
     boosters_quiet,
     check_labels,
+    check_rankable,
     check_settings,
     default_models,
+    dense_models,
     fit_errors,
+    kind_note,
     model_choices,
 )
 from ._store import add_store_options, check_store_options, store_files
@@ -97,7 +104,7 @@ _TABLE_SUFFIXES = {".txt": "text", ".md": "markdown", ".tex": "latex", ".csv": "
 _FORMATS = ("text", "markdown", "latex")
 # The keys of a configuration file besides data, splitter and models -> reader.
 CONFIG_KEYS = {
-    "seed": integer(0), "n_queries": integer(2), "n_estimators": integer(1),
+    "seed": seed(), "n_queries": integer(2), "n_estimators": integer(1),
     "n_jobs": integer(1), "convention": text(), "metrics": metrics(), "baseline": text(),
     "format": choice(_FORMATS), "output": path(), "per_query_output": path(),
     "plot": path(),
@@ -189,8 +196,15 @@ def run(args, demo=False):
                                 min_queries=1, like=data)
             if args.test is not None else None)
     check_enough_queries(data, args.n_splits)
+    check_grades(data, "--data")
+    check_grades(test, "--test")
+    check_rankable(choices, estimators, data)
+    dense = dense_models(choices, estimators, [("--data", data), ("--test", test)], note)
     for c in choices:
-        for name in check_settings(c, args.n_estimators, args.seed, data):
+        if (why := kind_note(c, estimators[c.label])) is not None:
+            note(why)
+        fitted_on = data.densified() if c.label in dense else data
+        for name in check_settings(c, args.n_estimators, args.seed, fitted_on):
             note(f"{name!r} is not a named parameter of {type(estimators[c.label]).__name__}; "
                  "it is passed to the booster as it is.")
     grades = data.y if test is None else np.concatenate([data.y, test.y])
@@ -207,8 +221,9 @@ def run(args, demo=False):
         print(header)
         print(flush=True)
 
-    folds, tested = _cross_validate(choices, estimators, data, test, metrics_given, args,
-                                    scales, keys, metadata)
+    with tied_scores_in_row_order(args.convention):
+        folds, tested = _cross_validate(choices, estimators, data, test, metrics_given, args,
+                                        scales, keys, metadata, dense)
     result = _compare({label: fold["per_query"] for label, fold in folds.items()},
                       metrics_given, baseline, args.seed)
     held_out = _compare(tested, metrics_given, baseline, args.seed) if test else None
@@ -227,7 +242,8 @@ def run(args, demo=False):
                         {label: fold["per_query"] for label, fold in folds.items()},
                         tested, metrics_given)
     if args.plot is not None:
-        _plot(folds, data, metrics_given, baseline, result, args, scales)
+        with literal_text():
+            _plot(folds, data, metrics_given, baseline, result, args, scales)
     return 0
 
 
@@ -274,7 +290,7 @@ def _metadata(args, data, test, choices, keys, baseline):
         "seed": args.seed,
         "splitter": f"QueryKFold(n_splits={args.n_splits}, shuffle=True, "
                     f"random_state={args.seed})",
-        "models": {c.label: {"model": c.spec, "params": c.params} for c in choices},
+        "models": {c.label: c.provenance() for c in choices},
         "baseline": baseline,
         "n_estimators": args.n_estimators,
         "versions": library_versions(),
@@ -330,14 +346,16 @@ def _header(data, test, choices, baseline, left_out, args, scales, keys, metadat
 # Cross-validation
 
 
-def _cross_validate(choices, estimators, data, test, metrics, args, scales, keys, metadata):
-    """Run every (model, fold) unit, and (model, test) with ``--test``.
+def _cross_validate(choices, estimators, data, test, metrics, args, scales, keys, metadata,
+                    dense=frozenset()):
+    """Run every (model, fold) unit, and (model, test) with ``--test``; the models labelled
+    in ``dense`` are given dense features.
 
     Returns, per model label, the per-query values of all folds, the fit times and the
     out-of-fold scores (``--plot``); and the per-query values on the held-out test set.
     """
     from ..model_selection import QueryKFold
-    from ._scoring import QuietScorer, Task, Unit, recorder_for, run_units
+    from ._scoring import QuietScorer, Task, Unit, processes, recorder_for, run_units
 
     try:
         scoring = {m: QuietScorer(m, scales.get(m, {}), "auto", "qid", args.convention)
@@ -347,16 +365,17 @@ def _cross_validate(choices, estimators, data, test, metrics, args, scales, keys
     cv = QueryKFold(args.n_splits, shuffle=True, random_state=args.seed)
     splits = list(cv.split(data.X, data.y, qid=data.qid))
     tasks = [Task(Unit(c.label, fold), estimators[c.label], c.params, train, test_rows,
-                  f"{c.label}, fold {fold + 1}/{args.n_splits}")
+                  f"{c.label}, fold {fold + 1}/{args.n_splits}", dense=c.label in dense)
              for c in choices for fold, (train, test_rows) in enumerate(splits)]
     if test is not None:
         tasks += [Task(Unit(c.label, None), estimators[c.label], c.params,
-                       detail=f"{c.label}, test") for c in choices]
+                       detail=f"{c.label}, test", dense=c.label in dense) for c in choices]
     recorder = recorder_for(args, metadata, [task.unit for task in tasks])
     progress = Progress(len(tasks), "cross-validation", enabled=not args.quiet)
+    n_jobs = processes(args.n_jobs, len(tasks))
     progress.begin(f"({len(choices)} models x {args.n_splits} folds"
                    + (" + test" if test is not None else "")
-                   + f", {args.n_jobs} process{'es' if args.n_jobs > 1 else ''})")
+                   + f", {n_jobs} process{'es' if n_jobs > 1 else ''})")
     results = []
     labels = [c.label for c in choices]
     try:
@@ -517,12 +536,13 @@ def _plot(folds, data, metrics, baseline, result, args, scales):
     for name, fold in folds.items():
         MetricAtKDisplay.from_predictions(data.y, fold["scores"], qid=data.qid,
                                           metric=curve, ks=range(1, 21),
-                                          name=name, ax=left, **options)
+                                          name=figure_label(name), ax=left, **options)
     left.set_title(f"Out-of-fold predictions, {args.n_splits}-fold cross-validation")
     first = metrics[0]
     others = [s for s in result.systems if s != baseline]
     best = max(others, key=lambda s: result.estimates[first][s].mean)
     PerQueryDifferenceDisplay.from_cv_results(
         folds[best]["per_query"], folds[baseline]["per_query"], metric=first,
-        names=(best, baseline), ax=right, random_state=args.seed)
+        names=(figure_label(best), figure_label(baseline)), ax=right,
+        random_state=args.seed)
     save_figure(figure, args.plot, "--plot")

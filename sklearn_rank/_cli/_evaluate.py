@@ -3,7 +3,9 @@
 import contextlib
 import os
 import re
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -15,11 +17,13 @@ from ._common import (
     check_distinct,
     check_input_file,
     check_output_path,
+    describe_convention,
     format_number,
     generated_data,
     import_extra,
     int_at_least,
     metric_name,
+    outside_convention,
     to_json,
     usage_error,
     wrap,
@@ -42,6 +46,8 @@ Input, one of:
                            --complete scores them 0, as trec_eval -c does.
   --table FILE             a .csv, .tsv or .parquet table with one row per (query, document)
                            and columns qid, label and score (rename with --qid-column...).
+                           With --convention trec_eval, give the document names with
+                           --docno-column: trec_eval ranks tied scores by name.
   --table DIR              a directory of Parquet files with those columns, larger than
                            memory: read and evaluated by Dask, partition by partition, on
                            --scheduler (the rows of a query may sit in several files).
@@ -75,6 +81,10 @@ def add_arguments(parser):
                         help="graded relevance column of --table (default: label)")
     source.add_argument("--score-column", default="score", metavar="NAME",
                         help="score column of --table, higher ranks first (default: score)")
+    source.add_argument("--docno-column", metavar="NAME",
+                        help="document-name column of --table: rows of equal scores are "
+                        "ranked by it, descending, where the convention breaks ties by row "
+                        "order (trec_eval ranks them so; default: none, row order)")
     source.add_argument("--qid-type", choices=("str", "int"),
                         help="type of the query ids of --table: str keeps them as written "
                         "('007' and '7' are two queries), int reads them as integers (one "
@@ -118,6 +128,9 @@ def run(args):
     if args.complete and args.run is None:
         raise usage_error("--complete is an option of --run/--qrels: it evaluates the queries "
                           "of the qrels that the run has no line for.")
+    if args.docno_column is not None and args.table is None:
+        raise usage_error("--docno-column names the document-name column of --table; the "
+                          "documents of a TREC run (--run) are named in the run.")
     if args.qid_type is not None and args.table is None:
         raise usage_error("--qid-type sets the type of the query ids of --table; the query ids "
                           "of TREC files are strings, as trec_eval reads them.")
@@ -135,7 +148,7 @@ def run(args):
             data = _read_trec(args.run, args.qrels, args.complete)
         elif args.table is not None:
             data = _read_table(args.table, args.qid_column, args.label_column,
-                               args.score_column, args.qid_type)
+                               args.score_column, args.qid_type, args.docno_column)
         else:
             data = _generated(args.n_queries, args.seed)
         result, means = _compute(data, metrics, args.convention)
@@ -145,6 +158,8 @@ def run(args):
         order = _display_order(query_ids)
         query_ids = query_ids[order]
         per_query = {m: result[m][order] for m in metrics}
+    if args.per_query and args.format != "json":
+        _check_summary_apart(query_ids, args.format)
     if args.output is not None:
         from ..stats._table import format_table
 
@@ -181,6 +196,8 @@ def _read_trec(run, qrels, complete=False):
                        "expected the same query ids (first column) in both files.")
     # NaN (not in the qrels) and negative grades (trec_eval's -1) mark the unjudged rows
     data["judged"] = "y_true"
+    data["grade_error"] = lambda exc: (
+        f"--qrels {str(qrels)!r} holds the grade {exc.value}; expected finite grades.")
     unretrieved, n_rows = int((~data["retrieved"]).sum()), len(data["qid"])
     unjudged = int(np.count_nonzero(~(data["y_true"] >= 0)))
     left_out = [] if complete else list(data["qrels_only_queries"])
@@ -206,24 +223,27 @@ def _generated(n_queries, seed):
     description = (f"{dataset.description}, scored by feature 0 (no input given: see "
                    "--run/--qrels and --table)")
     return {"y_true": dataset.y, "y_score": dataset.X[:, 0], "qid": dataset.qid,
-            "retrieved": None, "judged": None, "describe": lambda n_queries: description}
+            "retrieved": None, "judged": None, "docno": None, "ties_in": "the generated rows",
+            "describe": lambda n_queries: description}
 
 
 # How the messages of the table reader name the options of --table.
 _TABLE_OPTIONS = {
     "qid_column": "--qid-column", "label_column": "--label-column",
-    "score_column": "--score-column", "qid_type=int": "--qid-type int",
-    "qid_type=str": "--qid-type str",
+    "score_column": "--score-column", "docno_column": "--docno-column",
+    "qid_type=int": "--qid-type int", "qid_type=str": "--qid-type str",
 }
 
 
-def _read_table(path, qid_column, label_column, score_column, qid_type=None):
+def _read_table(path, qid_column, label_column, score_column, qid_type=None,
+                docno_column=None):
     from ..datasets._tables import _read_table
 
     path = check_input_file(path, "--table")
     try:
-        qid, y_true, y_score = _read_table(path, [qid_column, label_column, score_column],
-                                           qid_type, _TABLE_OPTIONS)
+        qid, y_true, y_score, *docno = _read_table(
+            path, [qid_column, label_column, score_column], qid_type, _TABLE_OPTIONS,
+            docno_column)
     except (ValueError, ImportError) as exc:  # the message starts with the file's name
         raise CLIError(f"--table {exc}") from None
     except OSError as exc:
@@ -231,7 +251,27 @@ def _read_table(path, qid_column, label_column, score_column, qid_type=None):
     if len(qid) == 0:
         raise CLIError(f"--table {str(path)!r} has no rows.")
     return {"y_true": y_true, "y_score": y_score, "qid": qid, "retrieved": None, "judged": None,
-            "describe": lambda n_queries: f"{path}: {n_queries:,} queries, {len(qid):,} rows"}
+            "docno": docno[0] if docno else None, "ties_in": "the rows of --table",
+            "describe": lambda n_queries: f"{path}: {n_queries:,} queries, {len(qid):,} rows",
+            "grade_error": lambda exc: _refused_grades(f"--table {str(path)!r}", label_column,
+                                                      exc, exc.row)}
+
+
+def _refused_grades(where, label_column, exc, row=None):
+    """The metrics' :class:`~sklearn_rank.metrics._engine.GradeError` in the words of the
+    command: a table's grades are the ``--label-column``, and the command has no ``judged``
+    option to read negative grades as trec_eval's -1."""
+    more = f" (and {exc.count - 1:,} more)" if exc.count > 1 else ""
+    at = f" in data row {row + 1:,}" if row is not None else ""
+    value = exc.value
+    if value == value and value < 0 and value != -np.inf:
+        return (f"{where}: the grades (--label-column {label_column!r}) hold {value:g}{at}"
+                f"{more}; expected grades of 0 or more. Map such grades to 0 (non-relevant) "
+                "in the table; for trec_eval's -1 (a pooled document left unjudged), "
+                "evaluate TREC files with --run and --qrels, which read it as trec_eval "
+                "does.")
+    return (f"{where}: the grades (--label-column {label_column!r}) hold {value}{at}{more}; "
+            "expected finite grades of 0 or more.")
 
 
 # A directory of Parquet files: read and evaluated by Dask, partition by partition.
@@ -260,7 +300,8 @@ def _evaluate_directory(args, metrics, per_query):
     files; with ``per_query`` False, ``query_ids`` is ``range(n_queries)`` and the values
     None: the per-query values never reach this process."""
     import_extra("dask.dataframe", "dask", "--table DIR")
-    from ..metrics._dask import dask_evaluate, dask_summary
+    from ..metrics._dask import SplitQueryError, dask_evaluate, dask_summary
+    from ..metrics._engine import GradeError
 
     path = args.table
     files = [p for p in _files_under(path) if p.lower().endswith(_PARQUET_SUFFIXES)]
@@ -268,23 +309,43 @@ def _evaluate_directory(args, metrics, per_query):
         raise CLIError(f"--table {str(path)!r} is a directory without Parquet files "
                        f"({', '.join(_PARQUET_SUFFIXES)}); expected a directory of Parquet "
                        "files, or a .csv, .tsv or .parquet file.")
-    with _dask_scheduler(args.scheduler, args.workers) as where, warnings.catch_warnings():
+    from ..metrics import TiedScoresWarning
+
+    with _dask_scheduler(args.scheduler, args.workers) as where, \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TiedScoresWarning)  # one per partition: said once
         # dask's Parquet reader calls reset_index(inplace=True), which pandas 3.1 deprecates:
         # nothing that a user of the command can act on
         warnings.filterwarnings("ignore", message="The inplace keyword",
                                 module=r"dask\.dataframe\.io\.parquet")
         files_read, frame = _read_directory(path, args)
         y_true, y_score, qid = frame["label"], frame["score"], frame["qid"]
+        docno = frame["docno"] if args.docno_column is not None else None
         try:
             if per_query:
                 table = dask_evaluate(
                     y_true, y_score, qid, metrics, None, None, None, args.convention, {},
                     caller="evaluate", return_per_query=True,
-                    partitioned_by_query=args.partitioned_by_query).compute()
+                    partitioned_by_query=args.partitioned_by_query, docno=docno).compute()
                 n_rows = len(files_read)  # from the files' metadata
             else:
                 summary = dask_summary(y_true, y_score, qid, metrics, args.convention,
-                                       partitioned_by_query=args.partitioned_by_query)
+                                       partitioned_by_query=args.partitioned_by_query,
+                                       docno=docno)
+        except SplitQueryError as exc:
+            queries = f" (and {exc.n_queries - 1:,} other queries)" if exc.n_queries > 1 else ""
+            first, last = exc.partitions
+            raise CLIError(
+                f"--partitioned-by-query says that the rows of each query sit in one file "
+                f"of --table {str(path)!r}, but query {exc.qid!r} has rows in "
+                f"{exc.n_partitions} files (the files {first} and {last}, counted from 0 in "
+                f"the order Dask reads them){queries}: its value would be computed from part "
+                "of its rows. Drop --partitioned-by-query to let Dask gather the rows of "
+                "each query, or write the files with each query in one file."
+            ) from None
+        except GradeError as exc:
+            raise CLIError(_refused_grades(f"--table {str(path)!r}", args.label_column,
+                                           exc)) from None
         except (TypeError, ValueError) as exc:
             message = " ".join([str(exc), *getattr(exc, "__notes__", ())])
             if message.startswith(repr(str(path))):  # the reader's, naming the directory
@@ -292,6 +353,8 @@ def _evaluate_directory(args, metrics, per_query):
             raise CLIError(f"cannot compute the metrics: {message}") from None
         except OSError as exc:
             raise CLIError(f"--table {str(path)!r}: cannot read it: {exc}") from None
+    # the threaded scheduler's partitions warn here; a cluster's workers keep their warnings
+    _report_row_order_ties(caught, {"ties_in": "the rows of the Parquet files"})
     if per_query:
         result, means = _per_query_result(table, metrics)
         query_ids = result.query_ids
@@ -364,6 +427,12 @@ def _read_directory(path, args):
     from ..datasets._tables import _check_columns
 
     names = [args.qid_column, args.label_column, args.score_column]
+    spelled = _TABLE_OPTIONS
+    if args.docno_column is not None:
+        names.append(args.docno_column)
+        spelled = {**spelled, "options": [_TABLE_OPTIONS[f"{role}_column"]
+                                          for role in ("qid", "label", "score", "docno")]}
+    _check_parquet_files(path)
     try:
         # files in the order of their names, and, when they hold whole queries, one
         # partition each: a file's row groups read as several partitions would split them
@@ -373,7 +442,7 @@ def _read_directory(path, args):
         raise CLIError(f"--table {str(path)!r}: cannot read it as a directory of Parquet "
                        f"files: {exc}") from None
     try:  # the checks of a single file's columns
-        _check_columns(path, [str(c) for c in frame.columns], names, _TABLE_OPTIONS)
+        _check_columns(path, [str(c) for c in frame.columns], names, spelled)
     except ValueError as exc:
         raise CLIError(f"--table {exc}") from None
     frame = frame[names]
@@ -383,25 +452,50 @@ def _read_directory(path, args):
                                        enforce_metadata=False, align_dataframes=False)
 
 
+def _check_parquet_files(path):
+    """Name the first file under ``path`` whose Parquet footer cannot be read.
+
+    Dask reads the files when it computes, and pyarrow's error then names no file. The
+    footers are read here first (a few bytes each), in the order of the names, skipping
+    what Parquet readers skip (names starting with ``_`` or ``.``).
+    """
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:  # another engine: its own errors
+        return
+    for name in sorted(_files_under(path)):
+        relative = os.path.relpath(name, path)
+        if any(part.startswith(("_", ".")) for part in Path(relative).parts):
+            continue
+        try:
+            pq.read_metadata(name)
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            raise CLIError(f"--table {str(path)!r}: its file {relative!r} cannot be read as "
+                           f"Parquet: {exc}") from None
+
+
 def _table_partition(part, path, names, qid_type, partition_info=None):
     """One partition's ``qid``, ``label`` and ``score``, read as ``read_table`` reads them:
     grades and scores as floats, query ids as --qid-type says (the column's type by
     default); a missing id, or a cell that is not a number, is an error naming its row."""
     import pandas as pd
 
-    from ..datasets._tables import _numbers, _pandas_values, _query_ids
+    from ..datasets._tables import _document_names, _numbers, _pandas_values, _query_ids
 
     number = partition_info["number"] if partition_info else 0
 
     def where(i):
         return f"partition {number}, row {i + 1}"
 
-    qid, label, score = (_pandas_values(part[name]) for name in names)
-    return pd.DataFrame({
+    qid, label, score, *docno = (_pandas_values(part[name]) for name in names)
+    columns = {
         "qid": _query_ids(path, names[0], qid, where, qid_type, _TABLE_OPTIONS),
         "label": _numbers(path, names[1], label, where, finite=True),
         "score": _numbers(path, names[2], score, where),
-    }, index=part.index)
+    }
+    if docno:  # --docno-column: the names as text
+        columns["docno"] = _document_names(path, names[3], docno[0], where)
+    return pd.DataFrame(columns, index=part.index)
 
 
 def _per_query_result(table, metrics):
@@ -422,18 +516,51 @@ def _per_query_result(table, metrics):
 
 def _compute(data, metrics, convention):
     """The per-query result of ``metrics`` on ``data`` (one computation), and its means."""
-    from ..metrics import aggregate, evaluate_per_query
+    from ..metrics import TiedScoresWarning, aggregate, evaluate_per_query
+    from ..metrics._engine import GradeError
 
     try:
-        result = evaluate_per_query(
-            data["y_true"], data["y_score"], qid=data["qid"], metrics=metrics,
-            retrieved=data["retrieved"], judged=data["judged"], convention=convention)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", TiedScoresWarning)
+            result = evaluate_per_query(
+                data["y_true"], data["y_score"], qid=data["qid"], metrics=metrics,
+                retrieved=data["retrieved"], judged=data["judged"], docno=data["docno"],
+                convention=convention)
+        _report_row_order_ties(caught, data)
         means = aggregate(result)
+    except GradeError as exc:
+        if "grade_error" not in data:
+            raise CLIError(f"cannot compute the metrics: {exc}") from None
+        raise CLIError(data["grade_error"](exc)) from None
     except (TypeError, ValueError) as exc:
         raise CLIError(f"cannot compute the metrics: {exc}") from None
     except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
         raise CLIError(f"--metrics: cannot compute the metrics: {exc}", USAGE) from None
     return result, means
+
+
+def _report_row_order_ties(caught, data):
+    """Say once, on stderr, the library's warnings of tied scores ranked in row order (one
+    per call, or per Dask partition), in the command's words; warn again whatever else was
+    caught."""
+    from ..metrics import TiedScoresWarning
+
+    query_ids = []
+    for warning in caught:
+        found = warning.message
+        if isinstance(found, TiedScoresWarning):
+            query_ids.extend(q for q in found.query_ids if q not in query_ids)
+        else:
+            warnings.warn_explicit(found, warning.category, warning.filename, warning.lineno)
+    if query_ids:
+        shown = ", ".join(repr(_qid_text(q)) for q in query_ids[:3]) + (
+            ", ..." if len(query_ids) > 3 else "")
+        queries = "query" if len(query_ids) == 1 else "queries"
+        print(f"sklearn-rank evaluate: warning: in {len(query_ids):,} {queries} ({shown}), "
+              "documents of different grades have equal scores. The trec_eval convention "
+              "ranks them by document name, as trec_eval does, but no names were given: they "
+              f"keep the order of {data.get('ties_in', 'the rows')}, and the metrics depend "
+              "on it. Give the document-name column with --docno-column.", file=sys.stderr)
 
 
 def _qid_text(value):
@@ -448,6 +575,16 @@ def _display_order(query_ids):
     return np.arange(len(texts))
 
 
+def _check_summary_apart(query_ids, fmt):
+    """Refuse a query named as the row of means: the table would hold two rows 'all'."""
+    if any(_qid_text(q) == _SUMMARY_ROW for q in query_ids):
+        raise usage_error(
+            f"--per-query --format {fmt}: a query is named {_SUMMARY_ROW!r}, as the row of "
+            "the means is, so the table could not tell them apart; expected query ids other "
+            f"than {_SUMMARY_ROW!r}. Give --format json (the means apart from the queries), "
+            "or --output FILE.csv alone (the queries only), or rename the query.")
+
+
 def _render(fmt, description, metrics, convention, means, query_ids, per_query):
     from ..stats._table import format_table
 
@@ -455,6 +592,8 @@ def _render(fmt, description, metrics, convention, means, query_ids, per_query):
     if fmt == "json":
         result = {"input": description, "convention": convention,
                   "n_queries": len(query_ids), "metrics": dict(means)}
+        if convention is not None:  # what the preset left at sklearn-rank's defaults
+            result["outside_convention"] = outside_convention(metrics, convention)
         if per_query is not None:
             result["per_query"] = [
                 {"qid": query_ids[i], **{m: per_query[m][i] for m in metrics}}
@@ -472,7 +611,7 @@ def _render(fmt, description, metrics, convention, means, query_ids, per_query):
     table = format_table(["qid", *metrics], rows, fmt)
     if fmt == "csv":
         return table
-    conventions = (f"convention {convention!r}" if convention else
+    conventions = (describe_convention(metrics, convention) if convention else
                    "sklearn-rank's default conventions (see --convention)")
     lines = [f"{description}.",
              f"Means over the {len(query_ids):,} queries, {conventions}."]

@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import importlib
 import inspect
+import numbers
 import os
 import re
 import sys
@@ -273,6 +274,14 @@ class ModelChoice:
     def user_class(self):
         return self.model is None
 
+    def provenance(self):
+        """What a run records of the model: its specification, the parameters set and, for a
+        user class, the fingerprint of its code (:func:`code_fingerprint`)."""
+        recorded = {"model": self.spec, "params": self.params}
+        if self.user_class:
+            recorded["code"] = code_fingerprint(self.spec, self.option)
+        return recorded
+
     def describe(self):
         """``"label = Class, summary"`` for the output."""
         if self.model is not None:
@@ -426,6 +435,36 @@ def _import_module(name, folder):
     return importlib.import_module(name)
 
 
+def code_fingerprint(spec, where):
+    """The qualified name of a ``MODULE:CLASS`` and the SHA-256 of the source files of its
+    class and base classes.
+
+    Part of the units' keys in a results store: a run resumed after the class's code
+    changed computes its units again, instead of mixing the folds of two versions. The
+    library classes among the bases are hashed as well: editing an installed library
+    changes no version number.
+    """
+    import hashlib
+
+    factory = import_object(spec, where)
+    owners = inspect.getmro(factory) if isinstance(factory, type) else (factory,)
+    digest = hashlib.sha256()
+    files = []
+    for owner in owners:
+        module = sys.modules.get(getattr(owner, "__module__", None) or "")
+        path = getattr(module, "__file__", None)
+        if path is None or path in files:  # builtins; a module met already
+            continue
+        files.append(path)
+        try:
+            with open(path, "rb") as handle:
+                digest.update(handle.read())
+        except OSError:  # a module loaded from an archive: its name stands for it
+            digest.update(path.encode())
+    name = f"{getattr(factory, '__module__', '')}.{getattr(factory, '__qualname__', spec)}"
+    return {"class": name, "sha256": digest.hexdigest()}
+
+
 def _instantiate(spec, where):
     """``CLASS()`` of a ``MODULE:CLASS``, checked to be a scikit-learn estimator."""
     factory = import_object(spec, where)
@@ -502,15 +541,45 @@ def model_choices(args, config_models, names=None):
         for choice in choices:
             choice.settings = list(shared)
         return choices
+    from ._params import check_value
+
     for entry in config_models:
         where = entry["where"]
         choice = resolve_model(entry["model"], f"{where}: model {entry['model']!r}",
                                entry["label"])
-        choice.settings = [*((f"{where}: params.{name}", name, value)
+        choice.settings = [*((f"{where}: params.{name}", name,
+                              check_value(value, f"{where}: params.{name}"))
                              for name, value in entry["params"].items()), *shared]
         choice.grid = entry["grid"]
         choices.append(choice)
     return choices
+
+
+# scikit-learn's estimator types whose predictions are no relevance: cluster labels,
+# inlier/outlier labels, densities.
+_NOT_RANKING = {"clusterer": "cluster labels", "outlier_detector": "inlier/outlier labels",
+                "density_estimator": "densities", "transformer": "transformed features"}
+
+
+def kind_note(choice, estimator):
+    """A note for a ``MODULE:CLASS`` estimator that is neither a regressor, a classifier
+    nor a ranker by scikit-learn's tags (``KMeans``, ``IsolationForest``): the command ranks
+    the documents by what it predicts, which is then no relevance. None for the others
+    (and for classes without a type, as most rankers are)."""
+    if not choice.user_class:
+        return None
+    try:
+        kind = estimator.__sklearn_tags__().estimator_type
+    except Exception:  # an estimator outside scikit-learn's tags: say nothing
+        kind = getattr(estimator, "_estimator_type", None)
+    if kind not in _NOT_RANKING:
+        return None
+    what = kind.replace("_", " ")
+    article = "an" if what[0] in "aeiou" else "a"
+    return (f"{choice.option}: {type(estimator).__name__} is {article} {what}, "
+            f"neither a regressor, a classifier nor a ranker: the documents are ranked by "
+            f"its {_NOT_RANKING[kind]}, which are no relevance scores. Expected a "
+            "regressor, a classifier or a ranker, such as sklearn.linear_model:Ridge.")
 
 
 def check_labels(choices, option="--model"):
@@ -687,10 +756,15 @@ def _small(choice, estimator):
     small = clone(estimator)
     trees = choice.model.trees if choice.model is not None else None
     if trees is not None:
-        small.set_params(**{trees: 2})
-        if choice.model.name == "catboost":  # one name of the trees, as CatBoost wants
-            small.set_params(**{n: None for group in choice.model.aliases if trees in group
-                                for n in group if n != trees})
+        group = next((g for g in choice.model.aliases if trees in g), (trees,))
+        params = small.get_params(deep=False)
+        given = [params[n] for n in group if params.get(n) is not None]
+        # a number of trees that the model refuses (0, -1, 2**40, "ten") is kept: the
+        # trial fit refuses it, naming its --set, before the work starts
+        if not given or (len(given) == 1 and isinstance(given[0], numbers.Integral)
+                         and not isinstance(given[0], bool) and 2 < given[0] < 2**31):
+            small.set_params(**{n: None for n in group if n != trees and n in params})
+            small.set_params(**{trees: 2})
     if choice.model is not None and "verbose" in small.get_params():
         # LightGBM names unknown parameters only at this level; CatBoost stays quiet at 0
         small.set_params(verbose=0)
@@ -791,3 +865,106 @@ def check_params(choice, estimator, params, data):
                                   f"refuses {param.name}={value!r}: {exc}") from None
             _check_trial(choice, estimator, trial, X, y, qid, f"--param {param.text!r}",
                          param.name, value)
+
+
+# ----------------------------------------------------------------------------------------
+# Sparse features (SVMlight files) for models that take only dense input
+
+
+def _takes_sparse(estimator):
+    """Whether scikit-learn's tags say ``estimator`` takes sparse input; None when it has
+    no tags (not derived from ``BaseEstimator``): it is then given the data as read."""
+    from sklearn.utils import get_tags
+
+    try:
+        return get_tags(estimator).input_tags.sparse
+    except AttributeError:
+        return None
+
+
+def _memory_available():
+    """Bytes of memory this machine can give now without swapping; None if unknown."""
+    try:
+        with open("/proc/meminfo") as lines:
+            for line in lines:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _size(nbytes):
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:,.1f} {unit}"
+    return f"{nbytes} bytes"
+
+
+def dense_models(choices, estimators, datasets, note):
+    """The labels of the models that need the sparse features of ``datasets`` made dense.
+
+    scikit-learn's tags say which estimators take no sparse input (``HistGradientBoosting
+    Regressor``, a pipeline starting with ``StandardScaler()``...); fitted on the sparse
+    matrix of an SVMlight file, they fail with advice a command-line user cannot follow.
+    They get a dense copy of the features instead, made once for all of them: ``note``
+    says what it costs. It is refused when it would not fit in the memory available.
+
+    Parameters
+    ----------
+    choices : list of ModelChoice
+    estimators : dict
+        Label -> unfitted estimator.
+    datasets : list of (str, Dataset or None)
+        ``(option, data)`` of the data the models are fitted and scored on.
+    note : callable
+        Prints a note on stderr.
+    """
+    sparse = [(option, data) for option, data in datasets if data is not None and data.sparse]
+    needing = [c for c in choices if _takes_sparse(estimators[c.label]) is False]
+    if not sparse or not needing:
+        return set()
+    dense = sum(data.dense_nbytes() for _, data in sparse)
+    read = sum(data.X.data.nbytes + data.X.indices.nbytes + data.X.indptr.nbytes
+               for _, data in sparse)
+    shapes = " and ".join(f"{option} {data.X.shape[0]:,} x {data.X.shape[1]:,}"
+                          for option, data in sparse)
+    names = ", ".join(dict.fromkeys(type(estimators[c.label]).__name__ for c in needing))
+    available = _memory_available()
+    if available is not None and dense > available:
+        raise CLIError(
+            f"{needing[0].option}: {names} takes no sparse input (scikit-learn's tags say "
+            f"so), and the SVMlight features ({shapes}) would take {_size(dense)} as a dense "
+            f"array, more than the {_size(available)} of memory available ({_size(read)} "
+            "sparse). Use a model that takes sparse input (the built-in models, or e.g. "
+            "sklearn.linear_model:Ridge), or fewer features (a table with "
+            "--feature-columns).")
+    note(f"{names} takes no sparse input: the SVMlight features ({shapes}) are made dense "
+         f"for it, {_size(dense)} in memory ({_size(read)} sparse).")
+    return {c.label for c in needing}
+
+
+def check_rankable(choices, estimators, data):
+    """Refuse, before the work, a classifier of several grades without ``predict_proba``.
+
+    Such a classifier is ranked by its expected grade, from ``predict_proba``; without it
+    (``LinearSVC``, ``SVC()``) there is no score per document, and every fold would fail.
+    """
+    from sklearn.base import is_classifier
+
+    n_grades = len(np.unique(data.y))
+    if n_grades <= 2:
+        return
+    for choice in choices:
+        estimator = estimators[choice.label]
+        if is_classifier(estimator) and not hasattr(estimator, "predict_proba"):
+            raise usage_error(
+                f"{choice.option}: {type(estimator).__name__} is a classifier without "
+                f"predict_proba, and the grades of {data.source} take {n_grades} values: a "
+                "classifier of several grades is ranked by its expected grade, which needs "
+                "predict_proba. Use a regressor of the grades (e.g. sklearn.svm:LinearSVR), "
+                "a classifier with predict_proba (e.g. "
+                "sklearn.linear_model:LogisticRegression), or a ranker (lambdarank).")

@@ -12,10 +12,11 @@ Anything else is an error that says what was expected. ``--set name=value`` fixe
 (:func:`parse_setting`), read as JSON or a Python literal where it looks like one.
 """
 
+import math
 import re
 from dataclasses import dataclass
 
-from ._common import usage_error
+from ._common import shorten, usage_error
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _CALL = re.compile(r"^([A-Za-z_]\w*)\s*\((.*)\)$")
@@ -77,21 +78,80 @@ class Param:
         return self.values if self.distribution is None else self.distribution
 
 
-def _scalar(text):
-    if _INT.match(text):
-        return int(text)
-    if _FLOAT.match(text):
-        return float(text)
-    return _WORDS.get(text.lower(), text)
+# Parameter values nested deeper than this are refused: no estimator takes them, and the
+# outputs and the store's fingerprints walk them recursively.
+MAX_DEPTH = 32
+# The integers of a parameter: 64 bits, as numpy and the boosters hold them.
+_INT64 = (-2**63, 2**63 - 1)
+# The texts that Python, numpy and the boosters read as an infinite or NaN float.
+_NON_FINITE = re.compile(r"^[+-]?(inf|infinity|nan)$", re.IGNORECASE)
+
+
+def check_value(value, where):
+    """Refuse a parameter value that gives a number where none is meant: an infinite or
+    NaN float (``1e999``, or the text ``inf`` that a booster reads as one), an integer
+    beyond 64 bits, or values nested more than :data:`MAX_DEPTH` deep. ``where`` names the
+    option in the usage error. Returns ``value``."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, tuple, set, frozenset, dict)):
+            if depth >= MAX_DEPTH:
+                raise usage_error(f"{where}: the value is nested more than {MAX_DEPTH} deep; "
+                                  "expected a number, a string, or a flat list or table.")
+            children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+        elif isinstance(item, float) and not math.isfinite(item):
+            raise usage_error(f"{where}: expected a finite number, got {item!r}; no "
+                              "parameter of a model is meant to be infinite or NaN.")
+        elif isinstance(item, str) and _NON_FINITE.match(item.strip()):
+            raise usage_error(f"{where}: expected a finite number, got {item!r}, which the "
+                              "models read as an infinite or NaN float.")
+        elif (isinstance(item, int) and not isinstance(item, bool)
+              and not _INT64[0] <= item <= _INT64[1]):
+            raise usage_error(f"{where}: the integer {shorten(item)} is beyond 64 bits; "
+                              "expected an integer from -2**63 to 2**63 - 1.")
+    return value
+
+
+def _number(text, where):
+    """``int(text)`` or ``float(text)`` of a number's text; a usage error for one beyond
+    what Python reads (more than 4,300 digits)."""
+    try:
+        return int(text) if _INT.match(text) else float(text)
+    except ValueError:
+        raise usage_error(f"{where}: the number {shorten(text)!r} has more digits than "
+                          "Python reads; expected a number such as 31 or 0.05.") from None
+
+
+def _scalar(text, spec):
+    if _INT.match(text) or _FLOAT.match(text):
+        return check_value(_number(text, f"--param {shorten(spec)!r}"),
+                           f"--param {shorten(spec)!r}")
+    return check_value(_WORDS.get(text.lower(), text), f"--param {shorten(spec)!r}")
 
 
 def _bound(text, kind, spec):
     text = text.strip()
     if kind is int and not _INT.match(text):
-        raise usage_error(f"--param {spec!r}: expected integer bounds, got {text!r}.")
+        raise usage_error(f"--param {spec!r}: expected integer bounds, got {shorten(text)!r}.")
     if not _FLOAT.match(text):
-        raise usage_error(f"--param {spec!r}: expected numbers as bounds, got {text!r}.")
-    return int(text) if kind is int else float(text)
+        raise usage_error(f"--param {spec!r}: expected numbers as bounds, got "
+                          f"{shorten(text)!r}.")
+    value = _number(text, f"--param {shorten(spec)!r}")
+    if kind is int:
+        if not _INT64[0] <= value < _INT64[1]:  # scipy's randint draws below high + 1
+            raise usage_error(f"--param {shorten(spec)!r}: the bound {shorten(value)} is beyond 64 "
+                              "bits; expected integer bounds from -2**63 to 2**63 - 2.")
+        return value
+    try:
+        value = float(value)
+    except OverflowError:  # an integer beyond the floats' range
+        value = math.inf
+    if not math.isfinite(value):
+        raise usage_error(f"--param {shorten(spec)!r}: expected finite bounds, got "
+                          f"{shorten(text)!r}.")
+    return value
 
 
 def _distribution(spec, function, arguments):
@@ -107,6 +167,9 @@ def _distribution(spec, function, arguments):
     low, high = (_bound(b, kind, spec) for b in bounds)
     if not low < high:
         raise usage_error(f"--param {spec!r}: expected low < high, got {low} and {high}.")
+    if kind is float and not math.isfinite(high - low):
+        raise usage_error(f"--param {spec!r}: the bounds {low} and {high} are too far apart: "
+                          "their difference is beyond the floats' range.")
     if floor is not None and low <= floor:
         raise usage_error(f"--param {spec!r}: {function} needs bounds above {floor:g}, "
                           f"got {low}.")
@@ -144,7 +207,7 @@ def parse_param(spec):
     if "" in items:
         raise usage_error(f"--param {spec!r}: empty value in the list; expected "
                           "comma-separated values such as 7,15,31.")
-    parsed = [_scalar(item) for item in items]
+    parsed = [_scalar(item, spec) for item in items]
     # repr tells 1 from 1.0 and True, which compare equal
     shown = [repr(value) for value in parsed]
     for i, text in enumerate(shown):
@@ -198,24 +261,43 @@ def parse_value(text, spec, option="--set"):
     import json
 
     text = text.strip()
+    where = f"{option} {shorten(spec)!r}"
     if not text.startswith(_BRACKETS):
         if _FLOAT.match(text):  # a number as Python writes it: 007 is no number, but text
             try:
-                return ast.literal_eval(text)
-            except (ValueError, SyntaxError):
+                return check_value(ast.literal_eval(text), where)
+            except (SyntaxError, ValueError):
+                if _INT.match(text) or _FLOAT.match(text):
+                    _number(text, where)  # more digits than Python reads: an error
                 return text
-        return _WORDS.get(text.lower(), text)
+        return check_value(_WORDS.get(text.lower(), text), where)
+    if _depth(text) > MAX_DEPTH:  # before a parser recurses as deep
+        raise usage_error(f"{where}: the value is nested more than {MAX_DEPTH} deep; "
+                          "expected a number, a string, or a flat list or table.")
     try:
-        return json.loads(text)
+        return check_value(json.loads(text), where)
     except ValueError:
         pass
     try:
-        return ast.literal_eval(text)
+        return check_value(ast.literal_eval(text), where)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         raise usage_error(
-            f"{option} {spec!r}: cannot read the value {text!r}; a value in brackets or "
+            f"{where}: cannot read the value {shorten(text)!r}; a value in brackets or "
             "quotes must be a JSON or Python literal, e.g. [1, 3, 5] or '007'."
         ) from None
+
+
+def _depth(text):
+    """An upper bound of the nesting of the brackets in ``text`` (those within strings
+    counted too): in one pass, with no recursion."""
+    depth = deepest = 0
+    for char in text:
+        if char in "[{(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]})":
+            depth -= 1
+    return deepest
 
 
 def parse_setting(spec, option="--set"):
@@ -257,6 +339,7 @@ def param_from_value(name, value, where, *, search):
                               "a grid search takes lists of values such as [7, 15, 31].")
         return Param(name, values=param.values, distribution=param.distribution,
                      text=f"{name}={value}")
+    check_value(value, where)
     values = list(value) if isinstance(value, (list, tuple)) else [value]
     if not values:
         raise usage_error(f"{where}: the list of values of {name!r} is empty.")

@@ -22,8 +22,10 @@ from ._common import (
     CLIError,
     check_input_file,
     check_output_path,
+    figure_label,
     import_extra,
     int_at_least,
+    literal_text,
     write_text,
 )
 
@@ -103,7 +105,8 @@ def run(args):
         raise CLIError(f"STORE {args.store!r} holds no run; write one with "
                        "'sklearn-rank cv --store' or 'sklearn-rank tune --store'.")
     try:
-        sections = [_section(args.store, r) for r in runs]
+        with literal_text():  # labels with '$' are no formulas
+            sections = [_section(args.store, r) for r in runs]
     except StoreError as exc:  # a damaged store: its units cannot be read
         raise CLIError(f"STORE {exc}") from None
     write_text(args.output, _page(args.store, runs, sections), "--output")
@@ -271,7 +274,8 @@ def _metric_at_k(result):
             means = [e.mean for e in estimates]
             lows = [e.mean - e.confidence_interval[0] for e in estimates]
             highs = [e.confidence_interval[1] - e.mean for e in estimates]
-            ax.errorbar(ks, means, yerr=[lows, highs], marker="o", capsize=3, label=system)
+            ax.errorbar(ks, means, yerr=[lows, highs], marker="o", capsize=3,
+                        label=figure_label(system))
         name = members[0][1].split("@")[0]
         ax.set_xlabel("k")
         ax.set_ylabel(f"mean {name}@k")
@@ -294,8 +298,8 @@ def _differences(systems, result, seed):
     figure, axes = _figure(ncols=ncols, nrows=nrows)
     for ax, system in zip(axes, others):
         PerQueryDifferenceDisplay.from_cv_results(
-            systems[system], systems[baseline], metric=metric, names=(system, baseline),
-            ax=ax, random_state=seed)
+            systems[system], systems[baseline], metric=metric,
+            names=(figure_label(system), figure_label(baseline)), ax=ax, random_state=seed)
     for ax in axes[len(others):]:
         ax.set_visible(False)
     return (f"<h3>Per-query differences with the baseline, {_e(metric)}</h3>\n"
@@ -405,8 +409,9 @@ def _provenance(run):
         m = p["model"]
         rows.append(("Model", f"{m['label']} = {m['model']}"
                      + (f" {json.dumps(m['params'])}" if m["params"] else "")))
+        # each text is the --param option as given: NAME=VALUES
         rows.append(("Search", f"{p.get('search')} over "
-                     + ", ".join(f"{k}={v}" for k, v in p.get("space", {}).items())))
+                     + ", ".join(p.get("space", {}).values())))
     rows.append(("Trees of built-in models (--n-estimators)", p.get("n_estimators")))
     rows.append(("Versions", ", ".join(f"{k} {v}" for k, v in p.get("versions", {}).items())))
     body = "\n".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)

@@ -123,7 +123,8 @@ class UnitResult:
 
 @dataclass
 class Task:
-    """A unit to run: the estimator (unfitted), the rows of its fold, its progress text."""
+    """A unit to run: the estimator (unfitted), the rows of its fold, its progress text;
+    ``dense`` for a model that takes no sparse input (:meth:`Dataset.densified`)."""
 
     unit: Unit
     estimator: object
@@ -131,6 +132,7 @@ class Task:
     train: object = None
     test: object = None
     detail: str = ""
+    dense: bool = False
 
 
 class Recorder:
@@ -173,12 +175,22 @@ def recorder_for(args, provenance, units):
     return recorder
 
 
+def processes(n_jobs, n_units):
+    """The processes of ``--n-jobs n_jobs`` for ``n_units`` units of work: at most one per
+    unit, and at most one per CPU (every model fits on one thread, so a process more only
+    holds one more copy of the data); at least 1."""
+    from joblib import cpu_count
+
+    return max(1, min(n_jobs, n_units, cpu_count()))
+
+
 def run_units(tasks, data, *, scoring, n_jobs, progress, recorder, predict=False,
               test_data=None, test_keys=None, response_method="auto", keep_estimator=False):
     """Run ``tasks``; yields each :class:`UnitResult` as its unit ends.
 
     Units that ``recorder`` already knows are yielded first, without running. The others run
-    in ``n_jobs`` processes (in this one for 1), in the order given; their results come in
+    in ``n_jobs`` processes (in this one for 1; no more than :func:`processes` allows), in
+    the order given; their results come in
     the order they end. Each is handed to ``recorder.record`` and moves ``progress``.
 
     Parameters
@@ -206,17 +218,21 @@ def run_units(tasks, data, *, scoring, n_jobs, progress, recorder, predict=False
             continue
         progress.advance(f"{task.detail} (stored)")
         yield known
+    # a process per pending unit at most: 40 processes for 6 units would each start, and
+    # each hold the data (n_jobs = 100000 started hundreds before the first fit)
+    n_jobs = processes(n_jobs, len(pending))
     in_worker = effective_n_jobs(n_jobs) > 1
 
     def job(task):
+        train = data.densified() if task.dense else data
         if task.unit.fold is None:
-            held_out = (None, None, None) if test_data is None else (
-                test_data.X, test_data.y, test_data.qid)
+            test = test_data.densified() if task.dense and test_data is not None else test_data
+            held_out = (None, None, None) if test is None else (test.X, test.y, test.qid)
             return delayed(_fit_and_test)(
-                task.unit, task.estimator, task.params, data.X, data.y, data.qid,
+                task.unit, task.estimator, task.params, train.X, train.y, train.qid,
                 *held_out, test_keys, response_method, keep_estimator, in_worker)
         return delayed(_fit_and_score)(
-            task.unit, task.estimator, task.params, data.X, data.y, data.qid, task.train,
+            task.unit, task.estimator, task.params, train.X, train.y, train.qid, task.train,
             task.test, scoring, predict)
 
     details = {task.unit: task.detail for task in pending}

@@ -7,10 +7,10 @@ units the store holds, which are then not run again.
 A run is known by its *run key*, the fingerprint of its provenance (command, data, test set,
 models and their settings, metrics, convention, splitter, seed, library versions). A unit
 is known by its *unit key*: the data's SHA-256 (and the test set's, for a refit), the
-model's label, specification and parameters (with a candidate's), the fold, the splitter
-and seed, the number of trees, the metrics' canonical keys, the convention and the versions
-of the libraries that compute. A resumed run reuses a stored unit only when every one of
-these is equal: the same computation.
+model's label, specification and parameters (with a candidate's), the fingerprint of a
+``MODULE:CLASS``'s code, the fold, the splitter and seed, the number of trees, the metrics'
+canonical keys, the convention and the versions of the libraries that compute. A resumed
+run reuses a stored unit only when every one of these is equal: the same computation.
 
 - ``--store PATH`` alone starts a new run in the store (creating the file if needed); it is
   refused when the store already holds a run of the same settings, with a message naming
@@ -144,6 +144,11 @@ class StoreRecorder:
                 f"--store {self.path!r} already holds this run (run {existing['id']}, started "
                 f"{existing['started']}, {state}); add --resume to continue it (only the "
                 "missing units are computed), or give another --store.", USAGE)
+        if existing is None and self.resume:  # say why nothing is resumed
+            self._note(f"--store {self.path!r} holds no run of these settings to resume: the "
+                       "data, models (their code included), metrics, seed or library versions "
+                       "differ. A new run starts, reusing only the stored units that are the "
+                       "same computation.")
         try:
             if existing is None:
                 try:
@@ -186,6 +191,8 @@ class StoreRecorder:
             "n_estimators": p.get("n_estimators"), "metrics": p["metrics"],
             "convention": p.get("convention"), "versions": _versions(p),
         }
+        if model.get("code") is not None:  # a user class: its code (the keys of others kept)
+            identity["code"] = model["code"]
         return fingerprint(identity)
 
     def known(self, unit, params):

@@ -124,6 +124,11 @@ def run(args):
     run_file = check_input_file(args.run, "RUN")
     data = _read(qrels, run_file, args)
     query_ids, columns = _compute(data, plan, args)
+    if args.per_query and args.summary and np.isin("all", query_ids):
+        # trec_eval prints it as it is: stdout stays trec_eval's, stderr says it
+        print("sklearn-rank trec_eval: note: a query is named 'all', as the lines of the "
+              "means are: with -q, its lines precede them but read alike. Rename it to tell "
+              "them apart, or give -n (no lines of means).", file=sys.stderr)
     text = _render([item for item, _ in plan], query_ids, columns, _run_id(run_file), args)
     sys.stdout.write(text)
     sys.stdout.flush()

@@ -11,6 +11,7 @@ run_units` in ``--n-jobs`` processes: the progress line moves as each ends, and 
 the best parameters on all the data (``--save-model``, ``--test``) is one more unit.
 """
 
+import math
 import pickle
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from ._common import (
     benchmark_data,
     check_distinct_outputs,
     check_enough_queries,
+    check_grades,
     check_output_path,
     check_test_apart,
     close_matches,
@@ -37,6 +39,7 @@ from ._common import (
     import_extra,
     int_at_least,
     library_versions,
+    literal_text,
     load_benchmark_data,
     metric_keys,
     metric_name,
@@ -44,19 +47,23 @@ from ._common import (
     note_printer,
     save_figure,
     source_inputs,
+    tied_scores_in_row_order,
     usage_error,
     wrap,
     write_atomic,
     write_json,
     write_per_query,
 )
-from ._config import add_config_option, choice, integer, load_config, metric, path, text
+from ._config import add_config_option, choice, integer, load_config, metric, path, seed, text
 from ._models import (
     add_model_options,
     boosters_quiet,
     check_params,
+    check_rankable,
     check_settings,
+    dense_models,
     fit_errors,
+    kind_note,
     model_choices,
 )
 from ._params import param_from_value, parse_params
@@ -87,12 +94,18 @@ examples:
       --save-model best.joblib --per-query-output test.csv
 """
 _N_ITER = 10  # default --n-iter
+# The most candidates of a search: each is fitted on every fold, and each (candidate, fold)
+# is built before the work (a clone of the model). 10,000 candidates of 5 folds are 50,000
+# fits already; --n-iter 100000000000 failed with a MemoryError building them.
+MAX_CANDIDATES = 10_000
+_MAX_WHY = " candidates, each fitted on every fold"
 DEFAULTS = {"n_queries": 200, "seed": 0, "search": "grid", "metric": "ndcg@10", "n_splits": 3,
             "n_estimators": 100, "n_jobs": 1, "top": 10}
 CONFIG_KEYS = {
-    "seed": integer(0), "n_queries": integer(2), "n_estimators": integer(1),
+    "seed": seed(), "n_queries": integer(2), "n_estimators": integer(1),
     "n_jobs": integer(1), "convention": text(), "metric": metric(),
-    "search": choice(("grid", "random")), "n_iter": integer(1), "top": integer(1),
+    "search": choice(("grid", "random")), "n_iter": integer(1, MAX_CANDIDATES, _MAX_WHY),
+    "top": integer(1),
     "output": path(), "save_model": path(), "per_query_output": path(), "plot": path(),
     "plot_param": text(),
     "store": path(),
@@ -119,8 +132,9 @@ def add_arguments(parser):
     search.add_argument("--search", choices=("grid", "random"),
                         help="grid search of every combination, or randomized search of "
                         "--n-iter candidates (default: grid)")
-    search.add_argument("--n-iter", type=int_at_least(1), metavar="N",
-                        help=f"candidates of a randomized search (default: {_N_ITER})")
+    search.add_argument("--n-iter", type=int_at_least(1, MAX_CANDIDATES, _MAX_WHY),
+                        metavar="N", help=f"candidates of a randomized search, at most "
+                        f"{MAX_CANDIDATES:,} (default: {_N_ITER})")
     search.add_argument("--metric", type=metric_name, metavar="METRIC",
                         help="the metric to maximise (default: ndcg@10)")
     add_convention_option(search, "the metric")
@@ -168,6 +182,7 @@ def run(args):
     (choice,) = model_choices(
         args, config_models, None if args.model or config_models else [_DEFAULT_MODEL])
     params, source = _search_space(args, choice)
+    _check_grid_size(params, args)
     fixed = [name for name in params if name in choice.params]
     if fixed:
         raise usage_error(f"{fixed[0]!r} is both set (--set) and searched (--param); give it "
@@ -189,6 +204,16 @@ def run(args):
                                 min_queries=1, like=data)
             if args.test is not None else None)
     check_enough_queries(data, args.n_splits)
+    if (why := kind_note(choice, estimator)) is not None:
+        note(why)
+    check_grades(data, "--data")
+    check_grades(test, "--test")
+    check_rankable([choice], {choice.label: estimator}, data)
+    if dense_models([choice], {choice.label: estimator}, [("--data", data), ("--test", test)],
+                    note):
+        # the one model takes no sparse input: all its work uses the dense copy
+        data = data.densified()
+        test = None if test is None else test.densified()
     for name in check_settings(choice, args.n_estimators, args.seed, data):
         note(f"{name!r} is not a named parameter of {type(estimator).__name__}; it is passed "
              "to the booster as it is.")
@@ -229,8 +254,9 @@ def run(args):
     print(wrap(lines))
     print(flush=True)
 
-    results, refit = _search(choice, estimator, candidates, data, test, args, scale, keys,
-                             metadata)
+    with tied_scores_in_row_order(args.convention):
+        results, refit = _search(choice, estimator, candidates, data, test, args, scale,
+                                 keys, metadata)
     cv_results = _cv_results(candidates, results, args.metric, args.n_splits)
     best = int(np.argmin(cv_results[f"rank_test_{args.metric}"]))
     print(_summary(cv_results, args.metric, list(params), args.n_splits, args.top))
@@ -256,7 +282,8 @@ def run(args):
                         {} if tested is None else {choice.label: refit.per_query},
                         [args.metric])
     if args.plot is not None:
-        _plot(cv_results, plot_param, params, args)
+        with literal_text():
+            _plot(cv_results, plot_param, params, args)
     return 0
 
 
@@ -328,6 +355,19 @@ def _note_unknown(estimator, params, note):
                  f"passed to the booster as it is.{close_matches(name, known)}")
 
 
+def _check_grid_size(params, args):
+    """Refuse, before the work, a grid of more than :data:`MAX_CANDIDATES` candidates."""
+    if args.search != "grid":
+        return
+    size = math.prod(len(p.values) for p in params.values())
+    if size > MAX_CANDIDATES:
+        sizes = " x ".join(str(len(p.values)) for p in params.values())
+        raise usage_error(
+            f"--search grid: the grid has {size:,} candidates ({sizes} values), more than the "
+            f"{MAX_CANDIDATES:,} a search may try (each is fitted on every fold); list fewer "
+            "values, or give --search random --n-iter N to sample N of them.")
+
+
 def _candidates(space, args):
     """The candidates of GridSearchCV or RandomizedSearchCV, in their order."""
     from sklearn.model_selection import ParameterGrid, ParameterSampler
@@ -355,7 +395,7 @@ def _metadata(args, data, test, choice, keys, params):
         "seed": args.seed,
         "splitter": f"QueryKFold(n_splits={args.n_splits}, shuffle=True, "
                     f"random_state={args.seed})",
-        "model": {"label": choice.label, "model": choice.spec, "params": choice.params},
+        "model": {"label": choice.label, **choice.provenance()},
         "search": args.search,
         "space": {name: p.text for name, p in params.items()},
         "n_estimators": args.n_estimators,
@@ -368,7 +408,7 @@ def _search(choice, estimator, candidates, data, test, args, scale, keys, metada
     from sklearn.base import clone
 
     from ..model_selection import QueryKFold
-    from ._scoring import QuietScorer, Task, Unit, recorder_for, run_units
+    from ._scoring import QuietScorer, Task, Unit, processes, recorder_for, run_units
 
     try:
         scorer = QuietScorer(args.metric, scale, "auto", "qid", args.convention)
@@ -388,9 +428,10 @@ def _search(choice, estimator, candidates, data, test, args, scale, keys, metada
                             [t.unit for t in tasks] + ([Unit(choice.label, None)] if refit
                                                        else []))
     progress = Progress(len(tasks) + refit, f"{args.search} search", enabled=not args.quiet)
+    n_jobs = processes(args.n_jobs, len(tasks))
     progress.begin(f"({n} candidates x {args.n_splits} folds"
                    + (" + refit" if refit else "")
-                   + f", {args.n_jobs} process{'es' if args.n_jobs > 1 else ''})")
+                   + f", {n_jobs} process{'es' if n_jobs > 1 else ''})")
     errors = fit_errors([choice.spec])
     refitted = None
     try:

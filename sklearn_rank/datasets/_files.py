@@ -173,17 +173,24 @@ def load_svmlight_ranking_files(paths, *, query_files=None, n_features=None,
         raise ValueError(f"query_files has {len(query_files)} entries for {len(paths)} files; "
                          "expected one per file (None for the default side file).")
     for path in paths:
+        _check_readable(path, "SVMlight ranking")
         if not path.is_file():
-            what = "is a directory" if path.is_dir() else "does not exist"
-            raise FileNotFoundError(f"No SVMlight ranking file at {str(path)!r}: it {what}.")
+            raise ValueError(f"{str(path)!r} is not a regular file (a pipe or a device): an "
+                             "SVMlight file is read more than once (its lines, then its "
+                             "query ids), which a pipe cannot give. Save it to a file first.")
         if path.stat().st_size == 0:
             raise ValueError(f"{str(path)!r} is empty; expected SVMlight lines like "
                              "'<grade> qid:<query> <feature>:<value> ...'.")
     from sklearn.datasets import load_svmlight_files  # scikit-learn: imported when used
 
     try:
+        # scikit-learn's parser reads the qid: fields with an np.append per row, a time
+        # quadratic in the rows (400,000 rows: minutes): it reads the rest, and
+        # _svmlight_query_ids the ids, in one pass, as it would
         loaded = load_svmlight_files([str(p) for p in paths], n_features=n_features,
-                                     dtype=dtype, zero_based=zero_based, query_id=True)
+                                     dtype=dtype, zero_based=zero_based, query_id=False)
+        loaded = [part for i, path in enumerate(paths)
+                  for part in (*loaded[2 * i:2 * i + 2], _svmlight_query_ids(path))]
     except (ValueError, OverflowError) as exc:
         where = str(paths[0]) if len(paths) == 1 else ", ".join(map(str, paths))
         text = str(exc)
@@ -214,6 +221,33 @@ def load_svmlight_ranking_files(paths, *, query_files=None, n_features=None,
             next_id += len(sizes)
         out += [X, y, qid]
     return out
+
+
+def _svmlight_query_ids(path):
+    """The ``qid:`` fields of an SVMlight file, as ``load_svmlight_files(query_id=True)``
+    returns them (scikit-learn 1.x's ``_load_svmlight_file``), in time linear in the rows.
+
+    Each line, cut at its first ``#`` (before a NUL byte, as the C ``strchr`` does), that
+    holds a field: its second field, when that starts with ``qid``, gives the id after its
+    first colon, read by ``np.int64``. A line without one gives none, so that a file
+    without ``qid:`` fields gives an empty array.
+    """
+    from bz2 import BZ2File
+    from gzip import GzipFile
+
+    suffix = os.path.splitext(str(path))[1]
+    opener = {".gz": GzipFile, ".bz2": BZ2File}.get(suffix, open)  # as scikit-learn opens it
+    values = []
+    with opener(str(path), "rb") as handle:
+        for line in handle:
+            end = line.find(b"\0")
+            comment = line.find(b"#", 0, end if end >= 0 else len(line))
+            if comment >= 0:
+                line = line[:comment]
+            fields = line.split(None, 2)
+            if len(fields) > 1 and fields[1].startswith(b"qid"):
+                values.append(fields[1].partition(b":")[2])  # no colon: scikit-learn refused
+    return np.fromiter(map(np.int64, values), dtype=np.int64, count=len(values))
 
 
 def _check_disjoint_queries(field_ids):
@@ -335,6 +369,38 @@ _QRELS = ("qrels", "'qid iteration docno grade'", "301 0 FR940202-2-00150 1")
 _RUN = ("run", "'qid Q0 docno rank score tag'", "301 Q0 FR940202-2-00150 1 2.129 tag")
 
 
+def _check_readable(path, what):
+    """Refuse a path that does not exist, or a directory. A pipe (``/dev/stdin``) or another
+    special file is read as it is, as ``cat`` reads it."""
+    if path.is_dir():
+        raise FileNotFoundError(f"No {what} file at {str(path)!r}: it is a directory.")
+    if not path.exists():
+        raise FileNotFoundError(f"No {what} file at {str(path)!r}: it does not exist.")
+
+
+def _fields_of_first_line(path, limit=1 << 16):
+    """The number of fields of the first data line of a regular file, None if unknown."""
+    if not os.path.isfile(path):  # a pipe read here would be lost to the reader
+        return None
+    with open(path, "rb") as handle:
+        head = handle.read(limit)
+    for line in head.splitlines():
+        fields = line.split()
+        if fields and not fields[0].startswith(b"#"):
+            return len(fields)
+    return None
+
+
+def _swap_hint(qrels, run):
+    """A sentence when the qrels and the run look given in each other's place: the run's
+    lines have the 4 fields of qrels lines, and the qrels' the 6 of run lines."""
+    if _fields_of_first_line(run) == 4 and _fields_of_first_line(qrels) == 6:
+        return (f"The qrels and the run seem swapped: {str(os.fspath(run))!r}, given as the "
+                f"run, has qrels lines ({_QRELS[1]}), and {str(os.fspath(qrels))!r}, given "
+                f"as the qrels, has run lines ({_RUN[1]}).")
+    return None
+
+
 class _TrecLines:
     """The data lines of a TREC file, split into fields as trec_eval splits them.
 
@@ -346,9 +412,7 @@ class _TrecLines:
 
     def __init__(self, path, n_columns, what, layout, example, strict=False):
         path = Path(os.fspath(path))
-        if not path.is_file():
-            what_is = "is a directory" if path.is_dir() else "does not exist"
-            raise FileNotFoundError(f"No TREC {what} file at {str(path)!r}: it {what_is}.")
+        _check_readable(path, f"TREC {what}")
         data = path.read_bytes()
         # a byte order mark, which editors on Windows write, is no part of the first query
         # id: skipped, as read_table skips it
@@ -864,9 +928,11 @@ def read_trec(qrels, run, *, complete=False, max_docs=None, strict=False):
     arrays : dict
         Per row (arrays of one length): ``y_true`` (float: grade, NaN or a negative
         grade, as above), ``y_score`` (``-inf`` where not retrieved), ``qid`` and
-        ``docno`` (str), ``retrieved`` (bool) and ``judged`` (bool: the qrels give the
-        document a grade >= 0, the ``judged=`` mask of
-        :func:`~sklearn_rank.metrics.evaluate_per_query`). Per query (sorted arrays of
+        ``docno`` (str: pass it as ``docno=`` to the metrics, which then rank tied scores
+        as trec_eval does whatever the row order), ``retrieved`` (bool) and ``judged``
+        (bool: the qrels give the document a grade >= 0, the ``judged=`` mask of
+        :func:`~sklearn_rank.metrics.evaluate_per_query`, which gives the same values as
+        ``judged="y_true"``). Per query (sorted arrays of
         str): ``run_only_queries``, the queries of the run that the qrels do not judge
         (left out), and ``qrels_only_queries``, the judged queries that the run has no
         line for (left out, or evaluated with ``complete=True``).
@@ -942,11 +1008,17 @@ def read_trec(qrels, run, *, complete=False, max_docs=None, strict=False):
                          "rank score tag') in two files.")
     # trec_eval's results reader ignores what follows the tag (its own test run holds text
     # there): strict reads the qrels only as trec_eval does
-    judged_lines = _TrecLines(qrels, 4, *_QRELS, strict=strict)
-    run_lines = _TrecLines(run, 6, *_RUN)
-    # grades without an exponent: trec_eval reads them with atol, which reads "1e1" as 1
-    grades = judged_lines.numbers(3, "grade", exponent=False)
-    scores = run_lines.numbers(4, "score")
+    try:
+        judged_lines = _TrecLines(qrels, 4, *_QRELS, strict=strict)
+        run_lines = _TrecLines(run, 6, *_RUN)
+        # grades without an exponent: trec_eval reads them with atol, which reads "1e1" as 1
+        grades = judged_lines.numbers(3, "grade", exponent=False)
+        scores = run_lines.numbers(4, "score")
+    except ValueError as exc:
+        hint = _swap_hint(qrels, run)
+        if hint is None:
+            raise
+        raise ValueError(f"{exc} {hint}") from None
     # query and document codes shared by both files, in byte order (strcmp's)
     n_judgements = len(judged_lines)
     query, queries = _codes(judged_lines.text(0), run_lines.text(0), runs=True)

@@ -89,6 +89,15 @@ def make_ranking(
     as LambdaRank beats a least-squares regressor of the grades clearly; on MSLR-WEB, the
     published margins between tuned models are much smaller (see :ref:`why-ranking-metrics`).
 
+    ``random_state`` draws the problem (the weights of the features in the relevance, and
+    with ``realistic=True`` the other terms of the process) together with the queries: two
+    seeds are two different problems, and a model trained on the queries of one seed says
+    nothing of how it ranks those of another. Draw training, validation and test queries in
+    one call and split them by whole queries (see Examples): the queries of a call are
+    independent draws of one process, so the queries of any set of ids fixed in advance (the
+    first 120, the next 30...) are a random sample of it, and so are those that
+    :class:`~sklearn_rank.model_selection.QueryShuffleSplit` draws.
+
     Parameters
     ----------
     n_queries : int, default=100
@@ -129,7 +138,8 @@ def make_ranking(
         process is unchanged by this option.
 
     random_state : int, RandomState instance or None, default=None
-        Determines the random numbers. Pass an int for reproducible output across calls.
+        Determines the random numbers, the problem's as well as the queries': each seed is
+        another problem. Pass an int for reproducible output across calls.
 
     return_X_y_qid : bool, default=True
         If True, return the tuple ``(X, y, qid)``. If False, return a
@@ -161,6 +171,7 @@ def make_ranking(
     See Also
     --------
     sklearn.datasets.make_regression : Random linear regression problem.
+    sklearn_rank.model_selection.QueryShuffleSplit : Random splits of whole queries.
 
     Notes
     -----
@@ -241,6 +252,14 @@ def make_ranking(
     array([6, 2, 5, 5])
     >>> np.bincount(y, minlength=5)
     array([7, 4, 4, 2, 1])
+
+    Training, validation and test queries of one problem: one call, split by query.
+
+    >>> X, y, qid = make_ranking(n_queries=180, random_state=0)
+    >>> train, valid, test = qid < 120, (qid >= 120) & (qid < 150), qid >= 150
+    >>> X_train, y_train, qid_train = X[train], y[train], qid[train]
+    >>> [len(np.unique(qid[rows])) for rows in (train, valid, test)]
+    [120, 30, 30]
 
     The realistic simulation: the last 3 columns are the same for every document of a query.
 

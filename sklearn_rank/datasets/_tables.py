@@ -23,8 +23,8 @@ __all__ = ["read_table"]
 # How the messages of read_table name its parameters; the command line names its options.
 _PARAMETERS = {
     "qid_column": "qid_column", "label_column": "label_column",
-    "score_column": "score_column", "qid_type=int": "qid_type='int'",
-    "qid_type=str": "qid_type='str'",
+    "score_column": "score_column", "docno_column": "docno_column",
+    "qid_type=int": "qid_type='int'", "qid_type=str": "qid_type='str'",
 }
 # ASCII digits only: int() reads "١" (an Arabic-Indic one) as 1, which merged query ids
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -107,32 +107,58 @@ def read_table(path, *, qid_column="qid", label_column="label", score_column="sc
     return data
 
 
-def _read_table(path, names, qid_type, spelled):
+def _read_table(path, names, qid_type, spelled, docno_column=None):
     """``[qid, label(, score)]`` columns of a table; messages name parameters as ``spelled``.
 
     ``spelled`` maps ``"qid_column"``, ``"label_column"``, ``"score_column"``,
-    ``"qid_type=int"`` and ``"qid_type=str"`` to how the caller names them (the command
-    line's ``--qid-column``...).
+    ``"docno_column"``, ``"qid_type=int"`` and ``"qid_type=str"`` to how the caller names
+    them (the command line's ``--qid-column``...). With ``docno_column``, the document names
+    of that column come last, as text (trec_eval's tie-break reads them).
     """
     path = Path(os.fspath(path))
     reader = _READERS.get(path.suffix.lower())
     if reader is None:
         raise ValueError(f"{str(path)!r}: unknown table type {path.suffix or '(none)'!r}; "
                          f"expected one of {', '.join(_READERS)}.")
+    if docno_column is not None:
+        names = [*names, docno_column]
+        spelled = {**spelled, "options": [*_column_options(names[:-1], spelled),
+                                          spelled["docno_column"]]}
     columns, where, default_type = reader(path, names, spelled)
+    docno = None
+    if docno_column is not None:
+        *columns, docno = columns
+        docno = _document_names(path, docno_column, docno, where)
+        names = names[:-1]
     qid = _query_ids(path, names[0], columns[0], where, qid_type or default_type, spelled)
     label = _numbers(path, names[1], columns[1], where, finite=True)
-    return [qid, label, *(_numbers(path, names[2], column, where) for column in columns[2:])]
+    scores = [_numbers(path, names[2], column, where) for column in columns[2:]]
+    return [qid, label, *scores, *([] if docno is None else [docno])]
 
 
 def _options(spelled):
     return (spelled["qid_column"], spelled["label_column"], spelled["score_column"])
 
 
+def _column_options(names, spelled):
+    """The option that names each of ``names``: the query ids, the grades, then scores or
+    features (or, as ``spelled["options"]`` says, the options of the caller)."""
+    if "options" in spelled:
+        return spelled["options"]
+    return [*_options(spelled), *[spelled["score_column"]] * (len(names) - 3)]
+
+
+def _document_names(path, name, values, where):
+    """The document-name column as text (numbers as written); an empty name is an error."""
+    values = np.asarray(values)
+    _missing_ids(path, name, values, where, "a document name")
+    return values if values.dtype.kind == "U" else np.array([str(v) for v in values.tolist()])
+
+
 def _check_columns(path, header, names, spelled):
     # the options in the order of names: every name after the third is another score or
-    # feature column
-    options = [*_options(spelled), *[spelled["score_column"]] * (len(names) - 3)]
+    # feature column, unless spelled lists them
+    options = _column_options(names, spelled)
     named = {}
     for option, name in zip(options, names):
         if name in named:  # one column read as two: query ids taken from the grades...
@@ -143,7 +169,7 @@ def _check_columns(path, header, names, spelled):
                              f"{name!r}; give each its own column (query ids, grades, "
                              "scores).")
         named[name] = option
-    for option, name in zip(_options(spelled), names):
+    for option, name in zip(options if "options" in spelled else _options(spelled), names):
         count = list(header).count(name)
         if count == 0:
             raise ValueError(
@@ -211,17 +237,23 @@ def _odd_spelling(values):
 
 
 def _is_missing(value):
-    return (value is None or (isinstance(value, str) and not value.strip())
-            or (isinstance(value, (float, np.floating)) and np.isnan(value)))
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return True
+    try:  # NaN, NaT (numpy's and pandas'), Decimal("NaN"): the values unequal to themselves
+        return bool(value != value)
+    except (TypeError, ValueError):
+        return False
 
 
-def _missing_ids(path, name, values, where):
-    """Refuse an empty query id: ``""``, blanks, None or NaN."""
+def _missing_ids(path, name, values, where, what="a query id"):
+    """Refuse an empty query id (or ``what``): ``""``, blanks, None, NaN or NaT."""
     kind = values.dtype.kind
     if kind == "U":  # text columns only, stripped when read; Parquet strings are objects
         empty = values == ""
-    elif kind == "f":
+    elif kind in "fc":
         empty = np.isnan(values)
+    elif kind in "mM":  # a timestamp column with nulls
+        empty = np.isnat(values)
     elif kind == "O":
         empty = np.fromiter(map(_is_missing, values), dtype=bool, count=len(values))
     else:
@@ -229,7 +261,7 @@ def _missing_ids(path, name, values, where):
     if empty.any():
         i = int(np.argmax(empty))
         raise ValueError(f"{str(path)!r}, {where(i)}: column {name!r} is empty; "
-                         "every row needs a query id.")
+                         f"every row needs {what}.")
 
 
 def _is_integer(value):

@@ -12,7 +12,7 @@ from ..utils._lazy import lazy_exports
 # only; the public functions' validation and the scorers import scikit-learn.
 _EXPORTS = {
     ".._conventions": (
-        "CONVENTION_NAMES", "CONVENTIONS", "DEFAULTS",
+        "CONVENTION_METRICS", "CONVENTION_NAMES", "CONVENTIONS", "DEFAULTS",
     ),
     "._ranking": (
         "bing_score", "bpref_score", "dcg_score", "eleven_point_average_score",
@@ -31,7 +31,7 @@ _EXPORTS = {
         "get_metric_names", "parse_metric",
     ),
     "._result": (
-        "PerQueryResult", "aggregate", "evaluate", "evaluate_per_query",
+        "PerQueryResult", "TiedScoresWarning", "aggregate", "evaluate", "evaluate_per_query",
     ),
     "._scorer": (
         "RankingScorer", "get_scorer", "get_scorer_names", "make_ranking_scorer",

@@ -34,7 +34,7 @@ import numpy as np
 from ._registry import GEOMETRIC_MEAN_FLOOR, METRICS
 
 # The per-row inputs of the metrics, and the columns that hold them in the frame built here.
-INPUTS = ("y_true", "y_score", "qid", "sample_weight", "retrieved", "judged")
+INPUTS = ("y_true", "y_score", "qid", "sample_weight", "retrieved", "judged", "docno")
 # The position of each row in the input (its partition, then its row in the partition), for
 # the metrics that break ties by input order: kept through the shuffle.
 _ROW = "_row"
@@ -66,12 +66,12 @@ def is_dask_collection(x):
 
 def dask_evaluate(y_true, y_score, qid, metrics, sample_weight, retrieved, judged, convention,
                   options, *, caller, return_per_query, partitioned_by_query=False,
-                  stacklevel=4):
+                  stacklevel=4, docno=None):
     """:func:`~sklearn_rank.metrics.evaluate` (or ``evaluate_per_query``) of Dask inputs.
 
     Parameters
     ----------
-    y_true, y_score, qid, metrics, sample_weight, retrieved, judged, convention
+    y_true, y_score, qid, metrics, sample_weight, retrieved, judged, convention, docno
         As :func:`~sklearn_rank.metrics.evaluate` takes them; the per-row inputs are Dask
         Series of one Dask DataFrame, or 1-D Dask arrays, with the same partitions (``qid``
         may be the frame's index).
@@ -101,7 +101,7 @@ def dask_evaluate(y_true, y_score, qid, metrics, sample_weight, retrieved, judge
     """
     plan = _plan(metrics, options, caller)
     inputs = {"y_true": y_true, "y_score": y_score, "qid": qid, "sample_weight": sample_weight,
-              "retrieved": retrieved, "judged": judged}
+              "retrieved": retrieved, "judged": judged, "docno": docno}
     per_query = caller == "evaluate_per_query" or return_per_query
     return _evaluate_plan(plan, inputs, convention, caller=caller, per_query=per_query,
                           with_weight=caller == "evaluate_per_query",
@@ -130,7 +130,7 @@ def dask_score(metric, arguments, *, stacklevel=5):
 
 
 def dask_summary(y_true, y_score, qid, metrics, convention, *, partitioned_by_query=False,
-                 stacklevel=2):
+                 stacklevel=2, docno=None):
     """The means of ``metrics`` on Dask inputs, with the numbers of queries and rows.
 
     What the command line prints: ``{"means": {name: mean}, "queries": n_queries,
@@ -138,7 +138,7 @@ def dask_summary(y_true, y_score, qid, metrics, convention, *, partitioned_by_qu
     ``max_grade``). ``stacklevel`` as in :func:`dask_evaluate`.
     """
     plan = _plan(metrics, {}, "evaluate")
-    inputs = {"y_true": y_true, "y_score": y_score, "qid": qid}
+    inputs = {"y_true": y_true, "y_score": y_score, "qid": qid, "docno": docno}
     return _evaluate_plan(plan, inputs, convention, caller="evaluate", per_query=False,
                           with_weight=False, partitioned_by_query=partitioned_by_query,
                           stacklevel=stacklevel + 1, counts=True)
@@ -180,7 +180,8 @@ def _evaluate_plan(plan, inputs, convention, *, caller, per_query, with_weight,
         scans = _scan(layout["collections"], job, ranges=verify)
         job = job.but(top_label=_top_label(scans), ids_checked=True)
         if verify:
-            _check_disjoint([s["range"] for s in scans if s["range"]], layout["collections"])
+            _check_disjoint([s["range"] for s in scans if s["range"]], layout["collections"],
+                            caller)
     if not layout["qid"]:
         frame = frame.repartition(npartitions=1)  # a single query: all its rows
     elif not (layout["grouped"] or partitioned_by_query):
@@ -196,7 +197,7 @@ def _evaluate_plan(plan, inputs, convention, *, caller, per_query, with_weight,
              for number, part in enumerate(frame.to_delayed())]
     (total,) = dask.compute(_tree_reduce(parts))
     if verify and not prepass:
-        _check_disjoint(total["ranges"], layout["collections"])
+        _check_disjoint(total["ranges"], layout["collections"], caller)
     if total["rows"] == 0:
         raise ValueError("y_true and y_score are empty: there is no document to rank.")
     means = {}
@@ -269,25 +270,61 @@ def _input_frame(inputs, caller):
         "judged_rule": judged_rule,
         "collections": given,
     }
-    return _frame_of(given, layout["columns"]), layout
+    return _frame_of(given, layout["columns"], caller), layout
 
 
-def _frame_of(collections, names):
+def _frame_of(collections, names, caller):
     """The Dask DataFrame of the (checked) collections ``names``, a column each: passes that
-    read some inputs only compute those (a projection would keep the others' tasks)."""
+    read some inputs only compute those (a projection would keep the others' tasks).
+
+    The columns are put side by side row by row, as numpy arrays are, never joined on
+    their index: each partition of every input must hold the same rows
+    (:func:`_side_by_side` refuses it otherwise, as numpy refuses arrays of different
+    lengths). A join would score a filtered ``ddf.label[ddf.score > 0.1]`` on the rows
+    it shares with the unfiltered others.
+    """
     import dask.dataframe as dd
 
     chosen = {name: collections[name] for name in names if name in collections}
-    series = {name: _as_series(x) for name, x in chosen.items()
-              if isinstance(x, (dd.Series, dd.Index))}
-    arrays = {name: x for name, x in chosen.items() if name not in series}
-    if series:
-        first = next(iter(series))
-        frame = series.pop(first).to_frame(name=first)
-    else:
-        first = next(iter(arrays))
-        frame = dd.from_dask_array(arrays.pop(first), columns=first).to_frame()
-    return frame.assign(**series, **arrays)[list(chosen)]
+    columns = {name: _as_series(x) if isinstance(x, (dd.Series, dd.Index))
+               else dd.from_dask_array(x, columns=name) for name, x in chosen.items()}
+    indexed = tuple(isinstance(x, (dd.Series, dd.Index)) for x in chosen.values())
+    meta = _side_by_side(*(c._meta for c in columns.values()), names=tuple(columns),
+                         indexed=indexed, caller=caller)
+    return dd.map_partitions(_side_by_side, *columns.values(), names=tuple(columns),
+                             indexed=indexed, caller=caller, meta=meta,
+                             enforce_metadata=False, align_dataframes=False)
+
+
+def _side_by_side(*parts, names, indexed, caller, partition_info=None):
+    """One partition of each input (pandas Series) as the columns ``names`` of one pandas
+    DataFrame, row by row; a ValueError when they hold different rows: other numbers of
+    rows, or (``indexed``: the Series and Indexes, not the arrays) other index labels."""
+    import pandas as pd
+
+    number = partition_info["number"] if partition_info else 0
+    first = parts[0]
+    for name, part in zip(names[1:], parts[1:], strict=True):
+        if len(part) != len(first):
+            raise ValueError(
+                f"{caller}: {names[0]} has {len(first)} rows in partition {number} of the "
+                f"input, and {name} has {len(part)}: every per-row input needs one value per "
+                "row, as numpy arrays of one length do. A column filtered alone "
+                "(ddf.label[ddf.score > 0.1]) keeps other rows than the others: filter the "
+                "frame instead, ddf = ddf[ddf.score > 0.1], and pass its columns.")
+    labelled = [(name, part) for name, part, has in zip(names, parts, indexed, strict=True)
+                if has]
+    for name, part in labelled[1:]:
+        if not part.index.equals(labelled[0][1].index):
+            raise ValueError(
+                f"{caller}: {labelled[0][0]} and {name} hold different rows in partition "
+                f"{number} of the input (their index labels differ): every per-row input "
+                "must be a column of the same rows of one Dask DataFrame. A column filtered "
+                "alone keeps other rows than the others: filter the frame instead, "
+                "ddf = ddf[mask], and pass its columns.")
+    index = labelled[0][1].index if labelled else first.index
+    return pd.DataFrame({name: part.reset_index(drop=True)
+                         for name, part in zip(names, parts, strict=True)}).set_axis(index)
 
 
 def _as_series(x):
@@ -432,7 +469,7 @@ def _scan(collections, job, *, ranges):
     import dask
 
     names = ["qid", *(["y_true", "judged"] if job.needs_top_label else [])]
-    parts = _frame_of(collections, names).to_delayed()
+    parts = _frame_of(collections, names, job.caller).to_delayed()
     return list(dask.compute(*[dask.delayed(_scan_partition)(part, job, number, ranges)
                                for number, part in enumerate(parts)]))
 
@@ -494,7 +531,35 @@ def _shuffled(frame, job):
         meta = meta.assign(**{_ROW: np.zeros(0, dtype=np.int64)})
     frame = frame.map_partitions(_prepared, job, meta=meta, enforce_metadata=False,
                                  align_dataframes=False)
+    _quiet_shuffle_log()
     return frame.shuffle(on="qid", npartitions=frame.npartitions)
+
+
+class _RoutineShuffleRecords:
+    """A logging filter that drops the two records of a shuffle's normal life.
+
+    distributed's scheduler logs each P2P shuffle's start and end at WARNING level ("Shuffle
+    ... initialized by task ...", "... deactivated due to stimulus ..."): two lines per
+    evaluation, which read as problems. Its other warnings (a restart, a failure) pass.
+    """
+
+    routine = ("Shuffle %s initialized by task", "Shuffle %s deactivated due to stimulus")
+
+    def filter(self, record):
+        return not (isinstance(record.msg, str) and record.msg.startswith(self.routine))
+
+
+def _quiet_shuffle_log():
+    """Install :class:`_RoutineShuffleRecords` on distributed's shuffle logger, once.
+
+    A filter of those two records only, not a level: the scheduler may run in this process
+    (a ``LocalCluster``) and log them while, or just after, the result is computed.
+    """
+    import logging
+
+    logger = logging.getLogger("distributed.shuffle._scheduler_plugin")
+    if not any(isinstance(f, _RoutineShuffleRecords) for f in logger.filters):
+        logger.addFilter(_RoutineShuffleRecords())
 
 
 def _prepared(part, job, partition_info=None):
@@ -507,7 +572,7 @@ def _prepared(part, job, partition_info=None):
     return part
 
 
-def _check_disjoint(ranges, collections):
+def _check_disjoint(ranges, collections, caller):
     """Raise when a query has rows in two partitions (``partitioned_by_query=True``).
 
     Partitions whose ranges of query ids do not overlap (data written sorted, or in ranges
@@ -523,7 +588,7 @@ def _check_disjoint(ranges, collections):
     import dask
     import pandas as pd
 
-    frame = _frame_of(collections, ["qid"])
+    frame = _frame_of(collections, ["qid"], caller)
     table = frame.map_partitions(
         _ids_with_partition, meta=pd.DataFrame({"qid": frame._meta["qid"],
                                                 "partition": np.zeros(0, dtype=np.int64)}),
@@ -539,14 +604,39 @@ def _check_disjoint(ranges, collections):
         firsts = firsts.sort_index(kind="stable")
         qid, row = firsts.index[0], firsts.iloc[0]
         more = f" (and {n_split - 1} other queries)" if n_split > 1 else ""
-        raise ValueError(
+        raise SplitQueryError(
             f"partitioned_by_query=True says that the rows of each query sit in one "
             f"partition, but query {_item(qid)!r} has rows in {int(row['count'])} partitions "
             f"(partitions {int(row['min'])} and {int(row['max'])}){more}: its value would be "
             "computed from part of its rows. Drop partitioned_by_query to let Dask shuffle "
             "the rows by query, or write the data partitioned by query first (e.g. "
-            "ddf.shuffle(on='qid') before to_parquet)."
+            "ddf.shuffle(on='qid') before to_parquet).",
+            qid=_item(qid), n_partitions=int(row["count"]),
+            partitions=(int(row["min"]), int(row["max"])), n_queries=int(n_split)
         )
+
+
+class SplitQueryError(ValueError):
+    """``partitioned_by_query=True`` given, but a query has rows in several partitions.
+
+    A :class:`ValueError`; its attributes let a caller, such as the command line, word the
+    fix in its own terms: ``parameter`` (``"partitioned_by_query"``), ``qid`` (the smallest
+    such query), ``n_partitions`` (how many partitions hold its rows), ``partitions`` (the
+    first and last of them) and ``n_queries`` (how many queries are split).
+    """
+
+    parameter = "partitioned_by_query"
+
+    def __init__(self, message, *, qid=None, n_partitions=None, partitions=None,
+                 n_queries=None):
+        super().__init__(message)
+        self.qid = qid
+        self.n_partitions = n_partitions
+        self.partitions = partitions
+        self.n_queries = n_queries
+
+    def __reduce__(self):
+        return type(self), (str(self),), self.__dict__
 
 
 def _first_row(frame):
@@ -585,7 +675,7 @@ def _partition_result(part, job, number):
     try:
         data = check_ranking_input(part["y_true"], part["y_score"], qid,
                                    part.get("sample_weight"), part.get("retrieved"),
-                                   judged=judged, caller=job.caller)
+                                   judged=judged, docno=part.get("docno"), caller=job.caller)
         return result_of(data, job.plan_for_partition(), job.convention)
     except (TypeError, ValueError) as exc:
         exc.add_note(f"In partition {number} of the Dask input"

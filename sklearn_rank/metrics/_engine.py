@@ -97,6 +97,9 @@ def _exact_numbers(arr, name, *, keep_wide=False):
         out = arr.astype(np.float64)
         lossless = (out == arr) | np.isnan(arr)
     elif arr.dtype == object or kind in "US":
+        if arr.dtype == object and all(isinstance(v, str) for v in arr.tolist()):
+            # text held as objects (pandas' strings): read as the str array of the same text
+            return _exact_numbers(arr.astype(str), name, keep_wide=keep_wide)
         ints = _exact_integers(arr)
         if ints is not None:
             return ints
@@ -111,6 +114,11 @@ def _exact_numbers(arr, name, *, keep_wide=False):
     if keep_wide and kind == "f":
         return arr
     i = int(np.flatnonzero(~lossless)[0])
+    if isinstance(arr[i], str):
+        raise TypeError(
+            f"{name} mixes numbers and text, e.g. {arr[i]!r} at row {i} (dtype object); "
+            f"expected numbers. Pass {name} as numbers, e.g. {name}.astype(np.float64)."
+        )
     raise ValueError(
         f"{name} holds values that float64 cannot represent exactly, e.g. {arr[i]!r} at row "
         f"{i} (dtype {arr.dtype}); computing with them as float64 would round them and could "
@@ -136,7 +144,7 @@ def _exact_integers(arr):
 
 
 def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved=None, *,
-                        judged=None, caller="this metric"):
+                        judged=None, docno=None, caller="this metric"):
     """Validate the flat arrays of a ranking metric and return a :class:`RankingInput`.
 
     ``qid`` goes through :func:`sklearn_rank.utils._qid.check_qid`, the one validator of
@@ -154,6 +162,9 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
     Unjudged rows have grade 0 in :attr:`RankingInput.y_true`: they count as non-relevant
     unless a metric reads :attr:`RankingInput.judged_mask` (or ``unjudged="condensed"``
     takes them out of the ranking).
+
+    ``docno`` names the documents (``None``: no names): ``ties="stable"`` then ranks equal
+    scores by name, descending, as trec_eval does (:func:`docno_order`).
     """
     from_y_true = isinstance(judged, str)
     if from_y_true and judged != "y_true":
@@ -173,6 +184,9 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
     if judged is not None and not from_y_true:
         judged = column_or_1d(judged, "judged")
         arrays["judged"] = judged
+    if docno is not None:
+        docno = column_or_1d(docno, "docno")
+        arrays["docno"] = docno
     lengths = {name: len(a) for name, a in arrays.items()}
     if len(set(lengths.values())) > 1:
         detail = ", ".join(f"{name} has {n}" for name, n in lengths.items())
@@ -194,7 +208,7 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
         y_true, judged, pool_unjudged = _judgements_of(y_true)
     else:
         judged = _boolean_mask(judged, "judged")
-        y_true = _check_grades(y_true, judged)
+        y_true, pool_unjudged = _check_grades(y_true, judged)
     # Integer scores too are ranked as they are: exactly, even beyond 2**53.
     y_score = _exact_numbers(y_score, "y_score", keep_wide=True)
     if y_score.dtype.kind == "f" and np.isnan(y_score).any():
@@ -207,9 +221,56 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
         sample_weight = check_finite_nonnegative(_as_float(sample_weight, "sample_weight"),
                                                  "sample_weight")
     retrieved = _boolean_mask(retrieved, "retrieved")
+    docno = None if docno is None else docno_order(docno)
     codes, uniques = factorize(qid, len(y_true))
     return RankingInput(y_true, y_score, codes, uniques, sample_weight, retrieved, judged,
-                        pool_unjudged)
+                        pool_unjudged, docno)
+
+
+def docno_order(docno):
+    """trec_eval's tie-break as a sort key: per row, the place of its document name among
+    the names sorted in decreasing order (0 for the largest).
+
+    trec_eval ranks a query's documents by score, descending, then by document name,
+    descending, compared byte by byte (``strcmp``). Names are compared as text: Python's
+    order of strings is that of their UTF-8 bytes; numbers are written as text first
+    (``10`` comes before ``9``, as the names ``"10"`` and ``"9"`` do in trec_eval).
+    """
+    if docno.dtype.kind in "SU":  # text, or bytes: compared as they are
+        names = docno
+    else:
+        missing = [i for i, name in enumerate(docno.tolist())
+                   if name is None or (isinstance(name, float) and name != name)]
+        if missing:
+            raise ValueError(
+                f"docno must name every document; got {len(missing)} missing name(s) (None "
+                f"or NaN), the first at row {missing[0]}."
+            )
+        names = np.array([name.decode("utf-8") if isinstance(name, bytes) else str(name)
+                          for name in docno.tolist()], dtype=str)
+    uniques, codes = np.unique(names, return_inverse=True)
+    order = np.subtract(len(uniques) - 1, codes.reshape(-1), dtype=np.int64)
+    return order.astype(code_dtype(len(uniques)), copy=False)
+
+
+class GradeError(ValueError):
+    """A relevance grade of ``y_true`` that the metrics refuse: NaN, infinite or negative.
+
+    A :class:`ValueError`; its attributes let a caller, such as the command line, word the
+    fix in its own terms: ``row``, the index in ``y_true`` of the first such grade, its
+    ``value``, and ``count``, the number of such grades.
+    """
+
+    parameter = "y_true"
+
+    def __init__(self, message, *, row=None, value=None, count=None):
+        super().__init__(message)
+        self.row = row
+        self.value = value
+        self.count = count
+
+    def __reduce__(self):  # raised in a Dask worker, it crosses processes whole
+        return type(self), (str(self),), self.__dict__
 
 
 _NAN_HINT = ("If NaN marks documents without a judgement (a run merged with its qrels), pass "
@@ -218,7 +279,14 @@ _NAN_HINT = ("If NaN marks documents without a judgement (a run merged with its 
 
 def _check_grades(y_true, judged):
     """``y_true`` checked against a ``judged`` mask (or None): finite non-negative grades on
-    judged rows, 0 or NaN on the others (which become 0)."""
+    judged rows, 0, NaN or a negative grade on the others (which become 0).
+
+    Returns the grades and the pooled-but-unjudged mask (None when there is none). As with
+    ``judged="y_true"``, a negative grade on an unjudged row is trec_eval's -1, a document
+    in the judgement pool left unjudged, and NaN one outside the pool: so the ``judged``
+    mask of :func:`~sklearn_rank.datasets.read_trec` gives what ``judged="y_true"`` gives.
+    """
+    pooled = None
     if y_true.dtype.kind in "iu":
         bad_value = y_true < 0 if y_true.dtype.kind == "i" else None
     else:
@@ -229,6 +297,12 @@ def _check_grades(y_true, judged):
             if unjudged_nan.any():  # NaN is what an unjudged row may hold: grade 0
                 y_true = np.where(unjudged_nan, 0.0, y_true)
                 bad_value &= ~unjudged_nan
+        if bad_value is not None:
+            negative = ~judged & (y_true < 0) & (y_true > -np.inf)
+            if negative.any():  # trec_eval's -1: in the pool, unjudged; grade 0
+                y_true = np.where(negative, 0, y_true)
+                bad_value &= ~negative
+                pooled = negative
         graded = np.flatnonzero(~judged & (y_true != 0))
         if len(graded):
             i = int(graded[0])
@@ -236,30 +310,29 @@ def _check_grades(y_true, judged):
                 f"judged=False marks a document without a judgement, but y_true gives "
                 f"{len(graded)} such row(s) a grade, e.g. {y_true[i]} at row {i}. Give "
                 "unjudged rows grade 0 (or NaN), or mark the rows that have a grade as judged."
-                + (" For trec_eval's -1 (in the judgement pool, left unjudged), pass "
-                   "judged='y_true' in place of a mask." if y_true[i] < 0 else "")
             )
     if bad_value is not None and bad_value.any():
         i = int(np.flatnonzero(bad_value)[0])
         value = y_true[i]
+        where = {"row": i, "value": value.item(), "count": int(bad_value.sum())}
         if value != value:
-            raise ValueError(
+            raise GradeError(
                 f"y_true must hold finite relevance labels; got "
                 f"{int(np.isnan(y_true).sum())} NaN value(s), the first at row {i}. "
-                + _NAN_HINT
+                + _NAN_HINT, **where
             )
         if value < 0 and np.isfinite(value):
-            raise ValueError(
+            raise GradeError(
                 f"y_true must hold non-negative relevance labels; got {value} at row {i}. "
                 "Map judgements such as -1 to 0 first (non-relevant), or pass "
                 "judged='y_true' to read negative grades as trec_eval reads its qrels' -1: a "
-                "document in the judgement pool left unjudged."
+                "document in the judgement pool left unjudged.", **where
             )
-        raise ValueError(
+        raise GradeError(
             f"y_true must hold finite relevance labels; got {int(bad_value.sum())} infinite "
-            f"or invalid value(s), the first at row {i} ({value})."
+            f"or invalid value(s), the first at row {i} ({value}).", **where
         )
-    return y_true
+    return y_true, pooled
 
 
 def _judgements_of(y_true):
@@ -271,9 +344,10 @@ def _judgements_of(y_true):
     else:
         if np.isinf(y_true).any():
             i = int(np.flatnonzero(np.isinf(y_true))[0])
-            raise ValueError(
+            raise GradeError(
                 f"y_true must hold finite relevance labels or NaN (no judgement) with "
-                f"judged='y_true'; got {y_true[i]} at row {i}."
+                f"judged='y_true'; got {y_true[i]} at row {i}.", row=i,
+                value=y_true[i].item(), count=int(np.isinf(y_true).sum())
             )
         missing = np.isnan(y_true)
         negative = y_true < 0
@@ -871,7 +945,7 @@ class RankingInput:
     """Validated flat arrays of one metric call, with everything derived from them cached."""
 
     def __init__(self, y_true, y_score, codes, query_ids, sample_weight, retrieved,
-                 judged=None, pool_unjudged=None):
+                 judged=None, pool_unjudged=None, docno_order=None):
         self.y_true = y_true
         self.y_score = y_score
         self.codes = codes
@@ -885,6 +959,9 @@ class RankingInput:
         # unjudged rows in the judgement pool (trec_eval's qrels -1: RELVALUE_UNJUDGED),
         # None when there is none; the other unjudged rows are outside the pool (NONPOOL)
         self.pool_unjudged = pool_unjudged
+        # the tie-break of ties="stable" when the documents are named (docno_order), None
+        # when they are not: row order then
+        self.docno_order = docno_order
         self._cache = {}
 
     @cached
@@ -897,7 +974,8 @@ class RankingInput:
         retrieved = (self.judged_mask if self.retrieved is None
                      else self.retrieved & self.judged_mask)
         return RankingInput(self.y_true, self.y_score, self.codes, self.query_ids,
-                            self.sample_weight, retrieved, self.judged_mask, self.pool_unjudged)
+                            self.sample_weight, retrieved, self.judged_mask, self.pool_unjudged,
+                            self.docno_order)
 
     @cached_property
     def _weight_and_unit(self):
@@ -1261,9 +1339,20 @@ class Ranking:
                 secondary = _negated(label)
             else:
                 secondary = np.subtract(255, label, dtype=np.uint8)
+        elif ties == "stable" and data.docno_order is not None:
+            secondary = group.values(data.docno_order)  # by document name, descending
         order, tied = group.rank_by(group.values(data.y_score), secondary)
         rows = order if group.rows is None else group.rows[order]
         del order
+        # the queries whose value can depend on the row order: row-order ties (no document
+        # names) between documents that a metric tells apart (grade or judgement)
+        self.row_order_queries = np.zeros(0, dtype=np.intp)
+        if ties == "stable" and data.docno_order is None and len(tied):
+            differ = data.y_true[rows[tied]] != data.y_true[rows[tied - 1]]
+            for mask in (data.judged_mask, data.pool_unjudged):
+                if mask is not None:
+                    differ |= mask[rows[tied]] != mask[rows[tied - 1]]
+            self.row_order_queries = np.unique(data.codes[rows[tied[differ]]])
         self.grades = None if data.grades is None else data.grades[rows]
         self._y_true = data.y_true[rows] if self.grades is None else None
         # per ranked row, whether it is judged and whether it is in the pool but unjudged

@@ -70,13 +70,25 @@ def _score(metric, arguments):
 # The judged mask, described in both tails of the parameters.
 _JUDGED_DOC = """judged : array-like of bool of shape (n_samples,) or "y_true", default=None
         Which documents have a judgement. ``False`` marks those without one (in a TREC
-        run, those that the qrels do not list); their ``y_true`` must be 0 or NaN.
+        run, those that the qrels do not list); their ``y_true`` must be 0, NaN (outside
+        the judgement pool) or negative (trec_eval's -1: in the pool, left unjudged), so
+        that the ``judged`` mask of :func:`~sklearn_rank.datasets.read_trec` gives what
+        ``"y_true"`` gives.
         ``"y_true"`` reads it from ``y_true`` as trec_eval reads qrels: NaN marks a
         document without a judgement, a negative grade (trec_eval's -1) one in the
         judgement pool left unjudged (see :func:`sklearn_rank.datasets.read_trec`).
         ``None`` means that every row is judged; NaN and negative grades are then
         refused. Unjudged documents count as non-relevant (see ``unjudged``); bpref,
         infAP and Judged@k read the mask."""
+
+# The document names, described in the tails of the parameters.
+_DOCNO_DOC = """docno : array-like of shape (n_samples,), default=None
+        Name of each document (strings, as in a TREC run; other values are written as
+        text). With ``ties="stable"``, equal scores are ranked by name, descending (compared
+        byte by byte), as trec_eval ranks them, instead of by row order:
+        ``convention="trec_eval"`` reproduces trec_eval whatever the row order. Without
+        names, that convention warns when tied documents of different grades keep their row
+        order (:class:`~sklearn_rank.metrics.TiedScoresWarning`)."""
 
 _DOCS = {
     "data": """y_true : array-like of shape (n_samples,)
@@ -147,6 +159,8 @@ _DOCS = {
 
     """ + _JUDGED_DOC + """
 
+    """ + _DOCNO_DOC + """
+
     sample_weight : array-like of shape (n_samples,), default=None
         Weight of each row. A query weighs the mean of its rows' weights (LightGBM's
         rule) and the result is the weighted mean over queries.
@@ -155,7 +169,9 @@ _DOCS = {
             "xgboost"}, default=None
         Preset that sets every convention option left to ``None`` so that the result
         equals what that system computes on the same input. Explicit keywords override
-        the preset. See :ref:`conventions`.
+        the preset. A preset sets only the metrics that its system computes
+        (:data:`~sklearn_rank.metrics.CONVENTION_METRICS`): any other keeps sklearn-rank's
+        defaults. See :ref:`conventions`.
 
     return_per_query : bool, default=False
         Return the per-query values instead of their mean.""",
@@ -167,6 +183,8 @@ _DOCS = {
         meaningful score and form no pair. ``None`` means that every row was retrieved.
 
     """ + _JUDGED_DOC + """
+
+    """ + _DOCNO_DOC + """
 
     sample_weight : array-like of shape (n_samples,), default=None
         Weight of each row; a query weighs the mean of its rows' weights.
@@ -199,7 +217,7 @@ def _fill_doc(func):
 @_fill_doc
 def dcg_score(y_true, y_score, *, qid=None, k=None, gain=None, discount="log", log_base=2,
               ties=None, no_relevant=None, unjudged="nonrelevant", retrieved=None,
-              judged=None, sample_weight=None, convention=None, return_per_query=False):
+              judged=None, docno=None, sample_weight=None, convention=None, return_per_query=False):
     """Discounted cumulative gain, per query, averaged over queries.
 
     Parameters
@@ -258,7 +276,8 @@ def dcg_score(y_true, y_score, *, qid=None, k=None, gain=None, discount="log", l
 @_fill_doc
 def ndcg_score(y_true, y_score, *, qid=None, k=None, gain=None, discount="log", log_base=2,
                ties=None, no_relevant=None, unjudged="nonrelevant", retrieved=None,
-               judged=None, sample_weight=None, convention=None, return_per_query=False):
+               judged=None, docno=None, sample_weight=None, convention=None,
+               return_per_query=False):
     """Normalised discounted cumulative gain, per query, averaged over queries.
 
     Parameters
@@ -334,6 +353,7 @@ def ndcg_score(y_true, y_score, *, qid=None, k=None, gain=None, discount="log", 
 @_fill_doc
 def err_score(y_true, y_score, *, qid=None, k=None, gain=None, max_grade=None, persistence=1.0,
               ties=None, no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+              docno=None,
               sample_weight=None, convention=None, return_per_query=False):
     """Expected reciprocal rank (Chapelle et al. 2009), per query, averaged over queries.
 
@@ -400,7 +420,7 @@ def err_score(y_true, y_score, *, qid=None, k=None, gain=None, max_grade=None, p
 @_fill_doc
 def rbp_score(y_true, y_score, *, qid=None, k=None, persistence=None, graded=None, max_grade=None,
               relevance_threshold=None, ties=None, no_relevant=None, unjudged="nonrelevant",
-              retrieved=None, judged=None, sample_weight=None, convention=None,
+              retrieved=None, judged=None, docno=None, sample_weight=None, convention=None,
               return_per_query=False, return_residual=False):
     """Rank-biased precision (Moffat & Zobel 2008), per query, averaged over queries.
 
@@ -484,7 +504,7 @@ def rbp_score(y_true, y_score, *, qid=None, k=None, persistence=None, graded=Non
 @_fill_doc
 def half_life_utility_score(y_true, y_score, *, qid=None, k=None, half_life=5.0, default_rating=0.0,
                             ties=None, no_relevant=None, unjudged="nonrelevant", retrieved=None,
-                            judged=None, sample_weight=None, convention=None,
+                            judged=None, docno=None, sample_weight=None, convention=None,
                             return_per_query=False):
     """Half-life utility (Breese et al. 1998), normalised per query, averaged over queries.
 
@@ -545,6 +565,7 @@ def half_life_utility_score(y_true, y_score, *, qid=None, k=None, half_life=5.0,
 @_fill_doc
 def map_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ap_denominator=None,
               ties=None, no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+              docno=None,
               sample_weight=None, convention=None, return_per_query=False):
     """Mean average precision (AP per query, averaged over queries).
 
@@ -595,7 +616,7 @@ def map_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ap
 @validate_params(_constraints("mrr"), prefer_skip_nested_validation=True)
 @_fill_doc
 def mrr_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
-              no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+              no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None, docno=None,
               sample_weight=None, convention=None, return_per_query=False):
     """Mean reciprocal rank of the first relevant document.
 
@@ -637,7 +658,7 @@ def mrr_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ti
 @_fill_doc
 def precision_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
                     short_lists=None, ties=None, no_relevant=None, unjudged="nonrelevant",
-                    retrieved=None, judged=None, sample_weight=None, convention=None,
+                    retrieved=None, judged=None, docno=None, sample_weight=None, convention=None,
                     return_per_query=False):
     """Precision at k: the fraction of relevant documents among the top k.
 
@@ -681,7 +702,7 @@ def precision_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=No
 @validate_params(_constraints("recall"), prefer_skip_nested_validation=True)
 @_fill_doc
 def recall_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
-                 no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+                 no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None, docno=None,
                  sample_weight=None, convention=None, return_per_query=False):
     """Recall at k: the fraction of a query's relevant documents found in the top k.
 
@@ -720,6 +741,7 @@ def recall_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
 @_fill_doc
 def hit_rate_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
                    no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+                   docno=None,
                    sample_weight=None, convention=None, return_per_query=False):
     """Hit rate (success@k): the fraction of queries with a relevant document in the top k.
 
@@ -755,7 +777,7 @@ def hit_rate_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=Non
 @validate_params(_constraints("hits"), prefer_skip_nested_validation=True)
 @_fill_doc
 def hits_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
-               no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+               no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None, docno=None,
                sample_weight=None, convention=None, return_per_query=False):
     """Hits at k: the number of relevant documents among the top k, averaged over queries.
 
@@ -827,6 +849,7 @@ def hits_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, t
 @_fill_doc
 def r_precision_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None,
                       no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+                      docno=None,
                       sample_weight=None, convention=None, return_per_query=False):
     """R-precision: precision at rank R, the number of relevant documents of the query.
 
@@ -864,7 +887,7 @@ def r_precision_score(y_true, y_score, *, qid=None, relevance_threshold=None, ti
 @validate_params(_constraints("kendall_tau"), prefer_skip_nested_validation=True)
 @_fill_doc
 def kendall_tau_score(y_true, y_score, *, qid=None, no_relevant=None, unjudged="nonrelevant",
-                      retrieved=None, judged=None, sample_weight=None, convention=None,
+                      retrieved=None, judged=None, docno=None, sample_weight=None, convention=None,
                       return_per_query=False):
     """Kendall's tau-b between grades and scores, per query, averaged over queries.
 
@@ -903,7 +926,7 @@ def kendall_tau_score(y_true, y_score, *, qid=None, no_relevant=None, unjudged="
 @validate_params(_constraints("spearman"), prefer_skip_nested_validation=True)
 @_fill_doc
 def spearman_score(y_true, y_score, *, qid=None, no_relevant=None, unjudged="nonrelevant",
-                   retrieved=None, judged=None, sample_weight=None, convention=None,
+                   retrieved=None, judged=None, docno=None, sample_weight=None, convention=None,
                    return_per_query=False):
     """Spearman's rank correlation between grades and scores, per query, averaged.
 
@@ -938,7 +961,8 @@ def spearman_score(y_true, y_score, *, qid=None, no_relevant=None, unjudged="non
 @validate_params(_constraints("pairwise_accuracy"), prefer_skip_nested_validation=True)
 @_fill_doc
 def pairwise_accuracy_score(y_true, y_score, *, qid=None, ties_credit=0.5, no_relevant=None,
-                            unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
+                            unjudged="nonrelevant", retrieved=None, judged=None, docno=None,
+                            sample_weight=None,
                             convention=None, return_per_query=False):
     """Fraction of concordant pairs: document pairs of a query ordered as their grades.
 
@@ -987,6 +1011,8 @@ _DOCS.update({
 
     """ + _JUDGED_DOC + """
 
+    """ + _DOCNO_DOC + """
+
     sample_weight : array-like of shape (n_samples,), default=None
         Weight of each row. A query weighs the mean of its rows' weights (LightGBM's
         rule), and the total is the sum of each query's count times its weight.
@@ -1021,7 +1047,7 @@ _DOCS.update({
 @validate_params(_constraints("bpref"), prefer_skip_nested_validation=True)
 @_fill_doc
 def bpref_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None,
-                no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+                no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None, docno=None,
                 sample_weight=None, convention=None, return_per_query=False):
     """Binary preference (bpref): how often judged relevant documents precede judged
     non-relevant ones, per query, averaged over queries.
@@ -1091,6 +1117,7 @@ def bpref_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=Non
 @_fill_doc
 def gm_bpref_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None,
                    no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+                   docno=None,
                    sample_weight=None, convention=None, return_per_query=False):
     """Geometric mean over queries of bpref (trec_eval's ``gm_bpref``).
 
@@ -1139,7 +1166,7 @@ def gm_bpref_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=
 @validate_params(_constraints("infap"), prefer_skip_nested_validation=True)
 @_fill_doc
 def infap_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None,
-                no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+                no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None, docno=None,
                 sample_weight=None, convention=None, return_per_query=False):
     """Inferred average precision (infAP), per query, averaged over queries.
 
@@ -1211,7 +1238,8 @@ def infap_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=Non
 @validate_params(_constraints("judged"), prefer_skip_nested_validation=True)
 @_fill_doc
 def judged_score(y_true, y_score, *, qid=None, k=None, ties=None, no_relevant=None,
-                 unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
+                 unjudged="nonrelevant", retrieved=None, judged=None, docno=None,
+                 sample_weight=None,
                  convention=None, return_per_query=False):
     """Judged@k: the fraction of the top k documents that have a judgement.
 
@@ -1262,7 +1290,8 @@ def judged_score(y_true, y_score, *, qid=None, k=None, ties=None, no_relevant=No
 @validate_params(_constraints("unjudged_rate"), prefer_skip_nested_validation=True)
 @_fill_doc
 def unjudged_rate_score(y_true, y_score, *, qid=None, k=None, ties=None, no_relevant=None,
-                        unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
+                        unjudged="nonrelevant", retrieved=None, judged=None, docno=None,
+                        sample_weight=None,
                         convention=None, return_per_query=False):
     """The fraction of the top k documents without a judgement (trec_eval's ``unj``).
 
@@ -1316,7 +1345,7 @@ def unjudged_rate_score(y_true, y_score, *, qid=None, k=None, ties=None, no_rele
 @_fill_doc
 def rbp_residual_score(y_true, y_score, *, qid=None, k=None, persistence=None,
                        all_judged=None, ties=None, no_relevant=None, unjudged="nonrelevant",
-                       retrieved=None, judged=None, sample_weight=None, convention=None,
+                       retrieved=None, judged=None, docno=None, sample_weight=None, convention=None,
                        return_per_query=False):
     """The residual of rank-biased precision: the most that RBP could still gain.
 
@@ -1392,7 +1421,7 @@ def rbp_residual_score(y_true, y_score, *, qid=None, k=None, persistence=None,
 @validate_params(_constraints("set_p"), prefer_skip_nested_validation=True)
 @_fill_doc
 def set_p_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_relevant=None,
-                unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
+                unjudged="nonrelevant", retrieved=None, judged=None, docno=None, sample_weight=None,
                 convention=None, return_per_query=False):
     """Set precision: the fraction of relevant documents among all those retrieved.
 
@@ -1433,7 +1462,8 @@ def set_p_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_relev
 @validate_params(_constraints("set_recall"), prefer_skip_nested_validation=True)
 @_fill_doc
 def set_recall_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_relevant=None,
-                     unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
+                     unjudged="nonrelevant", retrieved=None, judged=None, docno=None,
+                     sample_weight=None,
                      convention=None, return_per_query=False):
     """Set recall: the fraction of a query's relevant documents that were retrieved.
 
@@ -1468,7 +1498,7 @@ def set_recall_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_
 @validate_params(_constraints("set_f"), prefer_skip_nested_validation=True)
 @_fill_doc
 def set_f_score(y_true, y_score, *, qid=None, relevance_threshold=None, beta=1.0,
-                no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+                no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None, docno=None,
                 sample_weight=None, convention=None, return_per_query=False):
     """Set F-measure: the weighted harmonic mean of set precision and set recall.
 
@@ -1515,7 +1545,8 @@ def set_f_score(y_true, y_score, *, qid=None, relevance_threshold=None, beta=1.0
 @validate_params(_constraints("set_map"), prefer_skip_nested_validation=True)
 @_fill_doc
 def set_map_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_relevant=None,
-                  unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
+                  unjudged="nonrelevant", retrieved=None, judged=None, docno=None,
+                  sample_weight=None,
                   convention=None, return_per_query=False):
     """Unranked set AP: set precision times set recall (trec_eval's ``set_map``).
 
@@ -1552,6 +1583,7 @@ def set_map_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_rel
 @_fill_doc
 def set_relative_p_score(y_true, y_score, *, qid=None, relevance_threshold=None,
                          no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+                         docno=None,
                          sample_weight=None, convention=None, return_per_query=False):
     """Relative set precision: set precision over the best one possible for the set's size.
 
@@ -1588,6 +1620,7 @@ def set_relative_p_score(y_true, y_score, *, qid=None, relevance_threshold=None,
 @_fill_doc
 def relative_p_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
                      no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+                     docno=None,
                      sample_weight=None, convention=None, return_per_query=False):
     """Relative precision at k: P@k over the best P@k possible (trec_eval's ``relative_P``).
 
@@ -1628,7 +1661,7 @@ def relative_p_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=N
 @validate_params(_constraints("num_ret"), prefer_skip_nested_validation=True)
 @_fill_doc
 def num_ret_score(y_true, y_score, *, qid=None, no_relevant=None, unjudged="nonrelevant",
-                  retrieved=None, judged=None, sample_weight=None, convention=None,
+                  retrieved=None, judged=None, docno=None, sample_weight=None, convention=None,
                   return_per_query=False):
     """The number of retrieved documents, summed over queries (trec_eval's ``num_ret``).
 
@@ -1664,7 +1697,8 @@ def num_ret_score(y_true, y_score, *, qid=None, no_relevant=None, unjudged="nonr
 @validate_params(_constraints("num_rel"), prefer_skip_nested_validation=True)
 @_fill_doc
 def num_rel_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_relevant=None,
-                  unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
+                  unjudged="nonrelevant", retrieved=None, judged=None, docno=None,
+                  sample_weight=None,
                   convention=None, return_per_query=False):
     """The number of relevant documents, retrieved or not, summed over queries
     (trec_eval's ``num_rel``).
@@ -1698,7 +1732,8 @@ def num_rel_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_rel
 @validate_params(_constraints("num_rel_ret"), prefer_skip_nested_validation=True)
 @_fill_doc
 def num_rel_ret_score(y_true, y_score, *, qid=None, relevance_threshold=None, no_relevant=None,
-                      unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
+                      unjudged="nonrelevant", retrieved=None, judged=None, docno=None,
+                      sample_weight=None,
                       convention=None, return_per_query=False):
     """The number of relevant documents retrieved, summed over queries (trec_eval's
     ``num_rel_ret``).
@@ -1737,7 +1772,7 @@ def num_rel_ret_score(y_true, y_score, *, qid=None, relevance_threshold=None, no
 @_fill_doc
 def num_nonrel_judged_ret_score(y_true, y_score, *, qid=None, relevance_threshold=None,
                                 no_relevant=None, unjudged="nonrelevant", retrieved=None,
-                                judged=None, sample_weight=None, convention=None,
+                                judged=None, docno=None, sample_weight=None, convention=None,
                                 return_per_query=False):
     """The number of judged non-relevant documents retrieved, summed over queries
     (trec_eval's ``num_nonrel_judged_ret``).
@@ -1776,7 +1811,7 @@ def num_nonrel_judged_ret_score(y_true, y_score, *, qid=None, relevance_threshol
 @validate_params(_constraints("num_q"), prefer_skip_nested_validation=True)
 @_fill_doc
 def num_q_score(y_true, y_score, *, qid=None, no_relevant=None, unjudged="nonrelevant",
-                retrieved=None, judged=None, sample_weight=None, convention=None,
+                retrieved=None, judged=None, docno=None, sample_weight=None, convention=None,
                 return_per_query=False):
     """The number of queries (trec_eval's ``num_q``).
 
@@ -1810,7 +1845,8 @@ def num_q_score(y_true, y_score, *, qid=None, no_relevant=None, unjudged="nonrel
 def utility_score(y_true, y_score, *, qid=None, relevance_threshold=None,
                   relevant_retrieved=1.0, nonrelevant_retrieved=-1.0, relevant_missed=0.0,
                   nonrelevant_missed=0.0, collection_size=None, no_relevant=None,
-                  unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
+                  unjudged="nonrelevant", retrieved=None, judged=None, docno=None,
+                  sample_weight=None,
                   convention=None, return_per_query=False):
     """Set utility: a worth per document, by whether it is relevant and was retrieved.
 
@@ -1877,7 +1913,7 @@ def utility_score(y_true, y_score, *, qid=None, relevance_threshold=None,
 @validate_params(_constraints("fallout"), prefer_skip_nested_validation=True)
 @_fill_doc
 def fallout_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
-                  no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+                  no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None, docno=None,
                   sample_weight=None, convention=None, return_per_query=False):
     """Fall-out at k: the fraction of the judged non-relevant documents ranked in the top k.
 
@@ -1932,7 +1968,7 @@ def fallout_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None
 @validate_params(_constraints("f1"), prefer_skip_nested_validation=True)
 @_fill_doc
 def f1_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None, ties=None,
-             no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+             no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None, docno=None,
              sample_weight=None, convention=None, return_per_query=False):
     """F1 at k: the harmonic mean of precision at k and recall at k (ranx's ``f1``).
 
@@ -2022,7 +2058,7 @@ _DOCS.update({
 @_fill_doc
 def gm_map_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
                  ap_denominator=None, ties=None, no_relevant=None, unjudged="nonrelevant",
-                 retrieved=None, judged=None, sample_weight=None, convention=None,
+                 retrieved=None, judged=None, docno=None, sample_weight=None, convention=None,
                  return_per_query=False):
     """Geometric mean over queries of average precision (trec_eval's ``gm_map``).
 
@@ -2160,7 +2196,7 @@ def yaap_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None
 @_fill_doc
 def iprec_at_recall_score(y_true, y_score, *, qid=None, recall=0.0, relevance_threshold=None,
                           recall_rounding="nearest", ties=None, no_relevant=None,
-                          unjudged="nonrelevant", retrieved=None, judged=None,
+                          unjudged="nonrelevant", retrieved=None, judged=None, docno=None,
                           sample_weight=None, convention=None, return_per_query=False):
     """Interpolated precision at a recall level (trec_eval's ``iprec_at_recall``).
 
@@ -2232,7 +2268,7 @@ def eleven_point_average_score(y_true, y_score, *, qid=None,
                                               0.9, 1.0),
                                relevance_threshold=None, recall_rounding="nearest", ties=None,
                                no_relevant=None, unjudged="nonrelevant", retrieved=None,
-                               judged=None, sample_weight=None, convention=None,
+                               judged=None, docno=None, sample_weight=None, convention=None,
                                return_per_query=False):
     """Interpolated precision averaged over recall levels (trec_eval's ``11pt_avg``).
 
@@ -2290,7 +2326,8 @@ def eleven_point_average_score(y_true, y_score, *, qid=None,
 @_fill_doc
 def rprec_mult_score(y_true, y_score, *, qid=None, mult=1.0, relevance_threshold=None,
                      ties=None, no_relevant=None, unjudged="nonrelevant", retrieved=None,
-                     judged=None, sample_weight=None, convention=None, return_per_query=False):
+                     judged=None, docno=None, sample_weight=None, convention=None,
+                     return_per_query=False):
     """Precision at a multiple of R, the number of relevant documents (trec_eval's
     ``Rprec_mult``).
 
@@ -2344,7 +2381,7 @@ def rprec_mult_score(y_true, y_score, *, qid=None, mult=1.0, relevance_threshold
 @validate_params(_constraints("g"), prefer_skip_nested_validation=True)
 @_fill_doc
 def g_score(y_true, y_score, *, qid=None, gain=None, ties=None, no_relevant=None,
-            unjudged="nonrelevant", retrieved=None, judged=None, sample_weight=None,
+            unjudged="nonrelevant", retrieved=None, judged=None, docno=None, sample_weight=None,
             convention=None, return_per_query=False):
     """trec_eval's normalised gain G, per query, averaged over queries.
 
@@ -2396,7 +2433,7 @@ def g_score(y_true, y_score, *, qid=None, gain=None, ties=None, no_relevant=None
 @validate_params(_constraints("bing"), prefer_skip_nested_validation=True)
 @_fill_doc
 def bing_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None,
-               no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+               no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None, docno=None,
                sample_weight=None, convention=None, return_per_query=False):
     """trec_eval's binary G (``binG``), per query, averaged over queries.
 
@@ -2448,7 +2485,8 @@ def bing_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None
 @_fill_doc
 def ndcg_rel_score(y_true, y_score, *, qid=None, gain=None, discount="log", log_base=2,
                    ties=None, no_relevant=None, unjudged="nonrelevant", retrieved=None,
-                   judged=None, sample_weight=None, convention=None, return_per_query=False):
+                   judged=None, docno=None, sample_weight=None, convention=None,
+                   return_per_query=False):
     """nDCG averaged over the documents of positive gain (trec_eval's ``ndcg_rel``).
 
     Parameters
@@ -2504,7 +2542,7 @@ def ndcg_rel_score(y_true, y_score, *, qid=None, gain=None, discount="log", log_
 @_fill_doc
 def rndcg_score(y_true, y_score, *, qid=None, gain=None, discount="log", log_base=2,
                 relevance_threshold=None, ties=None, no_relevant=None, unjudged="nonrelevant",
-                retrieved=None, judged=None, sample_weight=None, convention=None,
+                retrieved=None, judged=None, docno=None, sample_weight=None, convention=None,
                 return_per_query=False):
     """nDCG averaged over the R levels of the ideal ordering (trec_eval's ``Rndcg``).
 

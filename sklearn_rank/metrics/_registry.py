@@ -52,8 +52,9 @@ GEOMETRIC_MEAN_FLOOR = 1e-5
 # sample_weight (which every metric reads): its public function takes them as keywords.
 # retrieved=False: a judged document that the system did not return; judged=False: a
 # document without a judgement (grade 0). A kernel that does not read a mask ignores it: the
-# engine validates it once per call, and drops a mask that excludes nothing.
-INPUTS = ("retrieved", "judged")
+# engine validates it once per call, and drops a mask that excludes nothing. docno, the
+# documents' names, is no mask: ties="stable" ranks equal scores by it (trec_eval's rule).
+INPUTS = ("retrieved", "judged", "docno")
 
 
 @dataclass(frozen=True)
@@ -553,6 +554,7 @@ ARGUMENT_CONSTRAINTS = {
     "retrieved": ["array-like", None],
     # a mask, or "y_true": NaN and negative grades in y_true mark the unjudged rows
     "judged": ["array-like", StrOptions({"y_true"}), None],
+    "docno": ["array-like", None],
     "sample_weight": ["array-like", None],
     "convention": [StrOptions(set(CONVENTION_NAMES)), None],
     "return_per_query": ["boolean"],

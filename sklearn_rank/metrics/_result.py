@@ -14,6 +14,9 @@ with :func:`means_of`. Whoever needs query ids takes them from the result.
 """
 
 import math
+import os
+import sys
+import warnings
 from numbers import Real
 from types import MappingProxyType
 
@@ -455,6 +458,7 @@ _EVALUATE_CONSTRAINTS = {
         "sample_weight": ["array-like", None],
         "retrieved": ["array-like", None],
         "judged": CONSTRAINTS["judged"],
+        "docno": CONSTRAINTS["docno"],
         "convention": CONSTRAINTS["convention"],
 }
 
@@ -462,8 +466,8 @@ _EVALUATE_CONSTRAINTS = {
 @validate_params({**_EVALUATE_CONSTRAINTS, "partitioned_by_query": ["boolean"]},
                  prefer_skip_nested_validation=True)
 def evaluate_per_query(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"),
-                       sample_weight=None, retrieved=None, judged=None, convention=None,
-                       partitioned_by_query=False, **options):
+                       sample_weight=None, retrieved=None, judged=None, docno=None,
+                       convention=None, partitioned_by_query=False, **options):
     """Compute several ranking metrics per query, with the query ids they belong to.
 
     The same computation as :func:`evaluate` (one grouping, one sort), returned before the
@@ -471,7 +475,7 @@ def evaluate_per_query(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", 
 
     Parameters
     ----------
-    y_true, y_score, qid, sample_weight, retrieved, judged, convention
+    y_true, y_score, qid, sample_weight, retrieved, judged, docno, convention
         As in :func:`ndcg_score`.
 
     metrics : list of str or str, default: ``("ndcg@10", "map", "mrr")``
@@ -512,19 +516,21 @@ def evaluate_per_query(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", 
     >>> {name: round(value, 4) for name, value in aggregate(result).items()}
     {'ndcg@2': 0.587, 'P@1': 0.5}
     """
-    if any(map(is_dask_collection, (y_true, y_score, qid, sample_weight, retrieved, judged))):
+    if any(map(is_dask_collection,
+               (y_true, y_score, qid, sample_weight, retrieved, judged, docno))):
         return dask_evaluate(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
                              convention, options, caller="evaluate_per_query",
-                             return_per_query=True, partitioned_by_query=partitioned_by_query)
+                             return_per_query=True, partitioned_by_query=partitioned_by_query,
+                             docno=docno)
     return evaluate_result(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
-                           convention, options, caller="evaluate_per_query")
+                           convention, options, caller="evaluate_per_query", docno=docno)
 
 
 @validate_params({**_EVALUATE_CONSTRAINTS, "return_per_query": ["boolean"],
                   "partitioned_by_query": ["boolean"]},
                  prefer_skip_nested_validation=True)
 def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"), sample_weight=None,
-             retrieved=None, judged=None, convention=None, return_per_query=False,
+             retrieved=None, judged=None, docno=None, convention=None, return_per_query=False,
              partitioned_by_query=False, **options):
     """Compute several ranking metrics at once, grouping and sorting the data once.
 
@@ -532,7 +538,8 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"), sa
 
     Parameters
     ----------
-    y_true, y_score, qid, sample_weight, retrieved, judged, convention, return_per_query
+    y_true, y_score, qid, sample_weight, retrieved, judged, docno, convention, \
+return_per_query
         As in :func:`ndcg_score`.
 
     metrics : list of str or str, default: ``("ndcg@10", "map", "mrr")``
@@ -579,13 +586,14 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"), sa
     >>> {name: round(value, 4) for name, value in result.items()}
     {'ndcg@2': 0.587, 'mrr': 0.75, 'P@1': 0.5}
     """
-    if any(map(is_dask_collection, (y_true, y_score, qid, sample_weight, retrieved, judged))):
+    if any(map(is_dask_collection,
+               (y_true, y_score, qid, sample_weight, retrieved, judged, docno))):
         return dask_evaluate(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
                              convention, options, caller="evaluate",
                              return_per_query=return_per_query,
-                             partitioned_by_query=partitioned_by_query)
+                             partitioned_by_query=partitioned_by_query, docno=docno)
     result = evaluate_result(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
-                             convention, options, caller="evaluate")
+                             convention, options, caller="evaluate", docno=docno)
     if return_per_query:  # bare arrays, writable, as evaluate has always returned them
         return {name: np.array(values) for name, values in result.values.items()}
     # the warning of a metric whose every query was skipped: at the caller of evaluate, past
@@ -594,12 +602,12 @@ def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"), sa
 
 
 def evaluate_result(y_true, y_score, qid, metrics, sample_weight, retrieved, judged, convention,
-                    options, *, caller):
+                    options, *, caller, docno=None):
     """:func:`evaluate_per_query` with ``caller`` (``"evaluate"``...) in its messages: the
     body that :func:`evaluate` and :func:`evaluate_per_query` share."""
     plan = plan_metrics(metrics, options, f"{caller}()")
     data = check_ranking_input(y_true, y_score, qid, sample_weight, retrieved, judged=judged,
-                               caller=caller)
+                               docno=docno, caller=caller)
     for name, metric, kernel_options in plan:
         validate_parameter_constraints(metric.constraints, kernel_options,
                                        caller_name=f"{caller} (metric {name!r})")
@@ -608,13 +616,75 @@ def evaluate_result(y_true, y_score, qid, metrics, sample_weight, retrieved, jud
 
 def result_of(data, plan, convention):
     """The :class:`PerQueryResult` of the metrics of ``plan`` (validated ``(name, metric,
-    kernel_options)`` items, see :func:`plan_metrics`) on ``data``, a :class:`RankingInput`."""
+    kernel_options)`` items, see :func:`plan_metrics`) on ``data``, a :class:`RankingInput`.
+
+    Warns (:class:`TiedScoresWarning`) when the ``"trec_eval"`` preset ranks tied scores in
+    row order for want of document names."""
     values, undefined, resolved = {}, {}, {}
     for name, metric, kernel_options in plan:
         values[name], undefined[name], resolved[name] = per_query_values(
             data, metric, convention, kernel_options, name)
+    _warn_row_order_ties(data, plan, resolved, convention)
     return PerQueryResult._trusted(data.query_ids, values, undefined, data.query_weight, resolved,
                                    data.weight_unit)
+
+
+class TiedScoresWarning(UserWarning):
+    """Tied scores ranked in row order where the convention ranks them by document name.
+
+    ``convention="trec_eval"`` ranks equal scores by document name, descending, as trec_eval
+    does; without ``docno=`` the names are unknown and tied documents keep their row
+    order, so the result depends on it. Attributes: ``n_queries``, the number of such
+    queries, and ``query_ids``, theirs.
+    """
+
+    def __init__(self, message, query_ids=()):
+        super().__init__(message)
+        self.query_ids = tuple(query_ids)
+        self.n_queries = len(self.query_ids)
+
+
+def _warn_row_order_ties(data, plan, resolved, convention):
+    """Warn when the ``"trec_eval"`` preset gave a metric ``ties="stable"`` (the caller did
+    not ask for it) and, without document names, tied documents of different grades or
+    judgements kept their row order: trec_eval ranks them by name."""
+    if convention != "trec_eval" or data.docno_order is not None:
+        return
+    for name, _, kernel_options in plan:
+        options = resolved[name]
+        if kernel_options.get("ties", "stable") is not None or options.get("ties") != "stable":
+            continue  # no ties option, ties given by the caller, or not the preset's
+        ranked = data.condensed() if options.get("unjudged") == "condensed" else data
+        codes = ranked.ranking("stable").row_order_queries
+        if not len(codes):
+            continue
+        query_ids = data.query_ids[codes].tolist()
+        shown = ", ".join(map(repr, query_ids[:3])) + (", ..." if len(codes) > 3 else "")
+        warnings.warn(TiedScoresWarning(
+            f"convention='trec_eval' ranks tied scores by document name, descending, as "
+            f"trec_eval does, but no docno was given: in {len(codes)} "
+            f"{'query' if len(codes) == 1 else 'queries'} ({shown}), documents of different "
+            "grades have equal scores and keep their row order instead, so the result "
+            "depends on the row order and may differ from trec_eval's. Pass docno= (the "
+            "document names, as read_trec returns them), or ties='stable' to rank ties in "
+            "row order on purpose.", query_ids), stacklevel=_outside_package())
+        return
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _outside_package():
+    """The ``stacklevel`` of :func:`warnings.warn`, called by the caller of this function,
+    that points at the first frame outside sklearn_rank and scikit-learn's
+    ``validate_params`` wrappers: the user's call, at whatever depth the metric functions,
+    scorers or command line reached the engine."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and (
+            os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE)
+            or frame.f_globals.get("__name__") == "sklearn.utils._param_validation"):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def plan_metrics(metrics, options, caller):

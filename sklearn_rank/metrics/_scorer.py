@@ -169,6 +169,15 @@ def _response_method_for(estimator, response_method):
         return "predict"
     classes = getattr(estimator, "classes_", None)
     if classes is not None and len(classes) > 2:
+        if not hasattr(estimator, "predict_proba"):
+            # its decision_function gives one score per class: nothing to rank documents by
+            raise ValueError(
+                f"{type(estimator).__name__} is a classifier of {len(classes)} grades "
+                "without predict_proba: a multiclass classifier is ranked by its expected "
+                "grade, which needs predict_proba. Use a regressor of the grades, a "
+                "classifier with predict_proba (e.g. LogisticRegression), a binary "
+                "classifier of relevant/not relevant, or a ranker."
+            )
         return "predict_proba"
     return _BINARY_AUTO
 

@@ -219,8 +219,10 @@ def factorize(qid, n):
             ids = uniques.astype(offset.dtype)
             ids += offset
             return table.take(shifted, mode="clip"), ids.view(qid.dtype)
-    elif qid.dtype.kind == "f" and np.isnan(qid).any():
+    elif qid.dtype.kind in "fc" and np.isnan(qid).any():
         raise ValueError("qid must not contain NaN: every document needs a query id.")
+    elif qid.dtype.kind in "mM" and np.isnat(qid).any():  # a timestamp column with nulls
+        raise ValueError("qid must not contain NaT: every document needs a query id.")
     elif qid.dtype == object and np.equal(qid, None).any():  # in C, not a loop over rows
         raise ValueError("qid must not contain None: every document needs a query id.")
     elif qid.dtype.kind in "US" and len(qid) > 1:
@@ -234,8 +236,11 @@ def factorize(qid, n):
     try:
         pandas = _pandas_at_hand(n) if qid.dtype.kind in "OUS" else None
         if pandas is not None:
-            uniques, codes = _hash_unique(qid, pandas)
+            uniques, codes = _hash_unique(qid, pandas)  # refuses NaN and NaT itself
         else:
+            if qid.dtype == object and _unequal_to_themselves(qid):
+                raise ValueError("qid must not contain NaN or NaT: every document needs a "
+                                 "query id.")
             uniques, codes = np.unique(qid, return_inverse=True)
     except TypeError as exc:
         raise TypeError(
@@ -243,6 +248,15 @@ def factorize(qid, n):
             f"values that cannot be compared with each other ({exc})."
         ) from None
     return codes.reshape(-1).astype(code_dtype(len(uniques)), copy=False), uniques
+
+
+def _unequal_to_themselves(qid):
+    """Whether an object array holds NaN or NaT, the values unequal to themselves: each
+    would be a query of its own, or all one query, where None is refused."""
+    try:
+        return bool(np.not_equal(qid, qid).any())
+    except (TypeError, ValueError):  # objects whose comparison is no boolean
+        return False
 
 
 def _shifted(qid, lo):
