@@ -2128,7 +2128,7 @@ def gm_map_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
 @_fill_doc
 def yaap_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None,
                no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
-               sample_weight=None, convention=None, return_per_query=False):
+               docno=None, sample_weight=None, convention=None, return_per_query=False):
     """Yet another average precision (trec_eval's ``yaap``): AP smoothed on a log-odds scale.
 
     Parameters
