@@ -76,7 +76,7 @@ METRIC_FUNCTIONS = {
     # interpolated precision, R-based and G-based measures, the DCG family's gains
     **{name: f"{name}_score" for name in (
         "gm_map", "iprec_at_recall", "eleven_point_average", "rprec_mult", "g", "bing",
-        "ndcg_rel", "rndcg")},
+        "ndcg_rel", "rndcg", "yaap")},
 }
 
 #: Metrics whose value is a correlation between labels and scores, not a function of

@@ -259,6 +259,7 @@ RANKED_METRICS = {
     "bing": bing,
     "ndcg_rel": ndcg_rel,
     "rndcg": rndcg,
+    "yaap": None,  # query_value computes it (_yaap): S is averaged over orderings, not yaap
 }
 
 # --------------------------------------------------------------------------------------
@@ -302,11 +303,34 @@ def _averaged(metric, labels, scores, judged, options):
     return math.fsum(values) / len(values)
 
 
+def _yaap(labels, scores, judged, ties, k=None, relevance_threshold=1):
+    """trec_eval's yaap, log((1 + S) / (1 + R - S)), S the sum over the ranked relevant
+    documents of (relevant documents up to it) / its rank. With ties="average", S is its
+    mean over the orderings (sklearn-rank's definition: S is linear in the ranking, the
+    logarithm is not), then the logarithm is taken. It has no cut-off (``k`` is None)."""
+    assert k is None, "yaap takes no cut-off"
+    from _brute_force import orderings  # imports this module: not at the top
+
+    grades = [label if _is_judged(label) else 0.0 for label in labels]
+    expected = 0.0
+    for order, probability in orderings(grades, scores, ties):
+        found, total = 0, 0.0
+        for rank, i in enumerate(order, start=1):
+            if _relevant(labels[i], relevance_threshold):
+                found += 1
+                total += found / rank
+        expected += probability * total
+    n_relevant = _n_relevant(judged, relevance_threshold)
+    return math.log((1.0 + expected) / (1.0 + n_relevant - expected))
+
+
 def query_value(metric, y_true, y_score, retrieved, *, ties="average", **options):
     """Value of ``metric`` on one query (rows in input order), None where undefined."""
     judged = [float(v) for v in y_true]
     labels = [float(v) for v, r in zip(y_true, retrieved) if r]
     scores = [float(s) for s, r in zip(y_score, retrieved) if r]
+    if metric == "yaap":
+        return _yaap(labels, scores, judged, ties, **options)
     if ties == "average" and metric in AVERAGED_LIST:
         return _averaged(metric, labels, scores, judged, options)
     from _brute_force import orderings  # imports this module: not at the top

@@ -207,6 +207,7 @@ RANKED_GRID = [
         for rounding in ("nearest", "legacy")
     ),
     ("iprec_at_recall", {"recall": 0.5, "relevance_threshold": 2}),
+    *(("yaap", {"relevance_threshold": threshold}) for threshold in (1, 2)),
     ("eleven_point_average", {}),
     ("eleven_point_average", {"recall_rounding": "legacy", "relevance_threshold": 2}),
     ("eleven_point_average", {"recall_levels": (0.25, 0.5, 0.75), "recall_rounding": "legacy"}),

@@ -509,7 +509,7 @@ ERRORS = [
     (["-m", "ndcg.1=3,x"], 2, "level=gain pairs"),
     (["-m", "rbp.q=0.5"], 2, "rbp takes one parameter, the persistence p"),
     (["-m", "rbp_resid.p=1"], 2, "persistence p between 0 and 1"),
-    (["-m", "yaap"], 2, "yaap is not implemented in sklearn-rank"),
+    (["-m", "yaap.5"], 2, "yaap takes no parameters"),
     (["-m", "iprec_at_recall.0_5"], 2, "must be numbers; got '0_5'"),
     (["-m", "P.\u0661\u0660"], 2, "cut-offs must be integers"),
     (["--recall-rounding", "floor"], 2, "invalid choice: 'floor'"),
@@ -523,7 +523,7 @@ ERRORS = [
     (["-Z", "means.txt"], 2, "-Z (--Zscore)"),
     (["-D", "1"], 2, "-D (--Debug_level)"),
     (["-v"], 2, "-v (--version)"),
-    (["-l0"], 2, "-l 0 (grade 0 relevant, which trec_eval takes) is not supported"),
+    (["-l-1"], 2, "-l/--level_for_rel: must be at least 0, got -1"),
     (["-l-1"], 2, "must be at least 0"),
     (["-M-1"], 2, "must be at least 0"),
     (["-l", "1.5"], 2, "expected an integer"),
@@ -689,3 +689,120 @@ def test_the_command_stays_light(small_files):
                             env={**os.environ, "PYTHONWARNINGS": "error"})
     assert "\nndcg_cut_10           \tall\t" in result.stdout
     assert result.stdout.splitlines()[-1] == "[]"
+
+
+# ------------------------------------------------------------------------------------------
+# yaap (m_yaap.c), which pytrec_eval does not compute
+
+
+def test_yaap_is_worked_by_hand(tmp_path, capsys):
+    # q1: relevant at ranks 1 and 3, a third relevant document never retrieved: S = 1 + 2/3,
+    # R = 3, yaap = log((1 + 5/3) / (1 + 3 - 5/3)) = log(8/7). q2: its relevant document at
+    # rank 2, below an unjudged one: S = 1/2, R = 1, yaap = log(1) = 0. q3 is judged only:
+    # with -c, S = 0 and yaap = log(1 / (1 + 2)).
+    qrels = {"q1": {"d1": 1, "d2": 0, "d3": 1, "d4": 1}, "q2": {"e1": 1},
+             "q3": {"f1": 1, "f2": 2}}
+    run = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "q2": {"e1": 0.5, "e2": 1.0}}
+    qrels_path, run_path = write_trec(tmp_path, qrels, run)
+    code, out, err = run_trec_eval(capsys, "-q", "-m", "yaap", qrels_path, run_path)
+    assert code == 0, err
+    yaap_q1 = math.log(8 / 7)
+    assert out == (f"{'yaap':<22}\tq1\t{yaap_q1:6.4f}\n"  # 0.1335
+                   f"{'yaap':<22}\tq2\t0.0000\n"
+                   f"{'yaap':<22}\tall\t{yaap_q1 / 2:6.4f}\n")
+    assert f"{yaap_q1:6.4f}" == "0.1335" and f"{yaap_q1 / 2:6.4f}" == "0.0668"
+    code, out, err = run_trec_eval(capsys, "-q", "-c", "-m", "yaap", qrels_path, run_path)
+    assert code == 0, err
+    mean = (yaap_q1 + 0.0 + math.log(1 / 3)) / 3
+    assert out == (f"{'yaap':<22}\tq1\t0.1335\n"
+                   f"{'yaap':<22}\tq2\t0.0000\n"
+                   f"{'yaap':<22}\tq3\t-1.0986\n"
+                   f"{'yaap':<22}\tall\t{mean:6.4f}\n")
+    assert f"{mean:6.4f}" == "-0.3217"
+    # summary only without -q; yaap comes in trec_eval's order, after map
+    code, out, _ = run_trec_eval(capsys, "-m", "yaap", "-m", "map", qrels_path, run_path)
+    assert [line.split("\t")[0].rstrip() for line in out.splitlines()] == ["map", "yaap"]
+
+
+def _yaap(ap, n_relevant):
+    # AP = S / R: yaap from AP's numerator S and R
+    numerator = ap * n_relevant
+    return math.log((1.0 + numerator) / (1.0 + n_relevant - numerator))
+
+
+@pytest.mark.parametrize("flags", list(FLAGS))
+def test_yaap_follows_from_pytrec_eval_s_map_and_num_rel(tmp_path, capsys, flags):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    options = FLAGS[flags]
+    level = options.get("level", 1)
+    qrels, run = random_trec(np.random.default_rng(5))
+    qrels_path, run_path = write_trec(tmp_path, qrels, run)
+    argv = [ARGUMENTS[name].format(value) for name, value in options.items()]
+    code, out, err = run_trec_eval(capsys, "-q", *argv, "-m", "yaap", qrels_path, run_path)
+    assert code == 0, err
+    if "max_docs" in options:
+        run = {q: {d: docs[d] for d in trec_ranking(docs)[:options["max_docs"]]}
+               for q, docs in run.items()}
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        qrels, {"map", "num_rel"}, relevance_level=level,
+        judged_docs_only_flag=options.get("judged_only", False))
+    values = {q: _yaap(v["map"], v["num_rel"])
+              for q, v in evaluator.evaluate({q: d for q, d in run.items() if q in qrels}).items()}
+    if options.get("complete"):
+        for q in set(qrels) - set(values):  # no run line: S = 0
+            values[q] = _yaap(0.0, sum(grade >= level for grade in qrels[q].values()))
+    expected = {("yaap", q): f"{v:6.4f}" for q, v in values.items()}
+    expected["yaap", "all"] = f"{sum(values[q] for q in sorted(values)) / len(values):6.4f}"
+    assert parse_output(out) == expected
+
+
+# ------------------------------------------------------------------------------------------
+# -l 0: every judged document relevant, none without a judgement
+
+
+def test_l0_makes_every_judged_document_relevant_and_no_unjudged_one(tmp_path, capsys):
+    # ranked: a (2), b (0), x (outside the qrels), c (1), e (-1: unjudged in the pool), d (0);
+    # z (1) is judged, never retrieved
+    qrels = {"q1": {"a": 2, "b": 0, "c": 1, "d": 0, "e": -1, "z": 1}}
+    run = {"q1": {"a": 0.9, "b": 0.8, "x": 0.7, "c": 0.6, "e": 0.5, "d": 0.4}}
+    qrels_path, run_path = write_trec(tmp_path, qrels, run)
+    measures = ["-m", "map", "-m", "P.5", "-m", "recall.5", "-m", "num_rel", "-m",
+                "num_rel_ret", "-m", "ndcg", "-m", "rbp", "-m", "yaap", "-m", "bpref"]
+
+    def printed(level):
+        code, out, err = run_trec_eval(capsys, f"-l{level}", *measures, qrels_path, run_path)
+        assert code == 0, err
+        return {name: value for (name, _), value in parse_output(out).items()}
+
+    one, zero = printed(1), printed(0)
+    # -l 1: a, c, z relevant (R = 3); a at rank 1, c at 4
+    assert {name: one[name] for name in ("map", "P_5", "recall_5", "num_rel", "num_rel_ret")} == {
+        "map": f"{(1 + 2 / 4) / 3:6.4f}", "P_5": "0.4000", "recall_5": f"{2 / 3:6.4f}",
+        "num_rel": "3", "num_rel_ret": "2"}
+    # -l 0: a, b, c, d, z relevant (R = 5), x and e not; a, b, c, d at ranks 1, 2, 4, 6
+    ap = (1 / 1 + 2 / 2 + 3 / 4 + 4 / 6) / 5
+    assert {name: zero[name] for name in ("map", "P_5", "recall_5", "num_rel", "num_rel_ret")} == {
+        "map": f"{ap:6.4f}", "P_5": "0.6000", "recall_5": "0.6000", "num_rel": "5",
+        "num_rel_ret": "4"}
+    assert zero["map"] == "0.6833"
+    assert zero["yaap"] == f"{math.log((1 + ap * 5) / (1 + 5 - ap * 5)):6.4f}"
+    # every judged document relevant: no judged non-relevant one above a relevant one (x and
+    # e do not count), bpref = 4 relevant retrieved / R = 5
+    assert zero["bpref"] == "0.8000"
+    # trec_eval's ndcg and rbp read the grades as gains, not the level: unchanged
+    ndcg = (2 + 1 / math.log2(5)) / (2 + 1 / math.log2(3) + 1 / math.log2(4))
+    assert zero["ndcg"] == one["ndcg"] == f"{ndcg:6.4f}"
+    assert zero["rbp"] == one["rbp"]
+
+
+def test_l0_gives_rndcg_the_grades_as_gains(tmp_path, capsys):
+    # Rndcg reads both: R from the level, the gains from the grades. Without a judged grade
+    # 0 and without unjudged documents, -l 0 and -l 1 agree on every measure.
+    qrels = {"q1": {"a": 2, "b": 1, "c": 3}, "q2": {"d": 1, "e": 2}}
+    run = {"q1": {"a": 0.9, "b": 0.8, "c": 0.7}, "q2": {"e": 0.5, "d": 0.4}}
+    qrels_path, run_path = write_trec(tmp_path, qrels, run)
+    outputs = [run_trec_eval(capsys, "-q", f"-l{level}", "-m", "all_trec", "-m",
+                             "ndcg.1=3,2=9", qrels_path, run_path)
+               for level in (0, 1)]
+    assert outputs[0][0] == outputs[1][0] == 0
+    assert outputs[0][1] == outputs[1][1]

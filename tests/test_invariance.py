@@ -83,6 +83,7 @@ REGISTRY = [
     ("dcg@4-rank-gains", "dcg_score", {"k": 4, "discount": "rank", "gain": {0: 0.5, 3: 1}},
      (0.0, math.inf)),
     ("gm_map", "gm_map_score", {}, UNIT),
+    ("yaap", "yaap_score", {}, (-math.inf, math.inf)),
     ("iprec_at_recall-0.5", "iprec_at_recall_score", {"recall": 0.5}, UNIT),
     ("iprec_at_recall-legacy", "iprec_at_recall_score",
      {"recall": 0.3, "recall_rounding": "legacy"}, UNIT),

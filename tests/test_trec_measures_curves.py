@@ -41,6 +41,7 @@ from sklearn_rank.metrics._ranking import (
     ndcg_rel_score,
     rndcg_score,
     rprec_mult_score,
+    yaap_score,
 )
 from sklearn_rank.metrics._registry import METRICS
 from sklearn_rank.utils._param_validation import InvalidParameterError
@@ -705,3 +706,46 @@ def test_measures_sharing_caches_equal_each_measure_alone():
         np.testing.assert_array_equal(together[name], alone[name], err_msg=name)
     for first, second in itertools.combinations(_SHARING, 2):
         assert not np.shares_memory(together[first], together[second]), (first, second)
+
+
+# --------------------------------------------------------------------------------------
+# yaap (m_yaap.c): log((1 + S) / (1 + R - S)), S = AP * R
+# --------------------------------------------------------------------------------------
+def test_yaap_worked_by_hand():
+    # q1: relevant at ranks 1 and 3, one relevant document not retrieved: S = 5/3, R = 3.
+    # q2: no relevant document: S = R = 0, log 1 = 0 (defined: no_relevant never applies).
+    # q3: relevant at rank 2 of 2, grade 2 (relevant at threshold 2 too): S = 1/2, R = 1.
+    y_true = [1, 0, 1, 1, 0, 0, 0, 2]
+    y_score = [3.0, 2.0, 1.0, -np.inf, 2.0, 1.0, 2.0, 1.0]
+    qid = [1, 1, 1, 1, 2, 2, 3, 3]
+    retrieved = np.isfinite(y_score)
+    per_query = yaap_score(y_true, y_score, qid=qid, retrieved=retrieved,
+                           no_relevant=np.nan, return_per_query=True)
+    assert_allclose(per_query, [math.log(8 / 7), 0.0, 0.0], atol=1e-15)
+    assert yaap_score(y_true, y_score, qid=qid, retrieved=retrieved) == pytest.approx(
+        math.log(8 / 7) / 3, abs=1e-15)
+    # threshold 2: q1 and q2 have no relevant document, q3 S = 1/2, R = 1
+    assert_allclose(yaap_score(y_true, y_score, qid=qid, retrieved=retrieved,
+                               relevance_threshold=2, return_per_query=True), [0.0, 0.0, 0.0])
+    # nothing of q1 retrieved (trec_eval -c): S = 0, log(1 / (1 + R))
+    assert_allclose(yaap_score(y_true, y_score, qid=qid, retrieved=[False] * 4 + [True] * 4,
+                               return_per_query=True)[0], math.log(1 / 4), atol=1e-15)
+
+
+@pytest.mark.parametrize("ties", ["stable", "average", "optimistic", "pessimistic"])
+@pytest.mark.parametrize("threshold", [1, 2])
+def test_yaap_is_ap_numerator_transformed(ties, threshold):
+    rng = np.random.default_rng(11)
+    n = 400
+    y_true = rng.integers(0, 4, n)
+    y_score = rng.integers(0, 6, n).astype(float)  # many ties
+    qid = rng.integers(0, 30, n)
+    retrieved = rng.random(n) < 0.8
+    common = dict(qid=qid, retrieved=retrieved, relevance_threshold=threshold, ties=ties)
+    ap = evaluate_per_query(y_true, y_score, metrics=["map", "num_rel"], no_relevant=0.0,
+                            **common)
+    numerator = ap["map"] * ap["num_rel"]
+    n_relevant = ap["num_rel"]
+    assert_allclose(yaap_score(y_true, y_score, return_per_query=True, **common),
+                    np.log((1 + numerator) / (1 + n_relevant - numerator)), rtol=1e-12,
+                    atol=1e-12)

@@ -30,7 +30,8 @@ lines for.
 -m takes a measure (map), a measure with parameters after a '.' (P.5,10  ndcg_cut.10,20
 iprec_at_recall..10,.50  ndcg.1=3,2=9,4=4.5  utility.2,-1,0,0  set_F.0.5  rbp.p=0.8) or a
 set of measures: official (the default), set, all_trec. trec_eval's preference measures,
-ideal_dcg, yaap and its -D, -o, -R, -T, -Z and -v options are refused by name.
+ideal_dcg and its -D, -o, -R, -T, -Z and -v options are refused by name. yaap, which
+trec_eval does not count in all_trec, is given by name (-m yaap).
 
 The files are read as trec_eval reads them, and what it refuses is refused: blank lines
 and lines of more than 4 fields in QRELS (in RUN, text after the tag is ignored, as
@@ -81,7 +82,8 @@ def add_arguments(parser):
     parser.add_argument("-n", "--nosummary", dest="summary", action="store_false",
                         help="no 'all' lines")
     parser.add_argument("-l", "--level_for_rel", dest="level", type=int_at_least(0), default=1,
-                        metavar="N", help="smallest grade of a relevant document (default: 1)")
+                        metavar="N", help="smallest grade of a relevant document (default: 1; "
+                        "with 0, every judged document is relevant, as in trec_eval)")
     parser.add_argument("-J", "--Judged_docs_only", dest="judged_only", action="store_true",
                         help="take documents without a judgement out of the ranking before "
                         "computing (trec_eval warns: numbers easy to misreport)")
@@ -141,10 +143,6 @@ def _plan(args):
     from ..metrics._trec_names import expand_measures, needs_collection_size
     from ..utils._param_validation import validate_parameter_constraints
 
-    if args.level == 0:
-        raise usage_error("-l 0 (grade 0 relevant, which trec_eval takes) is not supported: "
-                          "sklearn-rank's metrics give the unjudged documents grade 0, which "
-                          "would make them relevant too. Give -l 1 or more.")
     try:
         items = expand_measures(args.measures)
     except ValueError as exc:
@@ -155,7 +153,8 @@ def _plan(args):
         names = ", ".join(dict.fromkeys(f"{m.name} (metric {m.metric!r})" for m in missing))
         raise usage_error(f"-m: this version of sklearn-rank does not compute trec_eval's "
                           f"{names}; leave them out of -m.")
-    set_by_command_line = {"relevance_threshold": float(args.level),
+    # -l 0: _compute ranks grades + 1 at threshold 1 (see _grades_from_zero)
+    set_by_command_line = {"relevance_threshold": float(max(args.level, 1)),
                            "unjudged": "condensed" if args.judged_only else "nonrelevant",
                            "recall_rounding": args.recall_rounding}
     if args.collection_size is not None:
@@ -269,14 +268,21 @@ def _compute(data, plan, args):
     ``(per-query values, summary)``, relstring's strings, or None for runid."""
     from ..metrics._engine import check_ranking_input
 
-    # read_trec's rows come query by query in ascending order: the engine numbers the runs
-    # of equal ids (utils._qid.factorize), with no hash of every row's string
-    try:
-        ranking = check_ranking_input(data["y_true"], data["y_score"], data["qid"],
-                                      retrieved=data["retrieved"], judged="y_true",
-                                      caller="sklearn-rank trec_eval")
-    except ValueError as exc:
-        raise CLIError(f"cannot evaluate RUN against QRELS: {exc}") from None
+    def rank(y_true):
+        # read_trec's rows come query by query in ascending order: the engine numbers the
+        # runs of equal ids (utils._qid.factorize), with no hash of every row's string
+        try:
+            return check_ranking_input(y_true, data["y_score"], data["qid"],
+                                       retrieved=data["retrieved"], judged="y_true",
+                                       caller="sklearn-rank trec_eval")
+        except ValueError as exc:
+            raise CLIError(f"cannot evaluate RUN against QRELS: {exc}") from None
+
+    ranking = rank(data["y_true"])
+    from_zero = None  # -l 0: the ranking of the grades + 1, and the gain of each such grade
+    if args.level == 0:
+        y_true, shifted_gain = _grades_from_zero(data["y_true"])
+        from_zero = rank(y_true), shifted_gain
     query_ids = ranking.query_ids
     missing = None
     if args.complete and len(data["qrels_only_queries"]):
@@ -290,10 +296,15 @@ def _compute(data, plan, args):
             columns.append(None)
             continue
         metric = item.measure.entry
+        evaluated = ranking
+        if from_zero is not None and _decides_relevance(options):
+            evaluated = from_zero[0]
+            if "gain" in options:  # Rndcg: its gains are those of the grades as given
+                options = {**options, "gain": from_zero[1](options["gain"])}
         # gm_map and gm_bpref: map's and bpref's values, which their kernels compute once
         # per input, aggregated otherwise
         try:
-            values = metric.compute(ranking, options, convention="trec_eval",
+            values = metric.compute(evaluated, options, convention="trec_eval",
                                     label=item.name)[0]
         except (TypeError, ValueError) as exc:
             raise CLIError(f"cannot compute {item.name}: {exc}") from None
@@ -304,6 +315,33 @@ def _compute(data, plan, args):
                                    in_order=True)
         columns.append((values, summary))
     return query_ids, columns
+
+
+def _decides_relevance(options):
+    """Whether trec_eval's -l decides which documents the measure counts relevant: the
+    options have a threshold, and are not rbp's graded gains (m_rbp.c reads the grades, not
+    the level; a grade 0 has gain 0 at any level)."""
+    return "relevance_threshold" in options and not options.get("graded", False)
+
+
+def _grades_from_zero(y_true):
+    """-l 0 (trec_eval relevance: a judged grade >= 0, never a document without a
+    judgement): ``(grades, gain_of)``, the judged grades + 1, which threshold 1 separates
+    from the unjudged documents' 0 (NaN and -1 stay unjudged), and the function that turns a
+    ``gain`` option into the gains of the shifted grades (each grade's gain as given).
+
+    sklearn-rank's metrics rank an unjudged document as grade 0 and take thresholds above 0:
+    a threshold of 0 would make the unjudged documents relevant too.
+    """
+    judged = y_true >= 0  # NaN (outside the pool) and -1 (unjudged in the pool): False
+    grades = np.unique(y_true[judged]).tolist()
+
+    def gain_of(gain):
+        # "linear", or trec_eval's level=gain pairs, where an unlisted grade is its own gain
+        given = {} if isinstance(gain, str) else dict(gain)
+        return {grade + 1: float(given.get(grade, grade)) for grade in grades}
+
+    return np.where(judged, y_true + 1, y_true), gain_of
 
 
 def _relstring(data, ranking, length, judged_only):

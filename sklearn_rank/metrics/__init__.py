@@ -25,7 +25,7 @@ _EXPORTS = {
         "rbp_residual_score", "rbp_score", "recall_score", "relative_p_score",
         "rndcg_score", "rprec_mult_score", "set_f_score", "set_map_score", "set_p_score",
         "set_recall_score", "set_relative_p_score", "spearman_score",
-        "unjudged_rate_score", "utility_score",
+        "unjudged_rate_score", "utility_score", "yaap_score",
     ),
     "._registry": (
         "get_metric_names", "parse_metric",

@@ -606,11 +606,7 @@ def _average_precision(data, k, relevance_threshold, ap_denominator, ties):
     ranking = data.ranking(ties)
     n_relevant = data.n_relevant(relevance_threshold)
     undefined = n_relevant <= 0
-    if ranking.has_ties:
-        numerator, found, relevant, contribution = _expected_precision_sums(
-            ranking, relevance_threshold, k)
-    else:
-        numerator, found = _precision_sums(ranking, relevance_threshold, k)
+    numerator, found, relevant, contribution = _ap_sums(data, k, relevance_threshold, ties)
     if ap_denominator == "all" or k is None and ap_denominator != "found":
         denominator = n_relevant
     elif ap_denominator == "min_k":
@@ -621,6 +617,27 @@ def _average_precision(data, k, relevance_threshold, ap_denominator, ties):
     if ap_denominator == "found" and k is not None and ranking.has_ties:
         _found_straddling(ranking, relevant, contribution, k, values)
     return values, undefined
+
+
+@cached
+def _ap_sums(data, k, relevance_threshold, ties):
+    """AP's numerator per query, the sum of the precision at each relevant document ranked
+    within the cut-off (expected over the orderings of tied documents), the number of those
+    documents, and, with ties, :func:`_expected_precision_sums`' relevance and contributions
+    (else None): computed once for map, gm_map and yaap."""
+    ranking = data.ranking(ties)
+    if ranking.has_ties:
+        return _expected_precision_sums(ranking, relevance_threshold, k)
+    return (*_precision_sums(ranking, relevance_threshold, k), None, None)
+
+
+def yaap(data, *, relevance_threshold, ties):
+    """trec_eval's yaap (m_yaap.c; Robertson, "On Smoothing Average Precision", ECIR 2012):
+    ``log((1 + S) / (1 + R - S))``, S being AP's numerator (AP = S / R) and R the number of
+    relevant documents; defined on every query (0 when R = 0, as S is then 0)."""
+    numerator = _ap_sums(data, None, relevance_threshold, ties)[0]
+    n_relevant = data.n_relevant(relevance_threshold)
+    return np.log((1.0 + numerator) / (1.0 + n_relevant - numerator)), None
 
 
 # Relevant rows per chunk of _precision_sums: its temporaries are a chunk's, not all rows'.

@@ -2124,6 +2124,74 @@ def gm_map_score(y_true, y_score, *, qid=None, k=None, relevance_threshold=None,
     return _score("gm_map", locals())
 
 
+@validate_params(_constraints("yaap"), prefer_skip_nested_validation=True)
+@_fill_doc
+def yaap_score(y_true, y_score, *, qid=None, relevance_threshold=None, ties=None,
+               no_relevant=None, unjudged="nonrelevant", retrieved=None, judged=None,
+               docno=None, sample_weight=None, convention=None, return_per_query=False):
+    """Yet another average precision (trec_eval's ``yaap``): AP smoothed on a log-odds scale.
+
+    Parameters
+    ----------
+    %(data)s
+
+    %(qid)s
+
+    %(relevance_threshold)s
+
+    %(ties)s
+
+    %(defined_no_relevant)s
+
+    %(unjudged)s
+
+    %(tail)s
+
+    Returns
+    -------
+    score : float or ndarray of shape (n_queries,)
+        Mean over queries of yaap, weighted by ``sample_weight`` when given; with
+        ``return_per_query=True``, the value of each query in the order of
+        ``np.unique(qid)``.
+
+    See Also
+    --------
+    map_score : Average precision, :math:`S / R`.
+    gm_map_score : Another transformation of AP: the geometric mean over queries.
+
+    Notes
+    -----
+    .. math::
+        \\mathrm{yaap} = \\log \\frac{1 + S}{1 + R - S}, \\qquad
+        S = \\sum_{r \\text{ relevant ranked}} \\frac{\\#\\{\\text{relevant at ranks} \\le r\\}}{r}
+
+    :math:`S` is the numerator of average precision (:math:`\\mathrm{AP} = S / R`) and
+    :math:`R` the number of relevant documents of the query, retrieved or not; the logarithm
+    is natural. yaap is monotonic in AP on one query, but it stays finite and spreads out
+    the values near 0 and 1, so that its mean over queries is less dominated by the extremes
+    than MAP (Robertson [1]_). It is defined on every query: 0 without a relevant document
+    (``no_relevant`` never applies); a query of the qrels that the run does not retrieve
+    (trec_eval ``-c``) has :math:`\\log(1 / (1 + R))`. This is trec_eval 10.0's ``yaap``
+    (``m_yaap.c``). With ``ties="average"``, :math:`S` is its expectation over the orderings
+    of tied documents.
+
+    References
+    ----------
+    .. [1] S. Robertson, "On Smoothing Average Precision", ECIR 2012, LNCS 7224, pp. 158-169.
+
+    Examples
+    --------
+    The first query ranks its relevant document first (:math:`S = 1`, :math:`R = 1`:
+    :math:`\\log 2`), the second second (:math:`S = 1/2`: :math:`\\log 1 = 0`):
+
+    >>> from sklearn_rank.metrics import yaap_score
+    >>> y_true, y_score, qid = [1, 0, 0, 1], [4, 3, 2, 1], [1, 1, 2, 2]
+    >>> yaap_score(y_true, y_score, qid=qid, return_per_query=True)
+    array([0.69314718, 0.        ])
+    """
+    return _score("yaap", locals())
+
+
 @validate_params(_constraints("iprec_at_recall"), prefer_skip_nested_validation=True)
 @_fill_doc
 def iprec_at_recall_score(y_true, y_score, *, qid=None, recall=0.0, relevance_threshold=None,

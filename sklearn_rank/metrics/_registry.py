@@ -521,6 +521,9 @@ METRICS = {
         Metric("gm_map", pq.average_precision,
                (K, RELEVANCE_THRESHOLD, AP_DENOMINATOR, TIES_OPTION),
                aliases=("gm_ap",), aggregation="geometric_mean"),
+        # trec_eval's yaap: log((1 + S) / (1 + R - S)), S the numerator of AP (AP = S / R);
+        # defined on every query (0 without relevant documents)
+        Metric("yaap", pq.yaap, (RELEVANCE_THRESHOLD, TIES_OPTION)),
         Metric("iprec_at_recall", pqc.iprec_at_recall, (
             Option("recall", (Interval(Real, 0, 1, closed="both"),), 0.0),
             RELEVANCE_THRESHOLD, RECALL_ROUNDING, TIES_OPTION), aliases=("iprec",)),

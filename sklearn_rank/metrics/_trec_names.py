@@ -271,10 +271,9 @@ TREC_MEASURES = (
         "prefs_avgjg_imp")),
     *(_measure(name, None, refused=_JUDGEMENT_GROUPS)
       for name in ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")),
-    # trec_eval computes yaap from plain qrels too (one group of judgements)
-    _measure("yaap", None, refused="is not implemented in sklearn-rank (yet another average "
-             "precision, which trec_eval computes from plain qrels as one group of "
-             "judgements)"),
+    # m_yaap.c: computed from plain qrels; not in all_trec (trec_eval 10.0's outputs of
+    # -m all_trec have no yaap line)
+    _measure("yaap", "yaap"),
     _measure("rbp", "rbp", "pairs", to_options=_persistence),
     # m_rbp_resid.c: p = 0.9 unless given, no cut-off, 0 where no unjudged document is ranked
     _measure("rbp_resid", "rbp_residual", "pairs", fixed={"all_judged": "zero"},
