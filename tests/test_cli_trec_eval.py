@@ -626,7 +626,7 @@ def test_m0_keeps_no_document_and_rbp_takes_its_persistence(small_files, capsys)
     printed = parse_output(out)
     with pytest.warns(UserWarning, match="have no line in the run"):
         data = read_trec(qrels_path, run_path)
-    arrays = {name: data[name] for name in ("y_true", "y_score", "qid", "retrieved")}
+    arrays = {name: data[name] for name in ("y_true", "y_score", "qid", "retrieved", "docno")}
     for name, metric in (("rbp_p=0.5", "rbp(p=0.5)"), ("rbp_resid_p=0.5", "rbp_residual(p=0.5)")):
         result = evaluate_per_query(**arrays, judged="y_true", metrics=[metric],
                                     convention="trec_eval")

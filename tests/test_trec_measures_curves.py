@@ -343,7 +343,7 @@ def test_rprec_mult_by_hand():
     assert rprec_mult_score(*BINARY, qid=ONE_QUERY,
                             mult=2.0) == 0.5  # 3 hits over 6, beyond the list
     assert rprec_mult_score(*BINARY, qid=ONE_QUERY,
-                            mult=1.0) == METRICS["r_precision"].function(*BINARY)
+                            mult=1.0) == METRICS["r_precision"].function(*BINARY, qid=ONE_QUERY)
 
 
 def test_bing_and_g_by_hand():
@@ -597,7 +597,7 @@ def test_gain_mapping_names_and_keys():
     assert metric.name == "ndcg" and options == {"k": 10, "gain": {1: 3, 2: 9, 4: 4.5}}
     key = metric.key(options)
     assert key == "ndcg@10(gain={1:3,2:9,4:4.5})"
-    data = {"y_true": [2, 0, 4, 1, 3], "y_score": [5, 4, 3, 2, 1]}
+    data = {"y_true": [2, 0, 4, 1, 3], "y_score": [5, 4, 3, 2, 1], "qid": ONE_QUERY}
     assert evaluate(**data, metrics=[key])[key] == ndcg_score(**data, k=10, gain=options["gain"])
     # a preset leaves an explicit mapping alone
     assert ndcg_score(**data, gain={1: 3}, convention="trec_eval") == ndcg_score(
@@ -620,7 +620,7 @@ def test_gain_mapping_names_and_keys():
 def test_bad_gain_mappings_are_refused(gain, message):
     for function in (ndcg_score, dcg_score, g_score, ndcg_rel_score, rndcg_score):
         with pytest.raises(ValueError, match=message):
-            function([1, 0], [1, 0], gain=gain)
+            function([1, 0], [1, 0], qid=ONE_QUERY, gain=gain)
 
 
 @pytest.mark.parametrize("levels", [[], [0.5, 1.5], [[0.5]], [-0.1], ["a"], [np.nan]])

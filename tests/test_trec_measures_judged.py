@@ -39,7 +39,9 @@ M1 = ["bpref", "gm_bpref", "infap", "judged", "unjudged_rate", "rbp_residual", "
 
 
 def score(name, *args, **kwargs):
-    """The public function of ``name`` (read from the module that defines it)."""
+    """The public function of ``name`` (read from the module that defines it), on one query
+    (``qid="single_query"``) unless ``qid`` is given: the tests by hand take one query."""
+    kwargs.setdefault("qid", "single_query")
     return getattr(_ranking, f"{name}_score")(*args, **kwargs)
 
 
