@@ -22,3 +22,15 @@ def shared_data():
 def rng():
     """A freshly seeded generator, so that every test sees the same numbers."""
     return np.random.default_rng(0)
+
+
+@pytest.fixture
+def plt():
+    """pyplot on the headless Agg backend (skips without matplotlib); every figure is closed
+    after the test."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    yield pyplot
+    pyplot.close("all")

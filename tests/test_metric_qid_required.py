@@ -174,15 +174,6 @@ def test_dask_single_query_is_the_in_memory_one_query_number(frame, data):
 # --------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def plt():
-    matplotlib = pytest.importorskip("matplotlib")
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
-
-    yield pyplot
-    pyplot.close("all")
-
 
 def test_metric_at_k_from_predictions_without_qid_raises(plt, data):
     from sklearn_rank.plot import MetricAtKDisplay

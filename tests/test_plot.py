@@ -38,16 +38,6 @@ from sklearn_rank.stats import bootstrap_ci, paired_test
 FAST = {"n_resamples": 199, "random_state": 0}
 
 
-@pytest.fixture
-def plt():
-    """pyplot on the headless Agg backend; every figure is closed after the test."""
-    matplotlib = pytest.importorskip("matplotlib")
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
-
-    yield pyplot
-    pyplot.close("all")
-
 
 @pytest.fixture(scope="module")
 def data():
