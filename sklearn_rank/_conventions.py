@@ -135,7 +135,7 @@ CONVENTION_METRICS = {
         "num_nonrel_judged_ret", "num_q", "num_rel", "num_rel_ret", "num_ret", "precision",
         "r_precision", "rbp", "rbp_residual", "recall", "relative_p", "rndcg", "rprec_mult",
         "set_f", "set_map", "set_p", "set_recall", "set_relative_p", "unjudged_rate",
-        "utility",
+        "utility", "yaap",
     }),
     # ndcg@k and map@k
     "lightgbm": frozenset({"ndcg", "map"}),

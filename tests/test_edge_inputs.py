@@ -43,8 +43,9 @@ ALL = ["ndcg", "ndcg@2", "dcg@3", "err", "err@2", "rbp", "rbp@2(graded=true)", "
        "set_relative_p", "relative_p@2", "num_ret", "num_rel", "num_rel_ret",
        "num_nonrel_judged_ret", "num_q", "utility", "fallout", "fallout@2", "f1", "f1@2",
        # interpolated precision, R-based and G-based measures, the DCG family's options
-       "gm_map", "gm_map@2", "iprec_at_recall(recall=0.3)", "11pt_avg", "rprec_mult(mult=0.5)",
-       "g", "bing", "ndcg_rel", "rndcg", "ndcg@2(discount=rank)", "dcg(gains={1: 3, 2: 9})"]
+       "gm_map", "gm_map@2", "yaap", "iprec_at_recall(recall=0.3)", "11pt_avg",
+       "rprec_mult(mult=0.5)", "g", "bing", "ndcg_rel", "rndcg", "ndcg@2(discount=rank)",
+       "dcg(gains={1: 3, 2: 9})"]
 TIES = ["average", "stable", "optimistic", "pessimistic"]
 
 

@@ -28,7 +28,7 @@ METRICS = ["ndcg@3", "dcg", "err@5", "map", "map@2(ap_denominator=found)", "mrr"
            "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "num_q",
            "utility(b=-2,d=0.5)", "fallout@3", "f1@2",
            # interpolated precision, R-based and G-based measures, the DCG family's options
-           "gm_map", "iprec_at_recall(recall=0.5)", "11pt_avg", "rprec_mult(mult=2)", "g",
+           "gm_map", "yaap", "iprec_at_recall(recall=0.5)", "11pt_avg", "rprec_mult(mult=2)", "g",
            "bing", "ndcg_rel", "rndcg", "ndcg@3(discount=rank)", "dcg(gains={1: 3, 2: 9})"]
 
 

@@ -27,6 +27,12 @@ _EXPORTS = {
         "set_recall_score", "set_relative_p_score", "spearman_score",
         "unjudged_rate_score", "utility_score", "yaap_score",
     ),
+    "._dask": (
+        "SplitQueryError",
+    ),
+    "._engine": (
+        "GradeError",
+    ),
     "._registry": (
         "get_metric_names", "parse_metric",
     ),

@@ -639,6 +639,10 @@ class SplitQueryError(ValueError):
         return type(self), (str(self),), self.__dict__
 
 
+# public as sklearn_rank.metrics.SplitQueryError: its tracebacks name it so
+SplitQueryError.__module__ = "sklearn_rank.metrics"
+
+
 def _first_row(frame):
     return frame.sort_index(kind="stable").iloc[:1]
 

@@ -273,6 +273,10 @@ class GradeError(ValueError):
         return type(self), (str(self),), self.__dict__
 
 
+# public as sklearn_rank.metrics.GradeError: its tracebacks name it so
+GradeError.__module__ = "sklearn_rank.metrics"
+
+
 _NAN_HINT = ("If NaN marks documents without a judgement (a run merged with its qrels), pass "
              "judged='y_true'.")
 
