@@ -354,7 +354,12 @@ def test_the_version_is_written_once():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "version" not in config["project"] and "version" in config["project"]["dynamic"]
     dynamic = config["tool"]["setuptools"]["dynamic"]["version"]
-    assert dynamic == {"attr": "sklearn_rank.__version__"}
-    # a literal, which setuptools reads without importing the package
-    source = (ROOT / "sklearn_rank" / "__init__.py").read_text()
+    assert dynamic == {"attr": "sklearn_rank._version.__version__"}
+    # a literal in a leaf module, which setuptools reads without importing the package
+    source = (ROOT / "sklearn_rank" / "_version.py").read_text()
     assert re.search(r'^__version__ = "[^"]+"$', source, flags=re.M)
+    assert not re.search(r"^\s*(import|from) ", source, flags=re.M), "_version.py is a leaf"
+    # and nowhere else: the package re-exports it, every reader imports it
+    for path in (ROOT / "sklearn_rank").rglob("*.py"):
+        if path.name != "_version.py":
+            assert not re.search(r"^\s*__version__ = ", path.read_text(), flags=re.M), path
