@@ -9,13 +9,13 @@ import sys
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.model_selection import GroupShuffleSplit, StratifiedGroupKFold
-from sklearn.model_selection._split import BaseCrossValidator, _validate_shuffle_split
+from sklearn.model_selection import BaseCrossValidator, GroupShuffleSplit, StratifiedGroupKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 
 from ..utils._param_validation import Interval, validate_parameter_constraints
 from ..utils._qid import _num_rows, factorize, resolve_qid
+from ..utils._sklearn_internals import _validate_shuffle_split, is_subsample_meta_splitter
 
 
 class _QuerySplitter(BaseCrossValidator):
@@ -82,9 +82,7 @@ def _refuse_row_subsampling(frame, splitter):
     the search. ``frame`` is the frame of whoever iterates our ``split``.
     """
     caller = frame.f_locals.get("self") if frame is not None else None
-    if (type(caller).__name__ == "_SubsampleMetaSplitter"
-            and type(caller).__module__.startswith("sklearn.")
-            and getattr(caller, "fraction", 1) < 1):
+    if is_subsample_meta_splitter(caller) and getattr(caller, "fraction", 1) < 1:
         raise ValueError(
             f"scikit-learn's halving search with resource='n_samples' draws a random "
             f"fraction of the rows of every fold of {splitter}, cutting every query short: "
