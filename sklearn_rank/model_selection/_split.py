@@ -19,10 +19,18 @@ from ..utils._sklearn_internals import _validate_shuffle_split, is_subsample_met
 
 
 class _QuerySplitter(BaseCrossValidator):
-    """Shared logic: find the query ids (argument, ``groups`` or a DataFrame column)."""
+    """Shared logic: find the query ids (argument, ``groups`` or a DataFrame column).
+
+    ``split`` is written once here, as scikit-learn's ``BaseCrossValidator.split`` over its
+    ``_iter_test_indices``: it checks the parameters and the query ids, then hands them to
+    the subclass's ``_split_queries(qid, y)``, which yields the (train, test) row indices.
+    """
 
     # Under metadata routing the splitter asks for the query ids without being told.
     __metadata_request__split = {"qid": True}
+
+    # Whether split() refuses y=None (before reading the query ids): the stratified splitter.
+    _needs_y = False
 
     _parameter_constraints = {
         "n_splits": [Interval(Integral, 2, None, closed="left")],
@@ -57,6 +65,39 @@ class _QuerySplitter(BaseCrossValidator):
     def _validate(self):
         params = {k: getattr(self, k) for k in self._parameter_constraints}
         validate_parameter_constraints(self._parameter_constraints, params, type(self).__name__)
+
+    def split(self, X=None, y=None, groups=None, qid=None):
+        """Generate indices to split data into training and test sets.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features), default=None
+            Training data; only read for its query-id column.
+        y : array-like of shape (n_samples,), default=None
+            Grades: :class:`StratifiedQueryKFold` stratifies on them (and needs them); the
+            other splitters ignore them.
+        groups : array-like of shape (n_samples,), default=None
+            Query ids, as passed by scikit-learn without metadata routing.
+        qid : array-like of shape (n_samples,), default=None
+            Query ids.
+
+        Yields
+        ------
+        train : ndarray
+            Training row indices.
+        test : ndarray
+            Test row indices.
+        """
+        self._validate()
+        if self._needs_y and y is None:
+            raise ValueError(f"{type(self).__name__} needs the grades y to stratify on; got None.")
+        # called from split() itself: _query_ids looks two frames up, at who iterates split
+        qid = self._query_ids(X, groups, qid)
+        yield from self._split_queries(qid, y)
+
+    def _split_queries(self, qid, y):
+        """Yield the (train, test) row indices of the checked query ids ``qid``."""
+        raise NotImplementedError
 
     def get_n_splits(self, X=None, y=None, groups=None, qid=None):
         """Number of splitting iterations.
@@ -141,29 +182,7 @@ class QueryKFold(_QuerySplitter):
         self.random_state = random_state
         self.qid_column = qid_column
 
-    def split(self, X=None, y=None, groups=None, qid=None):
-        """Generate indices to split data into training and test sets.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features), default=None
-            Training data; only read for its query-id column.
-        y : array-like of shape (n_samples,), default=None
-            Ignored.
-        groups : array-like of shape (n_samples,), default=None
-            Query ids, as passed by scikit-learn without metadata routing.
-        qid : array-like of shape (n_samples,), default=None
-            Query ids.
-
-        Yields
-        ------
-        train : ndarray
-            Training row indices.
-        test : ndarray
-            Test row indices.
-        """
-        self._validate()
-        qid = self._query_ids(X, groups, qid)
+    def _split_queries(self, qid, y):
         codes, _ = self._codes(qid)
         sizes = np.bincount(codes)
         order = np.arange(len(sizes))
@@ -212,37 +231,15 @@ class StratifiedQueryKFold(_QuerySplitter):
     4
     """
 
+    _needs_y = True
+
     def __init__(self, n_splits=5, *, shuffle=False, random_state=None, qid_column="qid"):
         self.n_splits = n_splits
         self.shuffle = shuffle
         self.random_state = random_state
         self.qid_column = qid_column
 
-    def split(self, X=None, y=None, groups=None, qid=None):
-        """Generate indices to split data into training and test sets.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features), default=None
-            Training data; only read for its query-id column.
-        y : array-like of shape (n_samples,)
-            Grades, stratified on.
-        groups : array-like of shape (n_samples,), default=None
-            Query ids, as passed by scikit-learn without metadata routing.
-        qid : array-like of shape (n_samples,), default=None
-            Query ids.
-
-        Yields
-        ------
-        train : ndarray
-            Training row indices.
-        test : ndarray
-            Test row indices.
-        """
-        self._validate()
-        if y is None:
-            raise ValueError("StratifiedQueryKFold needs the grades y to stratify on; got None.")
-        qid = self._query_ids(X, groups, qid)
+    def _split_queries(self, qid, y):
         y = np.asarray(y)
         if y.shape != qid.shape:
             raise ValueError(
@@ -316,29 +313,7 @@ class QueryShuffleSplit(_QuerySplitter):
         self.random_state = random_state
         self.qid_column = qid_column
 
-    def split(self, X=None, y=None, groups=None, qid=None):
-        """Generate indices to split data into training and test sets.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features), default=None
-            Training data; only read for its query-id column.
-        y : array-like of shape (n_samples,), default=None
-            Ignored.
-        groups : array-like of shape (n_samples,), default=None
-            Query ids, as passed by scikit-learn without metadata routing.
-        qid : array-like of shape (n_samples,), default=None
-            Query ids.
-
-        Yields
-        ------
-        train : ndarray
-            Training row indices.
-        test : ndarray
-            Test row indices.
-        """
-        self._validate()
-        qid = self._query_ids(X, groups, qid)
+    def _split_queries(self, qid, y):
         n_queries = len(factorize(np.asarray(qid), len(qid))[1])
         try:
             _validate_shuffle_split(n_queries, self.test_size, self.train_size, 0.2)
