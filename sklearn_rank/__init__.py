@@ -18,10 +18,9 @@ lightgbm, xgboost, catboost
     Adapters of the boosters' rankers taking per-row query ids (imported on demand).
 """
 
-# The one place the version is written: pyproject.toml reads it ([tool.setuptools.dynamic]).
-__version__ = "0.1.0.dev0"
-
 import importlib
+
+from ._version import __version__
 
 # Subpackages load on first use (PEP 562), as scikit-learn's do: `import sklearn_rank` and
 # `sklearn-rank --help` then do not pay for scikit-learn, scipy and pandas.

@@ -18,11 +18,19 @@ CatBoost   ``set_booster_params``           ``_init_params`` (dict of the set   
 the installed ones. The floors of ``pyproject.toml`` (lightgbm 4.0, xgboost 3.1, catboost 1.2)
 were not checked. When a test here fails, the message names the private method or attribute
 that changed; mend the one function, run this file, and add the version to the table.
+
+scikit-learn's private names (nine, and the private module of ``validate_params``) are all
+imported through ``sklearn_rank/utils/_sklearn_internals.py``, checked against its
+``CHECKED_VERSIONS`` (1.9.1) here: a release that moves or changes one fails naming it, and
+no other module may import a private scikit-learn name.
 """
 
+import ast
 import importlib.metadata
 import inspect
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -340,6 +348,128 @@ def test_row_weights_are_checked_with_the_callers_name(data):
 
 
 # --------------------------------------------------------------------------------------
+# scikit-learn: its private names, all imported through utils/_sklearn_internals.py
+# --------------------------------------------------------------------------------------
+
+# The signature each private function or class is called with (None: only its presence).
+SKLEARN_SIGNATURES = {
+    "_BaseScorer": None,
+    "_cached_call": ["cache", "estimator", "response_method", "args", "kwargs"],
+    "_MultimetricScorer": ["scorers", "raise_exc"],
+    "_raise_for_params": ["params", "owner", "method", "allow"],
+    "_check_response_method": ["estimator", "response_method"],
+    "_MetadataRequester": None,
+    "_safe_indexing": ["X", "indices", "axis"],
+    "_SubsampleMetaSplitter": ["base_cv", "fraction", "subsample_test", "random_state"],
+    "_validate_shuffle_split": ["n_samples", "test_size", "train_size", "default_test_size"],
+}
+
+
+def _sklearn_changed(what):
+    import sklearn
+
+    from sklearn_rank.utils import _sklearn_internals
+
+    return (f"scikit-learn {sklearn.__version__} changed {what}, which "
+            f"sklearn_rank/utils/_sklearn_internals.py relies on (checked against scikit-learn "
+            f"{', '.join(_sklearn_internals.CHECKED_VERSIONS)}). Mend it there.")
+
+
+def test_every_sklearn_private_name_is_checked():
+    from sklearn_rank.utils import _sklearn_internals
+
+    assert set(SKLEARN_SIGNATURES) == set(_sklearn_internals.PRIVATE_NAMES)
+
+
+@pytest.mark.parametrize("name", sorted(SKLEARN_SIGNATURES))
+def test_sklearn_private_name_is_still_there(name):
+    from sklearn_rank.utils import _sklearn_internals
+
+    where = f"{_sklearn_internals.PRIVATE_NAMES[name]}.{name}"
+    try:
+        value = getattr(_sklearn_internals, name)
+    except (ImportError, AttributeError):
+        pytest.fail(_sklearn_changed(f"{where} (it is gone)"))
+    expected = SKLEARN_SIGNATURES[name]
+    if expected is not None:
+        assert _parameters(value) == expected, _sklearn_changed(
+            f"the signature of {where}: {inspect.signature(value)}")
+
+
+def test_sklearn_private_scorer_methods_are_still_there():
+    # RankingScorer overrides _score, which _FoldScorer calls on every _BaseScorer
+    from sklearn.metrics import get_scorer
+
+    scorer = get_scorer("r2")
+    from sklearn_rank.utils._sklearn_internals import _BaseScorer
+
+    assert isinstance(scorer, _BaseScorer), _sklearn_changed("the base of its scorers")
+    assert _parameters(type(scorer)._score)[:5] == [
+        "self", "method_caller", "estimator", "X", "y_true"], _sklearn_changed(
+        f"the signature of _Scorer._score: {inspect.signature(type(scorer)._score)}")
+
+
+@pytest.mark.parametrize("name", ["validate_params", "validate_parameter_constraints",
+                                  "InvalidParameterError", "Interval", "StrOptions", "Options"])
+def test_sklearn_param_validation_name_is_still_there(name):
+    from sklearn_rank.utils import _sklearn_internals
+
+    assert name in _sklearn_internals.PARAM_VALIDATION_NAMES
+    module = _sklearn_internals.param_validation
+    assert module.__name__ == _sklearn_internals.PARAM_VALIDATION_MODULE
+    assert hasattr(module, name), _sklearn_changed(
+        f"{_sklearn_internals.PARAM_VALIDATION_MODULE}.{name} (it is gone)")
+
+
+def test_the_subsample_meta_splitter_is_recognised_by_name():
+    from sklearn.model_selection import KFold
+
+    from sklearn_rank.utils._sklearn_internals import (
+        _SubsampleMetaSplitter,
+        is_subsample_meta_splitter,
+    )
+
+    meta = _SubsampleMetaSplitter(base_cv=KFold(2), fraction=0.5, subsample_test=True,
+                                  random_state=0)
+    assert is_subsample_meta_splitter(meta), _sklearn_changed(
+        "the name or module of _SubsampleMetaSplitter")
+    assert meta.fraction == 0.5
+    assert not is_subsample_meta_splitter(KFold(2))
+
+
+def _sklearn_private_uses(source):
+    """The private scikit-learn modules and names a module's source imports or names."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (
+                node.module == "sklearn" or node.module.startswith("sklearn.")):
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            yield from (name for name in names if re.search(r"\._", name))
+        elif isinstance(node, ast.Import):
+            yield from (a.name for a in node.names if re.match(r"sklearn\..*\._", a.name))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield from re.findall(r"^sklearn(?:\.\w+)*\._\w+$", node.value)
+
+
+def test_no_other_module_imports_sklearns_private_names():
+    offenders = [f"{path.relative_to(ROOT)}: {name}"
+                 for path in sorted((ROOT / "sklearn_rank").rglob("*.py"))
+                 if path.name != "_sklearn_internals.py"
+                 for name in _sklearn_private_uses(path.read_text())]
+    assert not offenders, "import them through sklearn_rank/utils/_sklearn_internals.py:\n" + (
+        "\n".join(offenders))
+
+
+def test_the_fence_imports_no_sklearn():
+    # the light modules (registry, command line, parameter validation) import the fence
+    code = ("import sys; import sklearn_rank.utils._sklearn_internals, "
+            "sklearn_rank.utils._param_validation; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sklearn', 'scipy')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout
+    assert out.strip() == "[]"
+
+
+# --------------------------------------------------------------------------------------
 # One version
 # --------------------------------------------------------------------------------------
 
@@ -354,7 +484,12 @@ def test_the_version_is_written_once():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "version" not in config["project"] and "version" in config["project"]["dynamic"]
     dynamic = config["tool"]["setuptools"]["dynamic"]["version"]
-    assert dynamic == {"attr": "sklearn_rank.__version__"}
-    # a literal, which setuptools reads without importing the package
-    source = (ROOT / "sklearn_rank" / "__init__.py").read_text()
+    assert dynamic == {"attr": "sklearn_rank._version.__version__"}
+    # a literal in a leaf module, which setuptools reads without importing the package
+    source = (ROOT / "sklearn_rank" / "_version.py").read_text()
     assert re.search(r'^__version__ = "[^"]+"$', source, flags=re.M)
+    assert not re.search(r"^\s*(import|from) ", source, flags=re.M), "_version.py is a leaf"
+    # and nowhere else: the package re-exports it, every reader imports it
+    for path in (ROOT / "sklearn_rank").rglob("*.py"):
+        if path.name != "_version.py":
+            assert not re.search(r"^\s*__version__ = ", path.read_text(), flags=re.M), path

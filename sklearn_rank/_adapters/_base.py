@@ -1,11 +1,11 @@
 """The base class of the booster adapters: query ids in, fit data out, predict and score."""
 
 import numpy as np
-from sklearn.utils._metadata_requests import _MetadataRequester
 from sklearn.utils.validation import check_is_fitted
 
 from ..metrics import evaluate
 from ..utils._qid import _is_dataframe, _num_rows, drop_qid_column, has_qid_column, resolve_qid
+from ..utils._sklearn_internals import _MetadataRequester
 from ..utils._trained import TrainedQueries
 from ._params import validate_own_params
 from ._queries import (

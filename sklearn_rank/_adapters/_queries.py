@@ -21,7 +21,7 @@ import math
 import numpy as np
 from scipy import sparse
 from sklearn import get_config
-from sklearn.utils import _safe_indexing, check_random_state
+from sklearn.utils import check_random_state
 from sklearn.utils import validation as sklearn_validation
 
 from ..metrics._engine import query_weight as _engine_query_weight
@@ -34,6 +34,7 @@ from ..utils._qid import (  # noqa: F401 - SINGLE_QUERY and is_single_query: re-
     group_sizes,
     is_single_query,
 )
+from ..utils._sklearn_internals import _safe_indexing
 
 
 class QuerySet:

@@ -964,7 +964,7 @@ def library_versions():
     """The versions of Python, sklearn-rank and the libraries this process has imported."""
     import platform
 
-    from .. import __version__
+    from .._version import __version__
 
     versions = {"python": platform.python_version(), "sklearn-rank": __version__}
     for module, name in (("numpy", "numpy"), ("scipy", "scipy"), ("sklearn", "scikit-learn"),

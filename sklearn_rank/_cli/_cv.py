@@ -278,7 +278,7 @@ def _keys(metrics, convention, scales):
 
 def _metadata(args, data, test, choices, keys, baseline):
     """What the outputs record of the run (provenance)."""
-    from .. import __version__
+    from .._version import __version__
 
     return {
         "command": "sklearn-rank cv",

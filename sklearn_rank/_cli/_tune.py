@@ -382,7 +382,7 @@ def _candidates(space, args):
 
 
 def _metadata(args, data, test, choice, keys, params):
-    from .. import __version__
+    from .._version import __version__
 
     return {
         "command": "sklearn-rank tune",

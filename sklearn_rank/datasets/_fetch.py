@@ -337,7 +337,7 @@ def _transfer(url, part, size, bar_of, deadline=float("inf")):
     from urllib.error import HTTPError
     from urllib.request import Request, urlopen
 
-    from .. import __version__
+    from .._version import __version__
 
     have = part.stat().st_size if part.exists() else 0
     if size is not None and have > size:

@@ -25,6 +25,7 @@ import numpy as np
 from ..utils._arrays import check_finite_nonnegative
 from ..utils._optional import import_optional
 from ..utils._param_validation import validate_parameter_constraints, validate_params
+from ..utils._sklearn_internals import PARAM_VALIDATION_MODULE
 from ._dask import dask_evaluate, is_dask_collection
 from ._engine import check_ranking_input, mean_over_queries
 from ._registry import CONSTRAINTS, METRICS, check_overridden, metric_options, parse_metric
@@ -682,7 +683,7 @@ def _outside_package():
     frame, level = sys._getframe(2), 2
     while frame is not None and (
             os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE)
-            or frame.f_globals.get("__name__") == "sklearn.utils._param_validation"):
+            or frame.f_globals.get("__name__") == PARAM_VALIDATION_MODULE):
         frame, level = frame.f_back, level + 1
     return level
 

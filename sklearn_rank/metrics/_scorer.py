@@ -15,13 +15,16 @@ from functools import partial
 
 import numpy as np
 from sklearn.base import is_classifier
-from sklearn.metrics._scorer import _BaseScorer, _cached_call
-from sklearn.utils._metadata_requests import _raise_for_params
-from sklearn.utils._response import _check_response_method
 
 from .._conventions import resolve
 from ..utils._param_validation import validate_parameter_constraints
 from ..utils._qid import QID_HELP, has_qid_column, is_single_query, resolve_qid
+from ..utils._sklearn_internals import (
+    _BaseScorer,
+    _cached_call,
+    _check_response_method,
+    _raise_for_params,
+)
 from ..utils._trained import check_trained_queries
 from ._engine import check_ranking_input
 from ._registry import CONSTRAINTS, METRICS, metric_options, parse_metric

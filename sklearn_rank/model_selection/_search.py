@@ -13,10 +13,10 @@ import numpy as np
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.model_selection import HalvingGridSearchCV as _SklearnHalvingGridSearchCV
 from sklearn.model_selection import HalvingRandomSearchCV as _SklearnHalvingRandomSearchCV
-from sklearn.model_selection._search_successive_halving import _SubsampleMetaSplitter
 from sklearn.utils import check_random_state
 
 from ..utils._qid import factorize, resolve_qid
+from ..utils._sklearn_internals import _SubsampleMetaSplitter
 
 #: The fewest queries a fit of a halving search's first round trains on. A ranker trained on
 #: one or two queries scores far below its worth (nDCG@10 0.67 where the full data gives

@@ -9,20 +9,28 @@ import sys
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.model_selection import GroupShuffleSplit, StratifiedGroupKFold
-from sklearn.model_selection._split import BaseCrossValidator, _validate_shuffle_split
+from sklearn.model_selection import BaseCrossValidator, GroupShuffleSplit, StratifiedGroupKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 
 from ..utils._param_validation import Interval, validate_parameter_constraints
 from ..utils._qid import _num_rows, factorize, resolve_qid
+from ..utils._sklearn_internals import _validate_shuffle_split, is_subsample_meta_splitter
 
 
 class _QuerySplitter(BaseCrossValidator):
-    """Shared logic: find the query ids (argument, ``groups`` or a DataFrame column)."""
+    """Shared logic: find the query ids (argument, ``groups`` or a DataFrame column).
+
+    ``split`` is written once here, as scikit-learn's ``BaseCrossValidator.split`` over its
+    ``_iter_test_indices``: it checks the parameters and the query ids, then hands them to
+    the subclass's ``_split_queries(qid, y)``, which yields the (train, test) row indices.
+    """
 
     # Under metadata routing the splitter asks for the query ids without being told.
     __metadata_request__split = {"qid": True}
+
+    # Whether split() refuses y=None (before reading the query ids): the stratified splitter.
+    _needs_y = False
 
     _parameter_constraints = {
         "n_splits": [Interval(Integral, 2, None, closed="left")],
@@ -58,6 +66,39 @@ class _QuerySplitter(BaseCrossValidator):
         params = {k: getattr(self, k) for k in self._parameter_constraints}
         validate_parameter_constraints(self._parameter_constraints, params, type(self).__name__)
 
+    def split(self, X=None, y=None, groups=None, qid=None):
+        """Generate indices to split data into training and test sets.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features), default=None
+            Training data; only read for its query-id column.
+        y : array-like of shape (n_samples,), default=None
+            Grades: :class:`StratifiedQueryKFold` stratifies on them (and needs them); the
+            other splitters ignore them.
+        groups : array-like of shape (n_samples,), default=None
+            Query ids, as passed by scikit-learn without metadata routing.
+        qid : array-like of shape (n_samples,), default=None
+            Query ids.
+
+        Yields
+        ------
+        train : ndarray
+            Training row indices.
+        test : ndarray
+            Test row indices.
+        """
+        self._validate()
+        if self._needs_y and y is None:
+            raise ValueError(f"{type(self).__name__} needs the grades y to stratify on; got None.")
+        # called from split() itself: _query_ids looks two frames up, at who iterates split
+        qid = self._query_ids(X, groups, qid)
+        yield from self._split_queries(qid, y)
+
+    def _split_queries(self, qid, y):
+        """Yield the (train, test) row indices of the checked query ids ``qid``."""
+        raise NotImplementedError
+
     def get_n_splits(self, X=None, y=None, groups=None, qid=None):
         """Number of splitting iterations.
 
@@ -82,9 +123,7 @@ def _refuse_row_subsampling(frame, splitter):
     the search. ``frame`` is the frame of whoever iterates our ``split``.
     """
     caller = frame.f_locals.get("self") if frame is not None else None
-    if (type(caller).__name__ == "_SubsampleMetaSplitter"
-            and type(caller).__module__.startswith("sklearn.")
-            and getattr(caller, "fraction", 1) < 1):
+    if is_subsample_meta_splitter(caller) and getattr(caller, "fraction", 1) < 1:
         raise ValueError(
             f"scikit-learn's halving search with resource='n_samples' draws a random "
             f"fraction of the rows of every fold of {splitter}, cutting every query short: "
@@ -143,29 +182,7 @@ class QueryKFold(_QuerySplitter):
         self.random_state = random_state
         self.qid_column = qid_column
 
-    def split(self, X=None, y=None, groups=None, qid=None):
-        """Generate indices to split data into training and test sets.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features), default=None
-            Training data; only read for its query-id column.
-        y : array-like of shape (n_samples,), default=None
-            Ignored.
-        groups : array-like of shape (n_samples,), default=None
-            Query ids, as passed by scikit-learn without metadata routing.
-        qid : array-like of shape (n_samples,), default=None
-            Query ids.
-
-        Yields
-        ------
-        train : ndarray
-            Training row indices.
-        test : ndarray
-            Test row indices.
-        """
-        self._validate()
-        qid = self._query_ids(X, groups, qid)
+    def _split_queries(self, qid, y):
         codes, _ = self._codes(qid)
         sizes = np.bincount(codes)
         order = np.arange(len(sizes))
@@ -214,37 +231,15 @@ class StratifiedQueryKFold(_QuerySplitter):
     4
     """
 
+    _needs_y = True
+
     def __init__(self, n_splits=5, *, shuffle=False, random_state=None, qid_column="qid"):
         self.n_splits = n_splits
         self.shuffle = shuffle
         self.random_state = random_state
         self.qid_column = qid_column
 
-    def split(self, X=None, y=None, groups=None, qid=None):
-        """Generate indices to split data into training and test sets.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features), default=None
-            Training data; only read for its query-id column.
-        y : array-like of shape (n_samples,)
-            Grades, stratified on.
-        groups : array-like of shape (n_samples,), default=None
-            Query ids, as passed by scikit-learn without metadata routing.
-        qid : array-like of shape (n_samples,), default=None
-            Query ids.
-
-        Yields
-        ------
-        train : ndarray
-            Training row indices.
-        test : ndarray
-            Test row indices.
-        """
-        self._validate()
-        if y is None:
-            raise ValueError("StratifiedQueryKFold needs the grades y to stratify on; got None.")
-        qid = self._query_ids(X, groups, qid)
+    def _split_queries(self, qid, y):
         y = np.asarray(y)
         if y.shape != qid.shape:
             raise ValueError(
@@ -318,29 +313,7 @@ class QueryShuffleSplit(_QuerySplitter):
         self.random_state = random_state
         self.qid_column = qid_column
 
-    def split(self, X=None, y=None, groups=None, qid=None):
-        """Generate indices to split data into training and test sets.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features), default=None
-            Training data; only read for its query-id column.
-        y : array-like of shape (n_samples,), default=None
-            Ignored.
-        groups : array-like of shape (n_samples,), default=None
-            Query ids, as passed by scikit-learn without metadata routing.
-        qid : array-like of shape (n_samples,), default=None
-            Query ids.
-
-        Yields
-        ------
-        train : ndarray
-            Training row indices.
-        test : ndarray
-            Test row indices.
-        """
-        self._validate()
-        qid = self._query_ids(X, groups, qid)
+    def _split_queries(self, qid, y):
         n_queries = len(factorize(np.asarray(qid), len(qid))[1])
         try:
             _validate_shuffle_split(n_queries, self.test_size, self.train_size, 0.2)

@@ -7,7 +7,6 @@ from traceback import format_exc
 import numpy as np
 from joblib import effective_n_jobs
 from sklearn import config_context
-from sklearn.metrics._scorer import _BaseScorer, _cached_call, _MultimetricScorer
 from sklearn.model_selection import cross_validate as _sklearn_cross_validate
 from sklearn.utils.metadata_routing import get_routing_for_object, process_routing
 
@@ -22,6 +21,7 @@ from ..metrics._scorer import (
 )
 from ..utils._param_validation import validate_params
 from ..utils._qid import factorize, resolve_qid
+from ..utils._sklearn_internals import _BaseScorer, _cached_call, _MultimetricScorer
 from ._split import QueryKFold, _QuerySplitter
 
 

@@ -1,8 +1,8 @@
 """Parameter validation: scikit-learn's machinery, imported when it has something to say.
 
-scikit-learn keeps ``validate_params`` and its constraint classes in a private module; every
-module of sklearn-rank imports them from here, so a change on scikit-learn's side is mended in
-one place.
+scikit-learn keeps ``validate_params`` and its constraint classes in a private module, which
+:mod:`sklearn_rank.utils._sklearn_internals` fences; every module of sklearn-rank imports them
+from here.
 
 Importing scikit-learn costs about a second (it imports SciPy), which the metric registry
 and ``sklearn-rank trec_eval`` would pay only to learn that ``k=10`` is an integer. So the
@@ -44,9 +44,9 @@ class _Constraint:
     def to_sklearn(self):
         """scikit-learn's constraint object (built once; imports scikit-learn)."""
         if self._sklearn is None:
-            from sklearn.utils import _param_validation
+            from ._sklearn_internals import param_validation
 
-            self._sklearn = getattr(_param_validation, self._sklearn_class)(
+            self._sklearn = getattr(param_validation, self._sklearn_class)(
                 *self._args, **self._kwargs)
         return self._sklearn
 
@@ -166,9 +166,10 @@ def validate_parameter_constraints(parameter_constraints, params, caller_name):
     """
     if _plainly_valid(parameter_constraints, params):
         return
-    from sklearn.utils._param_validation import validate_parameter_constraints as check
+    from ._sklearn_internals import param_validation
 
-    check(_to_sklearn(parameter_constraints), params, caller_name)
+    param_validation.validate_parameter_constraints(_to_sklearn(parameter_constraints), params,
+                                                    caller_name)
 
 
 def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
@@ -188,15 +189,16 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
     -------
     decorator : callable
     """
-    from sklearn.utils._param_validation import validate_params as sklearn_validate_params
+    from ._sklearn_internals import param_validation
 
-    return sklearn_validate_params(_to_sklearn(parameter_constraints),
-                                   prefer_skip_nested_validation=prefer_skip_nested_validation)
+    return param_validation.validate_params(
+        _to_sklearn(parameter_constraints),
+        prefer_skip_nested_validation=prefer_skip_nested_validation)
 
 
 def __getattr__(name):
     if name == "InvalidParameterError":
-        from sklearn.utils._param_validation import InvalidParameterError
+        from ._sklearn_internals import param_validation
 
-        return InvalidParameterError
+        return param_validation.InvalidParameterError
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,14 +9,14 @@ import functools
 
 import numpy as np
 
-from .._adapters import OWN_PARAMETERS, OWN_PARAMETERS_DOC, adapter_signature, split_eval_metrics
+from .._adapters import OWN_PARAMETERS, OWN_PARAMETERS_DOC, adapter_signature
 from .._adapters._dask import DaskRankerMixin, import_dask
 from .._adapters._params import validate_own_params
 from ..metrics import evaluate
 from ..metrics._registry import parse_metric
-from ._eval_metric import XGBoostEvalMetric
+from ._eval_metric import plan_eval_metrics
 from ._internals import fit_with_custom_metric
-from ._ranker import _BOOSTER_METRIC_NAMES, XGBRanker
+from ._ranker import XGBRanker
 
 # The package imported xgboost, or said which extra installs it; Dask, or the same here.
 import_dask("sklearn_rank.xgboost.DaskXGBRanker")
@@ -269,25 +269,9 @@ class DaskXGBRanker(DaskRankerMixin, xgboost.dask.DaskXGBRanker):
             train, held_out = self._hold_out(train, twin, client)
             evals = [held_out]
 
-        booster_metrics, ours = split_eval_metrics(self.eval_metric, _BOOSTER_METRIC_NAMES,
-                                                   XGBoostEvalMetric)
-        if evals and early_stopping and not booster_metrics and not ours:
-            ours = [XGBoostEvalMetric(self.scoring)]
-        attributes = {}  # of this fit: see fit_with_custom_metric
-        if ours:
-            if any(callable(entry) for entry in booster_metrics):
-                raise ValueError(
-                    "XGBoost takes one custom eval metric: sklearn-rank metrics "
-                    f"{[m.name for m in ours]} cannot be combined with another callable."
-                )
-            attributes["eval_metric"] = booster_metrics or None
-            if self.early_stopping_rounds and not twin._has_early_stopping_callback():
-                # XGBoost's early stopping minimises metrics it does not know.
-                attributes["early_stopping_rounds"] = None
-                attributes["callbacks"] = [*(self.callbacks or ()), xgboost.callback.EarlyStopping(
-                    rounds=self.early_stopping_rounds, metric_name=ours[-1].__name__,
-                    maximize=ours[-1].maximize,
-                )]
+        ours, attributes = plan_eval_metrics(
+            self, has_evals=bool(evals), early_stopping=early_stopping,
+            has_early_stopping_callback=twin._has_early_stopping_callback())
         kwargs = {"qid": train.codes()}
         if evals:
             kwargs["eval_set"] = [(e.X, e.y) for e in evals]

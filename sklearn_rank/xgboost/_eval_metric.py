@@ -1,8 +1,13 @@
 """sklearn-rank metrics as XGBoost custom eval metrics."""
 
+import re
+
 import numpy as np
 
-from .._adapters import BoosterEvalMetric
+from .._adapters import BoosterEvalMetric, split_eval_metrics
+
+# XGBoost's own ranking metrics: ndcg, map and pre, with an optional @k and "-".
+_BOOSTER_METRIC_NAMES = re.compile(r"^(ndcg|map|pre)(@\d+)?-?$")
 
 
 class XGBoostEvalMetric(BoosterEvalMetric):
@@ -53,6 +58,56 @@ class MetricList:
 
     def __call__(self, predt, dmatrix):
         return [metric(predt, dmatrix) for metric in self.metrics]
+
+
+def plan_eval_metrics(estimator, *, has_evals, early_stopping, has_early_stopping_callback):
+    """The sklearn-rank eval metrics of one fit of an XGBoost ranker, in memory or on Dask.
+
+    Parameters
+    ----------
+    estimator : XGBRanker or DaskXGBRanker
+        Read for ``eval_metric``, ``scoring``, ``early_stopping_rounds`` and ``callbacks``.
+    has_evals : bool
+        Whether the fit has eval sets (given, or held out for early stopping).
+    early_stopping : bool
+        Whether the parameters and the fit ask for early stopping.
+    has_early_stopping_callback : bool
+        Whether ``callbacks`` already hold an XGBoost ``EarlyStopping``.
+
+    Returns
+    -------
+    ours : list of XGBoostEvalMetric
+        The sklearn-rank metrics of ``eval_metric``; ``scoring`` when early stopping has
+        eval sets and no metric to monitor. Empty: XGBoost's own metrics only.
+    attributes : dict
+        The estimator's attributes that ``fit_with_custom_metric`` overrides for the fit
+        when ``ours`` is not empty: ``eval_metric`` (XGBoost's own names), and an
+        ``EarlyStopping`` callback that maximises in place of ``early_stopping_rounds``.
+    """
+    booster_metrics, ours = split_eval_metrics(estimator.eval_metric, _BOOSTER_METRIC_NAMES,
+                                               XGBoostEvalMetric)
+    if has_evals and early_stopping and not booster_metrics and not ours:
+        ours = [XGBoostEvalMetric(estimator.scoring)]
+    attributes = {}  # of this fit: see fit_with_custom_metric
+    if ours:
+        if any(callable(entry) for entry in booster_metrics):
+            raise ValueError(
+                "XGBoost takes one custom eval metric: sklearn-rank metrics "
+                f"{[m.name for m in ours]} cannot be combined with another callable."
+            )
+        attributes["eval_metric"] = booster_metrics or None
+        if estimator.early_stopping_rounds and not has_early_stopping_callback:
+            import xgboost
+
+            # XGBoost's early stopping minimises metrics it does not know.
+            attributes["early_stopping_rounds"] = None
+            attributes["callbacks"] = [
+                *(estimator.callbacks or ()),
+                xgboost.callback.EarlyStopping(rounds=estimator.early_stopping_rounds,
+                                               metric_name=ours[-1].__name__,
+                                               maximize=ours[-1].maximize),
+            ]
+    return ours, attributes
 
 
 def eval_metric(name, **options):

@@ -1,25 +1,20 @@
 """XGBoost's ranker with per-row query ids in any order, routing and sklearn-rank metrics."""
 
-import re
-
 from .._adapters import (
     OWN_PARAMETERS,
     OWN_PARAMETERS_DOC,
     RankerAdapter,
     adapter_signature,
     check_grades,
-    split_eval_metrics,
 )
 from ..utils._optional import import_optional
 from ..utils._qid import _is_dataframe, drop_qid_column
-from ._eval_metric import MetricList, XGBoostEvalMetric
+from ._eval_metric import MetricList, plan_eval_metrics
 from ._internals import fit_with_custom_metric
 
 xgboost = import_optional("xgboost", extra="xgboost", purpose="sklearn_rank.xgboost")
 
 _MAX_EXP_GAIN_GRADE = 31  # XGBoost's limit with ndcg_exp_gain=True (its default)
-# XGBoost's own ranking metrics: ndcg, map and pre, with an optional @k and "-".
-_BOOSTER_METRIC_NAMES = re.compile(r"^(ndcg|map|pre)(@\d+)?-?$")
 
 
 class XGBRanker(RankerAdapter, xgboost.XGBRanker):
@@ -165,26 +160,9 @@ class XGBRanker(RankerAdapter, xgboost.XGBRanker):
             X, y, qid, sample_weight, eval_set, eval_qid, eval_sample_weight, fit_params,
             extras=("base_margin",), eval_extras=("base_margin_eval_set",),
         )
-        booster_metrics, ours = split_eval_metrics(self.eval_metric, _BOOSTER_METRIC_NAMES,
-                                                   XGBoostEvalMetric)
-        early_stopping = self._early_stopping_requested(fit_params)
-        if evals and early_stopping and not booster_metrics and not ours:
-            ours = [XGBoostEvalMetric(self.scoring)]
-        attributes = {}  # of this fit: see fit_with_custom_metric
-        if ours:
-            if any(callable(entry) for entry in booster_metrics):
-                raise ValueError(
-                    "XGBoost takes one custom eval metric: sklearn-rank metrics "
-                    f"{[m.name for m in ours]} cannot be combined with another callable."
-                )
-            attributes["eval_metric"] = booster_metrics or None
-            if self.early_stopping_rounds and not self._has_early_stopping_callback():
-                # XGBoost's early stopping minimises metrics it does not know.
-                attributes["early_stopping_rounds"] = None
-                attributes["callbacks"] = [*(self.callbacks or ()), xgboost.callback.EarlyStopping(
-                    rounds=self.early_stopping_rounds, metric_name=ours[-1].__name__,
-                    maximize=ours[-1].maximize,
-                )]
+        ours, attributes = plan_eval_metrics(
+            self, has_evals=bool(evals), early_stopping=self._early_stopping_requested(fit_params),
+            has_early_stopping_callback=self._has_early_stopping_callback())
         kwargs = {"group": train.sizes, "sample_weight": train.query_weight()}
         if "base_margin" in train.extras:
             kwargs["base_margin"] = train.extras["base_margin"]
