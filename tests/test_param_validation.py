@@ -88,6 +88,17 @@ def test_plain_verdicts_agree_with_sklearn(value):
                 assert plain == expected, (constraint, value)
 
 
+@pytest.mark.parametrize("value", [*VALUES, 2**32 - 1, 2**32, np.uint32(7), np.int64(-1),
+                                   np.random.RandomState(0), np.random.default_rng(0)],
+                         ids=repr)
+def test_plain_random_state_agrees_with_sklearn(value):
+    """A seed, a RandomState or None is accepted without scikit-learn (``compare`` in
+    ``sklearn-rank report`` imported it for its seed); bools are left to scikit-learn."""
+    plain = ours._plainly_satisfied("random_state", value)
+    expected = sk.make_constraint("random_state").is_satisfied_by(value)
+    assert plain == (expected and not isinstance(value, (bool, np.bool_)))
+
+
 @pytest.mark.parametrize("constraints", [
     [ours.Interval(Integral, 1, None, closed="left"), None],
     [ours.Interval(Real, 0, 1, closed="right")],
@@ -99,6 +110,7 @@ def test_plain_verdicts_agree_with_sklearn(value):
     [ours.StrOptions({"exponential", "linear"}), Mapping, None],
     ["array-like", ours.StrOptions({"y_true"}), None],
     ["boolean"],
+    ["random_state", np.random.Generator],
 ], ids=repr)
 @pytest.mark.parametrize("value", VALUES, ids=repr)
 def test_validate_parameter_constraints_is_sklearns(constraints, value):

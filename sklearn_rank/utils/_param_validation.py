@@ -10,7 +10,7 @@ constraint classes here, :class:`Interval`, :class:`StrOptions` and :class:`Opti
 the arguments of scikit-learn's and only describe the constraint; they become scikit-learn's
 objects the first time scikit-learn checks them. :func:`validate_parameter_constraints`
 accepts at once the parameters that plainly meet one of their constraints (one of these
-three, ``None``, a type, ``"boolean"``, an array) and hands every other case to
+three, ``None``, a type, ``"boolean"``, an array, a seed) and hands every other case to
 scikit-learn's, which then decides and words each rejection: the accepted values and the
 error messages are scikit-learn's. :func:`validate_params` is scikit-learn's decorator
 rebuilt on that check: a function it wraps, called with plainly valid arguments, does not
@@ -134,6 +134,10 @@ def _plainly_satisfied(constraint, value):
             return value is True or value is False
         if constraint == "array-like":
             return isinstance(value, (np.ndarray, list, tuple))
+        if constraint == "random_state":  # a seed, a RandomState or None, as scikit-learn's
+            return (value is None or isinstance(value, np.random.RandomState)
+                    or (isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+                        and 0 <= value <= 2**32 - 1))
     return False
 
 
