@@ -85,7 +85,7 @@ def page(tmp_path_factory):
 def test_report_imports_neither_scikit_learn_nor_pandas(page, tmp_path):
     """The page needs SciPy's statistics and matplotlib, not scikit-learn or pandas: a seed
     handed to scikit-learn's validation, and the scorers imported by the plotting module,
-    loaded both (0.7 s of the 2.6 s of CPU of a two-run store, issue 21). The page is the
+    loaded both (0.55 s of the 2.25 s of CPU of a two-run store, issue 21). The page is the
     same (see the other tests on the same store)."""
     probe = ("import sys\n"
              "from sklearn_rank._cli import main\n"
