@@ -126,8 +126,8 @@ def test_python_m_help_in_a_subprocess():
     # libraries: help is instant
     probe = (
         "import sys\n"
-        "from sklearn_rank._cli import main\n"
-        "for args in (['--help'], ['evaluate', '--help'], ['cv', '--help'], ['tune', '--help']):\n"
+        "from sklearn_rank._cli import COMMANDS, main\n"
+        "for args in (['--help'], *([c, '--help'] for c in COMMANDS)):\n"
         "    try:\n"
         "        main(args)\n"
         "    except SystemExit:\n"
@@ -138,6 +138,29 @@ def test_python_m_help_in_a_subprocess():
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stderr
+
+
+def test_evaluate_of_small_files_stays_light(tmp_path):
+    """evaluate of a small table and of a small TREC pair imports neither scikit-learn, SciPy
+    nor pandas: they took 2 of the 2.5 s of CPU of a 4-row table (issue 21)."""
+    table = tmp_path / "small.csv"
+    table.write_text("qid,label,score\nq1,1,0.5\nq1,0,0.2\nq2,2,0.9\nq2,0,0.1\n")
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n")
+    run.write_text("q1 Q0 d1 1 0.5 r\nq1 Q0 d2 2 0.2 r\nq2 Q0 d3 1 0.9 r\n")
+    for args in (["--table", str(table), "--per-query"],
+                 ["--run", str(run), "--qrels", str(qrels), "--convention", "trec_eval"]):
+        probe = ("import sys\n"
+                 "from sklearn_rank._cli import main\n"
+                 "assert main(['evaluate', *sys.argv[1:]]) == 0\n"
+                 "print(sorted(m for m in ('sklearn', 'pandas', 'scipy') if m in sys.modules))\n")
+        done = subprocess.run([sys.executable, "-c", probe, *args], cwd=ROOT,
+                              env={**os.environ, "PYTHONPATH": str(ROOT),
+                                   "PYTHONWARNINGS": "error"},
+                              capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        assert "ndcg@10" in done.stdout
+        assert done.stdout.splitlines()[-1] == "[]", (args, done.stdout)
 
 
 @pytest.mark.parametrize("command", ["evaluate", "cv", "tune"])

@@ -88,6 +88,17 @@ def test_plain_verdicts_agree_with_sklearn(value):
                 assert plain == expected, (constraint, value)
 
 
+@pytest.mark.parametrize("value", [*VALUES, 2**32 - 1, 2**32, np.uint32(7), np.int64(-1),
+                                   np.random.RandomState(0), np.random.default_rng(0)],
+                         ids=repr)
+def test_plain_random_state_agrees_with_sklearn(value):
+    """A seed, a RandomState or None is accepted without scikit-learn (``compare`` in
+    ``sklearn-rank report`` imported it for its seed); bools are left to scikit-learn."""
+    plain = ours._plainly_satisfied("random_state", value)
+    expected = sk.make_constraint("random_state").is_satisfied_by(value)
+    assert plain == (expected and not isinstance(value, (bool, np.bool_)))
+
+
 @pytest.mark.parametrize("constraints", [
     [ours.Interval(Integral, 1, None, closed="left"), None],
     [ours.Interval(Real, 0, 1, closed="right")],
@@ -99,6 +110,7 @@ def test_plain_verdicts_agree_with_sklearn(value):
     [ours.StrOptions({"exponential", "linear"}), Mapping, None],
     ["array-like", ours.StrOptions({"y_true"}), None],
     ["boolean"],
+    ["random_state", np.random.Generator],
 ], ids=repr)
 @pytest.mark.parametrize("value", VALUES, ids=repr)
 def test_validate_parameter_constraints_is_sklearns(constraints, value):
@@ -131,7 +143,7 @@ def test_interval_refuses_what_sklearn_cannot_describe():
     assert repr(ours.StrOptions({"a"})) == "StrOptions({'a'})"
 
 
-def test_validate_params_is_sklearns_decorator_on_sklearns_constraints():
+def test_validate_params_checks_as_sklearns_decorator_does():
     @ours.validate_params({"k": [ours.Interval(Integral, 1, None, closed="left")]},
                           prefer_skip_nested_validation=True)
     def top_k(k):
@@ -139,7 +151,9 @@ def test_validate_params_is_sklearns_decorator_on_sklearns_constraints():
         return k
 
     assert top_k.__name__ == "top_k" and top_k.__doc__ == "Doc."
-    assert isinstance(top_k._skl_parameter_constraints["k"][0], sk.Interval)
+    # the constraints kept for introspection, as scikit-learn's decorator keeps them: this
+    # module's descriptions, which give scikit-learn's objects
+    assert isinstance(top_k._skl_parameter_constraints["k"][0].to_sklearn(), sk.Interval)
     assert list(inspect.signature(top_k).parameters) == ["k"]
     assert top_k(3) == 3
     with pytest.raises(sk.InvalidParameterError,

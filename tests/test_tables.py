@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from sklearn_rank.datasets import read_table
+from sklearn_rank.datasets import _tables, read_table
 
 # Files on which the two CSV paths could disagree: quoting, blank lines, line endings,
 # spaces around the fields, a byte-order mark, long fields, special number spellings.
@@ -70,6 +70,13 @@ ERRORS = [
     ("qid,label,score\n1,1,0.9\n\u0661,0,0.5\n", "int",
      "line 3: the query id '\u0661' is not an integer"),
 ]
+
+
+@pytest.fixture(autouse=True)
+def _pyarrow_reads_small_files(monkeypatch):
+    """pyarrow reads only files of 1 MiB and more: here it reads the small files too, so
+    that both parsers are compared on every case."""
+    monkeypatch.setattr(_tables, "_ARROW_MIN_BYTES", 0)
 
 
 @pytest.fixture(params=["pyarrow", "csv module"])

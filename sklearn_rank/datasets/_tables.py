@@ -342,15 +342,23 @@ def _header(path, delimiter, names):
         return (rows[0] if rows else None), None
 
 
+# Below this size the csv module reads the file sooner than pyarrow is ready: pyarrow's
+# conversion of text columns to numpy imports pandas (0.2 s), the time the csv module takes
+# for some 60k rows. The two readers give the same arrays (tests/test_tables.py).
+_ARROW_MIN_BYTES = 1 << 20
+
+
 def _arrow_columns(path, delimiter, header, names):
-    """The ``names`` columns, unstripped, read by pyarrow; None if pyarrow is missing or fails.
+    """The ``names`` columns, unstripped, read by pyarrow; None if the file is small, or
+    pyarrow is missing or fails.
 
     pyarrow's parser splits and unquotes fields as the ``csv`` module does, and refuses
     what would be an error of the ``csv`` reading (a row with another number of fields than
     the header, text that is not UTF-8): the caller then reads the file with the ``csv``
     module, whose messages name the line.
     """
-    if not _have("pyarrow") or not _is_utf8(path):  # pyarrow checks only the columns read
+    if (os.path.getsize(path) < _ARROW_MIN_BYTES or not _have("pyarrow")
+            or not _is_utf8(path)):  # pyarrow checks only the columns read
         return None
     import pyarrow as pa
     import pyarrow.csv as pa_csv

@@ -2,7 +2,6 @@
 
 import importlib
 
-from ..metrics import _scorer
 from ..utils._optional import import_optional
 from ..utils._trained import check_trained_queries
 
@@ -38,6 +37,10 @@ def estimator_scores(estimator, X, y, qid, *, response_method, qid_column, calle
     trained on other than its trained rows (a query cut by the split).
     ``response_method="auto"`` ranks a classifier by a continuous score, as the scorers do.
     """
+    # the scorers import scikit-learn: only the from_estimator constructors need them, not
+    # the figures of stored values (sklearn-rank report)
+    from ..metrics import _scorer
+
     _scorer._check_response_method_param(response_method, caller)
     y_score, qid = _scorer.estimator_scores(estimator, X, qid, response_method=response_method,
                                             qid_column=qid_column, caller=caller)

@@ -10,26 +10,16 @@ arrays without ids are aligned by position, and only with other arrays. Every st
 comes from :mod:`scipy.stats`.
 """
 
-from ._compare import Comparison, ComparisonResult, adjust_pvalues, compare
-from ._paired import (
-    ConfidenceInterval,
-    MeanEstimate,
-    PairedTestResult,
-    bootstrap_ci,
-    paired_test,
-)
-from ._store import StoredRun, load_store
+from ..utils._lazy import lazy_exports
 
-__all__ = [
-    "Comparison",
-    "ComparisonResult",
-    "ConfidenceInterval",
-    "MeanEstimate",
-    "PairedTestResult",
-    "StoredRun",
-    "adjust_pvalues",
-    "bootstrap_ci",
-    "compare",
-    "load_store",
-    "paired_test",
-]
+# Module -> its public names, loaded on first use: the results table that the command line
+# prints (``._table``) needs numpy only, the statistics import SciPy.
+_EXPORTS = {
+    "._compare": ("Comparison", "ComparisonResult", "adjust_pvalues", "compare"),
+    "._paired": (
+        "ConfidenceInterval", "MeanEstimate", "PairedTestResult", "bootstrap_ci", "paired_test",
+    ),
+    "._store": ("StoredRun", "load_store"),
+}
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

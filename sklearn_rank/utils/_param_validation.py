@@ -10,12 +10,18 @@ constraint classes here, :class:`Interval`, :class:`StrOptions` and :class:`Opti
 the arguments of scikit-learn's and only describe the constraint; they become scikit-learn's
 objects the first time scikit-learn checks them. :func:`validate_parameter_constraints`
 accepts at once the parameters that plainly meet one of their constraints (one of these
-three, ``None``, a type, ``"boolean"``, an array) and hands every other case to
+three, ``None``, a type, ``"boolean"``, an array, a seed) and hands every other case to
 scikit-learn's, which then decides and words each rejection: the accepted values and the
-error messages are scikit-learn's. :func:`validate_params` is scikit-learn's decorator.
+error messages are scikit-learn's. :func:`validate_params` is scikit-learn's decorator
+rebuilt on that check: a function it wraps, called with plainly valid arguments, does not
+import scikit-learn either.
 """
 
+import functools
+import inspect
 import math
+import re
+import sys
 from numbers import Integral, Real
 
 import numpy as np
@@ -128,6 +134,10 @@ def _plainly_satisfied(constraint, value):
             return value is True or value is False
         if constraint == "array-like":
             return isinstance(value, (np.ndarray, list, tuple))
+        if constraint == "random_state":  # a seed, a RandomState or None, as scikit-learn's
+            return (value is None or isinstance(value, np.random.RandomState)
+                    or (isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+                        and 0 <= value <= 2**32 - 1))
     return False
 
 
@@ -173,10 +183,19 @@ def validate_parameter_constraints(parameter_constraints, params, caller_name):
 
 
 def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
-    """scikit-learn's ``validate_params`` decorator, with the constraints of this module.
+    """scikit-learn's ``validate_params`` decorator, with the constraints of this module,
+    importing scikit-learn only when it has something to say.
 
-    The decorated function is scikit-learn's wrapper: a module that decorates a function
-    imports scikit-learn (the public metric functions do; the registry does not).
+    The wrapper does what scikit-learn's does, in the same single frame (the ``stacklevel``
+    of the metric functions' warnings counts it): it binds the arguments to the signature,
+    checks them with :func:`validate_parameter_constraints` (so the values accepted and the
+    messages are scikit-learn's), then calls the function, with scikit-learn's nested
+    validation skipped as ``prefer_skip_nested_validation`` asks, and the function's name
+    in an :class:`InvalidParameterError` raised inside. scikit-learn's global
+    ``skip_parameter_validation`` is honoured. What it spares: a caller whose arguments
+    are plainly valid, while scikit-learn is not imported yet (``sklearn-rank evaluate``),
+    calls the function without importing it; that function's own use of scikit-learn, if
+    any, imports it and is then validated as scikit-learn validates it.
 
     Parameters
     ----------
@@ -189,11 +208,42 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
     -------
     decorator : callable
     """
-    from ._sklearn_internals import param_validation
+    def decorator(func):
+        # as scikit-learn's decorator, for introspection; to_sklearn() of each of this
+        # module's constraints gives scikit-learn's object
+        func._skl_parameter_constraints = parameter_constraints
+        signature = inspect.signature(func)
+        ignored = {p.name for p in signature.parameters.values()
+                   if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)} | {"self", "cls"}
 
-    return param_validation.validate_params(
-        _to_sklearn(parameter_constraints),
-        prefer_skip_nested_validation=prefer_skip_nested_validation)
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            sklearn = sys.modules.get("sklearn")
+            skip = sklearn is not None and sklearn.get_config()["skip_parameter_validation"]
+            if skip:
+                return func(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            params = {k: v for k, v in bound.arguments.items() if k not in ignored}
+            validate_parameter_constraints(parameter_constraints, params,
+                                           caller_name=func.__qualname__)
+            if "sklearn" not in sys.modules:  # nothing of scikit-learn's to configure
+                return func(*args, **kwargs)
+            from sklearn import config_context
+
+            from ._sklearn_internals import param_validation
+
+            try:
+                with config_context(skip_parameter_validation=prefer_skip_nested_validation):
+                    return func(*args, **kwargs)
+            except param_validation.InvalidParameterError as exc:  # scikit-learn's rewording
+                message = re.sub(r"parameter of \w+ must be",
+                                 f"parameter of {func.__qualname__} must be", str(exc))
+                raise param_validation.InvalidParameterError(message) from exc
+
+        return wrapper
+
+    return decorator
 
 
 def __getattr__(name):
