@@ -78,7 +78,7 @@ def test_segment_sort_suite_runs_and_its_capped_prefix_sorts_exactly(asv_path):
     import numpy as np
     from benchmarks.engine import LexsortSuite, SegmentSortSuite
 
-    from sklearn_rank.metrics._engine import segment_argsort
+    from sklearn_rank.utils._segments import segment_argsort
 
     sizes, *others = SegmentSortSuite.params
     assert 17 in SegmentSortSuite.params[1]  # the prefix that 1e8 rows x 1e6 queries leave

@@ -1,22 +1,24 @@
 """The engine's layouts: every path through grouping and sorting gives the same numbers."""
 
+import ast
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sklearn_rank.metrics import evaluate, parse_metric
-from sklearn_rank.metrics._engine import (
-    Buckets,
-    RankingInput,
+from sklearn_rank.metrics._engine import Buckets, RankingInput
+from sklearn_rank.metrics._input import check_ranking_input
+from sklearn_rank.metrics._registry import METRICS as REGISTRY
+from sklearn_rank.utils._qid import factorize
+from sklearn_rank.utils._segments import (
     _lexsort_segments,
-    check_ranking_input,
     segment_argsort,
     segment_starts,
     stable_argsort_codes,
 )
-from sklearn_rank.metrics._registry import METRICS as REGISTRY
-from sklearn_rank.utils._qid import factorize
 
 # At least one name of every metric of the registry (test_every_registry_metric_is_run)
 METRICS = ["ndcg@3", "dcg", "err@5", "map", "map@2(ap_denominator=found)", "mrr", "p@2",
@@ -217,16 +219,16 @@ def test_batched_segment_argsort_matches_lexsort(kind, batch_rows, with_secondar
 def test_batched_sort_is_taken_when_one_key_lacks_bits(monkeypatch):
     """The engine batches by itself beyond _BATCH_ROWS rows when one packed key would leave
     too short a prefix (100M rows in a million queries), and ranks as lexsort does."""
-    from sklearn_rank.metrics import _engine
+    from sklearn_rank.utils import _segments
 
     rng = np.random.default_rng(9)
     n, n_codes = 4000, 400
     values, codes = rng.normal(size=n), rng.integers(0, n_codes, n)
     taken = []
-    batched = _engine._batched_segment_argsort
-    monkeypatch.setattr(_engine, "_batched_segment_argsort",
+    batched = _segments._batched_segment_argsort
+    monkeypatch.setattr(_segments, "_batched_segment_argsort",
                         lambda *args: taken.append(args[-1]) or batched(*args))
-    monkeypatch.setattr(_engine, "_BATCH_ROWS", 512)
+    monkeypatch.setattr(_segments, "_BATCH_ROWS", 512)
     order, ties = segment_argsort(values, codes, n_codes, prefix_bits=4)
     assert taken == [512]
     want_order, want_ties = _reference_segment_argsort(values, codes, np.arange(n_codes), None)
@@ -377,17 +379,17 @@ def test_packed_sort_with_short_prefixes_matches_lexsort(monkeypatch, kind, pref
                                                          with_secondary):
     """With the fallback disabled, the packed sort itself still orders the colliding runs
     of a short prefix exactly (the step that the fallback now spares most short prefixes)."""
-    from sklearn_rank.metrics import _engine
+    from sklearn_rank.utils import _segments
 
-    monkeypatch.setattr(_engine, "_SPARE_BITS_FLOAT", -64)  # every prefix suffices
-    monkeypatch.setattr(_engine, "_SPARE_BITS_INTEGER", -64)
+    monkeypatch.setattr(_segments, "_SPARE_BITS_FLOAT", -64)  # every prefix suffices
+    monkeypatch.setattr(_segments, "_SPARE_BITS_INTEGER", -64)
     rng = np.random.default_rng(11)
     n, n_codes = 3000, 40
     values = VALUE_KINDS[kind](rng, n)
     codes = rng.integers(0, n_codes, n).astype(np.int32)
     relabel = rng.permutation(n_codes)
     secondary = None if with_secondary is None else rng.integers(0, 3, n).astype(with_secondary)
-    assert _engine._prefix_suffices(values, prefix_bits, n / n_codes)
+    assert _segments._prefix_suffices(values, prefix_bits, n / n_codes)
     order, ties = segment_argsort(values, codes, n_codes, relabel=relabel,
                                   secondary=secondary, prefix_bits=prefix_bits)
     want_order, want_ties = _reference_segment_argsort(values, codes, relabel, secondary)
@@ -396,7 +398,7 @@ def test_packed_sort_with_short_prefixes_matches_lexsort(monkeypatch, kind, pref
 
 
 def _first_sufficient_prefix(values, mean_size):
-    from sklearn_rank.metrics._engine import _prefix_suffices
+    from sklearn_rank.utils._segments import _prefix_suffices
 
     return next(bits for bits in range(65) if _prefix_suffices(values, bits, mean_size))
 
@@ -406,7 +408,7 @@ def _first_sufficient_prefix(values, mean_size):
 def test_segment_argsort_on_both_sides_of_the_fallback_threshold(kind, with_secondary):
     """One bit below the shortest sufficient prefix, the exact sort; at it and above, the
     packed sort: the same order and ties."""
-    from sklearn_rank.metrics._engine import _prefix_suffices
+    from sklearn_rank.utils._segments import _prefix_suffices
 
     rng = np.random.default_rng(12)
     n, n_codes = 3000, 40
@@ -440,7 +442,7 @@ def test_prefix_needed_grows_with_query_size(mean_size, float_bits, int_bits):
 def test_exact_prefixes_keep_the_packed_sort_however_short():
     """Values that a short prefix holds whole (float grades, integers of a narrow range)
     have no colliding runs to sort: no fallback."""
-    from sklearn_rank.metrics._engine import _prefix_suffices
+    from sklearn_rank.utils._segments import _prefix_suffices
 
     rng = np.random.default_rng(14)
     halves = rng.integers(0, 9, 1000) * 0.5
@@ -554,7 +556,7 @@ def test_sums_in_order_add_as_a_c_loop():
     """trec_eval (and the loops of LightGBM and XGBoost) add in order; numpy pairwise,
     with the first value last. AP of relevant documents at ranks 2, 8, 16, 25 of 10:
     exactly 0.10975, which trec_eval prints 0.1097 and pairwise sums 0.1098."""
-    from sklearn_rank.metrics._engine import segment_sums_in_order, sum_in_order
+    from sklearn_rank.utils._segments import segment_sums_in_order, sum_in_order
 
     rng = np.random.default_rng(0)
     sizes = rng.integers(0, 40, 300)
@@ -578,3 +580,36 @@ def test_sums_in_order_add_as_a_c_loop():
     default = evaluate(y_true, y_score, qid=np.zeros(36), retrieved=retrieved,
                        metrics=["map"])["map"]
     assert default == (0.5 + (0.25 + 0.1875 + 0.16)) / 10  # numpy's reduceat, as before
+
+
+def _imported_modules(path):
+    """Absolute names of the sklearn_rank modules that ``path`` imports (inside functions
+    too)."""
+    package = Path(path).relative_to(sklearn_rank_root().parent).with_suffix("").parts
+    names = set()
+    for node in ast.walk(ast.parse(Path(path).read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = list(package[: len(package) - node.level]) if node.level else []
+            names.add(".".join([*base, *(node.module or "").split(".")]).strip("."))
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return {name for name in names if name.startswith("sklearn_rank")}
+
+
+def sklearn_rank_root():
+    import sklearn_rank
+
+    return Path(sklearn_rank.__file__).parent
+
+
+def test_engine_primitives_sit_below_metrics():
+    """The segmented sort and segment sums are utilities: the data readers and the boosters'
+    query sets use them without the metrics engine, which in turn checks no input."""
+    root = sklearn_rank_root()
+    for path in root.rglob("*.py"):
+        if path.parent.name == "metrics" or "_cli" in path.parts:
+            continue
+        assert "sklearn_rank.metrics._engine" not in _imported_modules(path), path
+    segments = _imported_modules(root / "utils" / "_segments.py")
+    assert not any(name.startswith("sklearn_rank.metrics") for name in segments), segments
+    assert "sklearn_rank.metrics._input" not in _imported_modules(root / "metrics" / "_engine.py")

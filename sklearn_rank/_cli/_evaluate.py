@@ -258,7 +258,7 @@ def _read_table(path, qid_column, label_column, score_column, qid_type=None,
 
 
 def _refused_grades(where, label_column, exc, row=None):
-    """The metrics' :class:`~sklearn_rank.metrics._engine.GradeError` in the words of the
+    """The metrics' :class:`~sklearn_rank.metrics._input.GradeError` in the words of the
     command: a table's grades are the ``--label-column``, and the command has no ``judged``
     option to read negative grades as trec_eval's -1."""
     more = f" (and {exc.count - 1:,} more)" if exc.count > 1 else ""
@@ -301,7 +301,7 @@ def _evaluate_directory(args, metrics, per_query):
     None: the per-query values never reach this process."""
     import_extra("dask.dataframe", "dask", "--table DIR")
     from ..metrics._dask import SplitQueryError, dask_evaluate, dask_summary
-    from ..metrics._engine import GradeError
+    from ..metrics._input import GradeError
 
     path = args.table
     files = [p for p in _files_under(path) if p.lower().endswith(_PARQUET_SUFFIXES)]
@@ -517,7 +517,7 @@ def _per_query_result(table, metrics):
 def _compute(data, metrics, convention):
     """The per-query result of ``metrics`` on ``data`` (one computation), and its means."""
     from ..metrics import TiedScoresWarning, aggregate, evaluate_per_query
-    from ..metrics._engine import GradeError
+    from ..metrics._input import GradeError
 
     try:
         with warnings.catch_warnings(record=True) as caught:

@@ -30,7 +30,7 @@ _EXPORTS = {
     "._dask": (
         "SplitQueryError",
     ),
-    "._engine": (
+    "._input": (
         "GradeError",
     ),
     "._registry": (

@@ -488,7 +488,7 @@ def _scan_partition(part, job, number, ranges):
 def _partition_top_label(part, job):
     """The largest grade of the partition's rows, as the engine reads the grades."""
     from ..utils._qid import SINGLE_QUERY
-    from ._engine import check_ranking_input
+    from ._input import check_ranking_input
 
     judged = job.judged_rule if job.judged_rule is not None else part.get("judged")
     y_true = part["y_true"]
@@ -664,7 +664,7 @@ def _partition_result(part, job, number):
     """The :class:`PerQueryResult` of one partition's rows (None for an empty partition):
     the in-memory engine, as ``evaluate_per_query`` runs it."""
     from ..utils._qid import SINGLE_QUERY
-    from ._engine import check_ranking_input
+    from ._input import check_ranking_input
     from ._result import result_of
 
     if "qid" in part.columns and not job.ids_checked:

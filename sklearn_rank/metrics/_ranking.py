@@ -11,7 +11,7 @@ import numpy as np
 from ..utils._param_validation import validate_params
 from . import _per_query as pq
 from ._dask import dask_score, is_dask_collection
-from ._engine import check_ranking_input
+from ._input import check_ranking_input
 from ._registry import CONSTRAINTS, METRICS
 from ._result import means_of, result_of
 

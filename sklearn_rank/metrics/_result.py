@@ -27,7 +27,8 @@ from ..utils._optional import import_optional
 from ..utils._param_validation import validate_parameter_constraints, validate_params
 from ..utils._sklearn_internals import PARAM_VALIDATION_MODULE
 from ._dask import dask_evaluate, is_dask_collection
-from ._engine import check_ranking_input, mean_over_queries
+from ._engine import mean_over_queries
+from ._input import check_ranking_input
 from ._registry import CONSTRAINTS, METRICS, check_overridden, metric_options, parse_metric
 
 

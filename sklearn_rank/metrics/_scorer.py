@@ -26,7 +26,7 @@ from ..utils._sklearn_internals import (
     _raise_for_params,
 )
 from ..utils._trained import check_trained_queries
-from ._engine import check_ranking_input
+from ._input import check_ranking_input
 from ._registry import CONSTRAINTS, METRICS, metric_options, parse_metric
 from ._result import means_of, result_of
 
