@@ -613,3 +613,37 @@ def test_engine_primitives_sit_below_metrics():
     segments = _imported_modules(root / "utils" / "_segments.py")
     assert not any(name.startswith("sklearn_rank.metrics") for name in segments), segments
     assert "sklearn_rank.metrics._input" not in _imported_modules(root / "metrics" / "_engine.py")
+
+
+@pytest.mark.parametrize("ties", ["average", "stable", "optimistic"])
+@pytest.mark.parametrize("threshold", [-1, 0, 0.5, 1, 2, 3.5, 300])
+def test_relevant_rows_from_grade_counts_equal_the_search(monkeypatch, ties, threshold):
+    """Ranking.relevant finds where each query's relevant rows begin from the per-query
+    grade counts when every row is ranked; the binary search over the rows, its other
+    route, gives the same rows, queries and starts (empty queries of the layout included)."""
+    from sklearn_rank.metrics import _engine
+
+    rng = np.random.default_rng(3)
+    y, s, qid = sample(rng, 80, 12, 5)
+    qid = rng.permutation(qid)
+    counted = check_ranking_input(y, s, qid).ranking(ties)
+    assert counted.data._levels is not None
+    got = counted.relevant(threshold)
+    monkeypatch.setattr(_engine, "_LEVEL_CELLS_PER_ROW", 0)
+    monkeypatch.setattr(_engine, "_LEVEL_CELLS_FREE", 0)
+    searched = check_ranking_input(y, s, qid).ranking(ties)
+    assert searched.data._levels is None
+    for a, b in zip(got, searched.relevant(threshold), strict=True):
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
+
+
+def test_positions_count_from_each_query_start():
+    """Grouping.position: 0, 1, ... within every laid-out query, whatever the sizes."""
+    rng = np.random.default_rng(4)
+    sizes = rng.integers(1, 30, 50)
+    qid = rng.permutation(np.repeat(np.arange(50), sizes))
+    group = check_ranking_input(np.zeros(len(qid)), rng.normal(size=len(qid)), qid).all_rows
+    want = np.concatenate([np.arange(m) for m in group.layout_sizes])
+    np.testing.assert_array_equal(group.position, want)
+    assert group.position.dtype == np.int32

@@ -129,22 +129,31 @@ def _packed_segment_argsort(values, codes, n_codes, relabel, secondary, prefix_b
                                             prefix_bits, _BATCH_ROWS)
         return _lexsort_segments(values, codes if relabel is None else relabel[codes],
                                  secondary, n_codes)
-    # built in place, a slice of rows at a time: the keys are the one array of n alive
+    # built in place, a slice of rows at a time: the keys are the one array of n alive, and
+    # a slice stays in cache from the score's image to the finished key
     exact = None  # whether equal prefixes mean equal values, when known from the image
-    if values.dtype.kind in "iu":
-        key, exact = _descending_integer_prefix(values, bits)
+    floats = values.dtype.kind not in "iu"
+    if floats:
+        key = np.empty(n, dtype=np.uint64)
     else:
-        key = _descending_prefix(values, bits) if bits else np.zeros(n, dtype=np.uint64)
-    table = None if relabel is None else relabel.astype(np.uint64)
+        key, exact = _descending_integer_prefix(values, bits)
+    code_shift = np.uint64(bits + low_bits)
+    # the codes' part of the keys, shifted once per code rather than once per row
+    table = None if relabel is None else relabel.astype(np.uint64) << code_shift
     for rows in _row_slices(n):
         part = key[rows]
+        if floats:
+            _descending_prefix_into(values[rows], bits, part)
         if packed:
             part <<= np.uint64(8)
             part |= secondary[rows]
         part <<= np.uint64(row_bits)
         part |= np.arange(rows.start, rows.stop, dtype=np.uint64)
-        code = codes[rows].astype(np.uint64) if table is None else table[codes[rows]]
-        code <<= np.uint64(bits + low_bits)
+        if table is None:
+            code = codes[rows].astype(np.uint64)
+            code <<= code_shift
+        else:
+            code = table[codes[rows]]
         part |= code
     key.sort()
     # positions whose key differs from the previous one below the value prefix only: same
@@ -190,18 +199,26 @@ def _prefix_suffices(values, bits, mean_size):
 def _descending_prefix(values, bits):
     """The leading ``bits`` bits of an unsigned integer image of ``values`` whose order is
     the reverse of the values' order (IEEE 754 bit patterns, made monotone)."""
-    image = np.add(values, 0.0, dtype=np.float64).view(np.int64)  # -0.0 + 0.0 is +0.0
+    image = np.empty(len(values), dtype=np.uint64)
     for rows in _row_slices(len(image)):
-        part = image[rows]
-        # non-negative values: flip all bits but the sign (larger values, smaller images);
-        # negative values: keep their bits (sign set, and larger magnitudes, larger images)
-        flip = part >> 63
-        np.invert(flip, out=flip)
-        flip &= np.int64(np.iinfo(np.int64).max)
-        part ^= flip
-        part = part.view(np.uint64)
-        part >>= np.uint64(64 - bits)
-    return image.view(np.uint64)
+        _descending_prefix_into(values[rows], bits, image[rows])
+    return image
+
+
+def _descending_prefix_into(values, bits, out):
+    """:func:`_descending_prefix` of ``values`` written into ``out`` (``uint64``, as long)."""
+    if not bits:
+        out[:] = 0
+        return
+    np.add(values, 0.0, out=out.view(np.float64), dtype=np.float64)  # -0.0 + 0.0 is +0.0
+    image = out.view(np.int64)
+    # non-negative values: flip all bits but the sign (larger values, smaller images);
+    # negative values: keep their bits (sign set, and larger magnitudes, larger images)
+    flip = image >> 63
+    np.invert(flip, out=flip)
+    flip &= np.int64(np.iinfo(np.int64).max)
+    image ^= flip
+    out >>= np.uint64(64 - bits)
 
 
 def _descending_integer_prefix(values, bits):
