@@ -647,3 +647,31 @@ def test_positions_count_from_each_query_start():
     want = np.concatenate([np.arange(m) for m in group.layout_sizes])
     np.testing.assert_array_equal(group.position, want)
     assert group.position.dtype == np.int32
+
+
+@pytest.mark.parametrize("rows_at_once", [1, 7, 1 << 16])
+@pytest.mark.parametrize("ties", ["average", "stable", "pessimistic"])
+def test_grade_counts_from_a_ranking_equal_those_from_the_rows(monkeypatch, rows_at_once, ties):
+    """Once a ranking of every row exists, the per-query grade counts are taken from its
+    laid-out grades, a slice of rows at a time (queries cut by a slice's ends included):
+    the same counts, of the same type, as the count over the rows in input order."""
+    from sklearn_rank.metrics import _engine
+
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(1, 25, 70)
+    qid = rng.permutation(np.repeat(rng.choice(1000, 70, replace=False), sizes))
+    y = rng.choice(6, len(qid), p=[0.4, 0.2, 0.2, 0.1, 0.05, 0.05])
+    s = rng.integers(0, 8, len(qid)).astype(float)
+    from_rows = check_ranking_input(y, s, qid)._levels
+    monkeypatch.setattr(_engine, "_LEVEL_ROWS_AT_ONCE", rows_at_once)
+    calls = []
+    laid_out = _engine._laid_out_counts
+    monkeypatch.setattr(_engine, "_laid_out_counts",
+                        lambda *args: calls.append(args) or laid_out(*args))
+    data = check_ranking_input(y, s, qid)
+    data.ranking(ties)
+    from_ranking = data._levels
+    assert len(calls) == 1
+    for a, b in zip(from_ranking, from_rows, strict=True):
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype

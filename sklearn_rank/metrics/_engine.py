@@ -230,6 +230,35 @@ _LEVEL_ROWS_AT_ONCE = 1 << 16
 
 
 
+def _laid_out_counts(grades, group, n_levels):
+    """Per query code, the count of each grade (in decreasing order) among ``grades``,
+    the 8-bit grades of ``group``'s rows laid out (each query's rows contiguous).
+
+    A slice of rows at a time, each counted into the cells of the queries it spans only:
+    the counts are written in order and stay in cache (a bincount over every query's
+    cells reads and writes them at random, and its output is as large as all of them).
+    """
+    n_queries, n = len(group.layout), len(grades)
+    # by place in the layout; 32-bit where they fit (counts <= n)
+    counts = np.zeros((n_queries, n_levels), dtype=code_dtype(n))
+    starts, sizes = group.layout_starts, group.layout_sizes
+    ends = starts + sizes
+    for lo in range(0, n, _LEVEL_ROWS_AT_ONCE):
+        hi = min(lo + _LEVEL_ROWS_AT_ONCE, n)
+        # the queries whose rows meet [lo, hi): a leading and a trailing one may be cut
+        first = int(np.searchsorted(ends, lo, side="right"))
+        last = int(np.searchsorted(starts, hi, side="left"))
+        span = np.minimum(ends[first:last], hi) - np.maximum(starts[first:last], lo)
+        key = np.repeat(np.arange(0, (last - first) * n_levels, n_levels), span)
+        key += n_levels - 1
+        key -= grades[lo:hi]
+        counts[first:last] += np.bincount(key, minlength=(last - first) * n_levels).reshape(
+            -1, n_levels)
+    out = np.empty_like(counts)
+    out[group.layout] = counts
+    return out
+
+
 class RankingInput:
     """Validated flat arrays of one metric call, with everything derived from them cached."""
 
@@ -349,6 +378,11 @@ class RankingInput:
         if self.n_queries * n_levels > _LEVEL_CELLS_PER_ROW * len(self.y_true) + _LEVEL_CELLS_FREE:
             return None
         n_cells = self.n_queries * n_levels
+        ranked = next((ranking for key, ranking in self._cache.items()
+                       if key[0] == "ranking" and ranking._group.rows is None), None)
+        if ranked is not None:  # the grades laid out by query: counted query by query
+            counts = _laid_out_counts(ranked.grades, ranked._group, n_levels)
+            return np.arange(n_levels - 1, -1, -1, dtype=np.float64), counts
         # bincount reads intp keys: built a slice of rows at a time, so that the key is
         # never an array of n (it would stack on the ranking's arrays). A slice holds at
         # least as many rows as there are cells, so adding up the counts costs at most a
