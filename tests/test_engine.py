@@ -675,3 +675,16 @@ def test_grade_counts_from_a_ranking_equal_those_from_the_rows(monkeypatch, rows
     for a, b in zip(from_ranking, from_rows, strict=True):
         np.testing.assert_array_equal(a, b)
         assert a.dtype == b.dtype
+
+
+@pytest.mark.parametrize("n_codes", [1, 5, 70_000])
+@pytest.mark.parametrize("n_rows", [0, 1, 65_536, 200_001])
+def test_segment_sizes_is_bincount(n_codes, n_rows):
+    """Rows per code, counted a slice at a time, equal np.bincount's counts and type."""
+    from sklearn_rank.utils._segments import segment_sizes
+
+    codes = np.random.default_rng(6).integers(0, n_codes, n_rows).astype(np.int32)
+    got = segment_sizes(codes, n_codes)
+    want = np.bincount(codes, minlength=n_codes)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == want.dtype

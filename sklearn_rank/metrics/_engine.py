@@ -31,6 +31,7 @@ from ..utils._segments import (
     _well_scaled,
     query_weight,
     segment_argsort,
+    segment_sizes,
     segment_starts,
     segment_sum,
     segment_sums_in_order,
@@ -561,7 +562,7 @@ class Grouping:
         self.codes = data.codes if rows is None else data.codes[rows]
         n_queries = data.n_queries
         self.n = len(self.codes)
-        self.sizes = np.bincount(self.codes, minlength=n_queries)
+        self.sizes = segment_sizes(self.codes, n_queries)
         self.layout = sizes_ascending(self.sizes)
         self.layout_position = np.empty(n_queries, dtype=np.intp)
         self.layout_position[self.layout] = np.arange(n_queries)
@@ -706,7 +707,8 @@ class Ranking:
             out = np.asarray(function(labels), dtype=np.float64)
             return out.copy() if np.may_share_memory(out, self.label) else out
         table = function(np.arange(int(self.data.top_label) + 1, dtype=np.float64))
-        return np.asarray(table, dtype=np.float64).take(self.grades[rows])
+        # indexing, not take: take converts the byte indices to intp first (twice the time)
+        return np.asarray(table, dtype=np.float64).reshape(-1)[self.grades[rows]]
 
     @cached_property
     def buckets(self):
