@@ -130,6 +130,25 @@ def test_compare_peers_prints_the_target_layouts(asv_path, capsys):
         assert re.search(r"argsort \d+\.\d, nDCG@10 \d+\.\d, 4 metrics \d+\.\d$", line), line
 
 
+def test_profile_engine_prints_every_stage_at_both_layouts(asv_path, capsys):
+    """The engine's stage profile: each stage, and the end-to-end calls, as ratios to
+    np.argsort at the two target layouts."""
+    spec = importlib.util.spec_from_file_location("profile_engine",
+                                                  ASV_BENCH / "profile_engine.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--n-rows", "3000", "--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "100 rows per query" in out and "10 rows per query" in out
+    for stage in ("check", "grouping", "ranking", "grade counts", "kernel ndcg@10",
+                  "kernel err@10", "kernel map", "kernel mrr@10", "of which np.sort",
+                  "ndcg_score(k=10), end to end", "evaluate, four metrics, end to end"):
+        (line,) = [line for line in out.splitlines() if line.startswith(stage + " ")]
+        assert len(re.findall(r"\d+\.\d\dx +\d+\.\d ms", line)) == 2, line
+    (line,) = [line for line in out.splitlines() if line.startswith("np.argsort")]
+    assert line.count("1.00x") == 2, line
+
+
 @pytest.mark.slow  # two processes, and numba compiling ranx's kernels
 def test_compare_peers_trec_eval_suite_checks_every_peer(asv_path, capsys):
     """The trec_eval suite end to end on small files: sklearn-rank against pytrec_eval,
