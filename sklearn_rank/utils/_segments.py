@@ -196,17 +196,10 @@ def _prefix_suffices(values, bits, mean_size):
     return not len(values) or (int(values.max()) - int(values.min())).bit_length() <= bits
 
 
-def _descending_prefix(values, bits):
-    """The leading ``bits`` bits of an unsigned integer image of ``values`` whose order is
-    the reverse of the values' order (IEEE 754 bit patterns, made monotone)."""
-    image = np.empty(len(values), dtype=np.uint64)
-    for rows in _row_slices(len(image)):
-        _descending_prefix_into(values[rows], bits, image[rows])
-    return image
-
-
 def _descending_prefix_into(values, bits, out):
-    """:func:`_descending_prefix` of ``values`` written into ``out`` (``uint64``, as long)."""
+    """The leading ``bits`` bits of an unsigned integer image of ``values`` whose order is
+    the reverse of the values' order (IEEE 754 bit patterns, made monotone), written into
+    ``out`` (``uint64``, as long as ``values``)."""
     if not bits:
         out[:] = 0
         return
@@ -222,7 +215,7 @@ def _descending_prefix_into(values, bits, out):
 
 
 def _descending_integer_prefix(values, bits):
-    """:func:`_descending_prefix` for integers, exact: ``max - value`` in 64 bits (no
+    """:func:`_descending_prefix_into` for integers, exact: ``max - value`` in 64 bits (no
     float64 rounding), its leading ``bits`` bits from the highest bit that the range of
     values uses. Integers spanning fewer than ``2**bits`` values (ranks, counts, days) have
     an exact prefix; wider ones, such as nanosecond timestamps, still keep ``bits`` bits of
@@ -245,7 +238,7 @@ def _descending_integer_prefix(values, bits):
 
 
 def _prefix_is_exact(values, bits):
-    """Whether values with equal ``bits``-bit prefixes (see :func:`_descending_prefix`) are
+    """Whether values with equal ``bits``-bit prefixes (see :func:`_descending_prefix_into`) are
     always equal: true when every value's float64 image ends in zero bits beyond the prefix,
     as grades such as 0.5 or 3.0 do. (Integers have an image of their own.)"""
     if values.dtype.kind != "f" or values.dtype.itemsize > 8:
