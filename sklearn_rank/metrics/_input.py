@@ -168,7 +168,7 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
         y_true, pool_unjudged = _check_grades(y_true, judged)
     # Integer scores too are ranked as they are: exactly, even beyond 2**53.
     y_score = _exact_numbers(y_score, "y_score", keep_wide=True)
-    if y_score.dtype.kind == "f" and np.isnan(y_score).any():
+    if y_score.dtype.kind == "f" and np.isnan(y_score.min()):  # NaN's min is NaN: no mask
         i = int(np.flatnonzero(np.isnan(y_score))[0])
         raise ValueError(
             f"y_score must not contain NaN (infinite scores are allowed); got "
@@ -248,7 +248,12 @@ def _check_grades(y_true, judged):
     mask of :func:`~sklearn_rank.datasets.read_trec` gives what ``judged="y_true"`` gives.
     """
     pooled = None
-    if y_true.dtype.kind in "iu":
+    # the usual case, checked by one or two reductions and no mask of n: no grade to refuse (nor
+    # NaN, whose min is NaN)
+    integers = y_true.dtype.kind in "iu"
+    if y_true.min() >= 0 and (integers or y_true.max() < np.inf):
+        bad_value = None
+    elif integers:
         bad_value = y_true < 0 if y_true.dtype.kind == "i" else None
     else:
         bad_value = ~(y_true >= 0) | np.isinf(y_true)  # NaN, -inf, inf, negatives
