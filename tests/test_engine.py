@@ -688,3 +688,30 @@ def test_segment_sizes_is_bincount(n_codes, n_rows):
     want = np.bincount(codes, minlength=n_codes)
     np.testing.assert_array_equal(got, want)
     assert got.dtype == want.dtype
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 10, 1000, None])
+@pytest.mark.parametrize("retrieved", [False, True])
+def test_top_position_weights_equal_the_gathered_ones(k, retrieved):
+    """The weights of each query's top k rows, tiled run by run of equal length, are bit
+    for bit those read through the rows' positions (queries left without a ranked row,
+    one-row queries and cut-offs beyond every query included)."""
+    from sklearn_rank.metrics._per_query import (
+        discount_weight,
+        position_weights,
+        top_position_weights,
+    )
+
+    rng = np.random.default_rng(7)
+    sizes = rng.choice([1, 1, 2, 3, 5, 9, 10, 11, 40], 120)
+    qid = rng.permutation(np.repeat(np.arange(120), sizes))
+    mask = rng.random(len(qid)) < 0.6 if retrieved else None
+    data = check_ranking_input(rng.integers(0, 3, len(qid)), rng.normal(size=len(qid)), qid,
+                               retrieved=mask)
+    ranking = data.ranking("average")
+    for weight in (discount_weight("log", 2), discount_weight("log", 10),
+                   lambda p: 1.0 / (p + 1.0)):
+        want = position_weights(ranking.position[ranking.top(k)], None, weight)
+        got = top_position_weights(ranking, k, weight)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))

@@ -683,6 +683,11 @@ class Ranking:
             self._new_block[tied] = False
 
     @property
+    def layout_sizes(self):
+        """Ranked rows of each query, queries in ranked order (by increasing size)."""
+        return self._group.layout_sizes
+
+    @property
     def query(self):
         """Query code of each ranked row (built on first read: the metrics that only sum
         per query, or read :meth:`relevant`, never need this array of n)."""

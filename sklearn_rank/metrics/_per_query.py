@@ -136,6 +136,31 @@ def position_weights(position, k, weight):
     return table[position]
 
 
+def top_position_weights(ranking, k, weight):
+    """``position_weights(ranking.position[ranking.top(k)], None, weight)``, the weights of
+    the rows ranked in the top ``k`` of their query, without reading their positions.
+
+    Each query's top rows are contiguous, and the queries come by increasing size, so by
+    non-decreasing number of top rows: the weights are the table's first entries tiled,
+    one run of queries of equal length at a time (a copy, where a gather of the positions
+    and then of the table reads each row twice). ``k=None``: every ranked row.
+    """
+    if k is None:
+        return position_weights(ranking.position, None, weight)
+    sizes = np.minimum(ranking.layout_sizes, k)
+    sizes = sizes[sizes > 0]
+    if not len(sizes):
+        return np.zeros(0)
+    # the table that position_weights builds for these positions: as long as the longest
+    # top, the weight evaluated on the same positions, so that every value is the same
+    depth = int(sizes[-1])
+    table = np.asarray(weight(np.arange(depth, dtype=np.float64)), dtype=np.float64)
+    runs = np.flatnonzero(np.diff(sizes)) + 1
+    bounds = [0, *runs.tolist(), len(sizes)]
+    return np.concatenate([np.tile(table[: int(sizes[a])], b - a)
+                           for a, b in zip(bounds[:-1], bounds[1:])])
+
+
 def log_discount(log_base):
     """The position discount ``1 / log_b(i + 1)`` at the 1-based rank ``i = position + 1``."""
     if log_base == 2:
@@ -248,7 +273,7 @@ def _dcg(ranking, k, gain, weight):
         return ranking.per_query(expected * position_weights(ranking.position, k, weight))
     top = ranking.top(k)
     weighted = ranking.map_labels(gains, top)
-    weighted *= position_weights(ranking.position[top], None, weight)
+    weighted *= top_position_weights(ranking, k, weight)
     return ranking.per_query(weighted, k)
 
 
@@ -367,7 +392,7 @@ def err(data, *, k, gain, max_grade, persistence, ties):
         value = buckets.cumprod_exclusive(go_on)
         del go_on
         value *= _satisfaction(ranking, rows, scale, gain)
-        value *= position_weights(ranking.position[rows], None, lambda p: 1.0 / (p + 1.0))
+        value *= top_position_weights(ranking, k, lambda p: 1.0 / (p + 1.0))
         return ranking.per_query(value, k), undefined
 
     satisfaction = _satisfaction(ranking, slice(None), scale, gain)
