@@ -142,8 +142,8 @@ def top_position_weights(ranking, k, weight):
 
     Each query's top rows are contiguous, and the queries come by increasing size, so by
     non-decreasing number of top rows: the weights are the table's first entries tiled,
-    one run of queries of equal length at a time (a copy, where a gather of the positions
-    and then of the table reads each row twice). ``k=None``: every ranked row.
+    one run of queries of equal length at a time (written in place, where a gather of the
+    positions and then of the table reads each row twice). ``k=None``: every ranked row.
     """
     if k is None:
         return position_weights(ranking.position, None, weight)
@@ -157,8 +157,14 @@ def top_position_weights(ranking, k, weight):
     table = np.asarray(weight(np.arange(depth, dtype=np.float64)), dtype=np.float64)
     runs = np.flatnonzero(np.diff(sizes)) + 1
     bounds = [0, *runs.tolist(), len(sizes)]
-    return np.concatenate([np.tile(table[: int(sizes[a])], b - a)
-                           for a, b in zip(bounds[:-1], bounds[1:])])
+    out = np.empty(int(sizes.sum()))
+    start = 0
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        width = int(sizes[a])
+        stop = start + (b - a) * width
+        out[start:stop].reshape(b - a, width)[:] = table[:width]  # broadcast: no copy
+        start = stop
+    return out
 
 
 def log_discount(log_base):
