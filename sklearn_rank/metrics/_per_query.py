@@ -692,7 +692,8 @@ def _precision_sums(ranking, threshold, k):
         np.searchsorted(first, np.arange(0, len(rows), _CHUNK_ROWS)), len(first)))
     for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
         lo, hi = int(first[a]), int(first[b]) if b < len(first) else len(rows)
-        position = ranking.position[rows[lo:hi]]
+        # take, not indexing: half the time with 32-bit rows (valid: "clip" checks none)
+        position = ranking.position.take(rows[lo:hi], mode="clip")
         starts = first[a:b] - lo  # each query's first, within the chunk
         chunk_query = query[lo:hi]
         if k is not None and position.max() >= k:
