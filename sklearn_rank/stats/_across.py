@@ -186,6 +186,8 @@ class FriedmanResult:
     smallest_pvalue : float
         The smallest p-value of the chi-square test with these numbers of data sets and
         models (every data set ranking the models alike).
+
+    When every data set ties every model, both statistics are 0 and both p-values 1.
     """
 
     statistic: float
@@ -198,6 +200,10 @@ class FriedmanResult:
 def friedman_test(matrix):
     """:class:`FriedmanResult` of scores of shape (n_datasets, n_models), ``k >= 3``."""
     n, k = matrix.shape
+    if np.all(matrix == matrix[:, :1]):
+        # Every data set ties every model: the ranks cannot differ (scipy's tie correction
+        # would divide 0 by 0).
+        return FriedmanResult(0.0, 1.0, 0.0, 1.0, smallest_pvalue("friedman", n, k))
     chi2, pvalue = stats.friedmanchisquare(*matrix.T)
     denominator = n * (k - 1) - chi2
     if denominator <= 0:  # every data set ranks the models alike
@@ -559,7 +565,7 @@ def compare_datasets(scores, *, metric=None, posthoc="wilcoxon", correction="aut
     >>> result.average_ranks
     array([1.375, 1.625, 3.   ])
     >>> round(result.friedman.pvalue, 4)
-    0.0302
+    0.0381
     >>> result.posthoc_can_reject, result.datasets_needed
     (False, 7)
     >>> print(result.test_lines()[1])
@@ -608,7 +614,7 @@ No pair can be declared different; 7 data sets are needed.
     factor = len(pairs) if correction is not None else 1
     cd = None
     if posthoc == "nemenyi":
-        cd = studentized_range_q(k, alpha) * _nemenyi_se(k, n)
+        cd = float(studentized_range_q(k, alpha) * _nemenyi_se(k, n))
     return AcrossDatasetsResult(
         datasets=datasets, models=models, scores=matrix, ranks=ranks, friedman=friedman,
         posthoc=posthoc, correction=correction, pairs=pairs, critical_difference=cd,

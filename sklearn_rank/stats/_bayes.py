@@ -184,8 +184,8 @@ def bayesian_correlated_ttest(a, b, *, test_fraction, rope=0.01, metric=None):
     >>> b = [0.50, 0.54, 0.50, 0.51, 0.52, 0.50, 0.53, 0.52, 0.51, 0.53]
     >>> result = bayesian_correlated_ttest(a, b, test_fraction=1 / 5, rope=0.01)
     >>> print(result.summary(("lambdamart", "ridge")))
-    Bayesian correlated t-test (ROPE +/-0.01): P(lambdamart better) = 0.765, \
-P(equivalent) = 0.234, P(ridge better) = 0.002.
+    Bayesian correlated t-test (ROPE +/-0.01): P(lambdamart better) = 0.796, \
+P(equivalent) = 0.203, P(ridge better) = 0.001.
     """
     x, y = _paired_values(a, b, "folds", metric)
     n = len(x)
@@ -201,7 +201,8 @@ P(equivalent) = 0.234, P(ridge better) = 0.002.
         scale = np.sqrt((1 / n + test_fraction / (1 - test_fraction)) * variance)
         posterior = stats.t(n - 1, loc=mean, scale=scale)
         right, left = float(posterior.sf(rope)), float(posterior.cdf(-rope))
-    return BayesianComparison("correlated t-test", right, 1.0 - right - left, left,
+    # rounding of a posterior narrower than the rope can take the difference below 0
+    return BayesianComparison("correlated t-test", right, max(0.0, 1.0 - right - left), left,
                               float(rope), mean, n, posterior=posterior)
 
 
@@ -281,8 +282,8 @@ def bayesian_signed_rank_test(a, b, *, rope=0.01, prior_strength=0.5, n_samples=
     >>> b = [0.49, 0.78, 0.69, 0.50, 0.41, 0.63, 0.61, 0.38]
     >>> result = bayesian_signed_rank_test(a, b, rope=0.01, random_state=0)
     >>> print(result.summary(("lambdamart", "ridge")))
-    Bayesian signed-rank test (ROPE +/-0.01): P(lambdamart better) = 0.885, \
-P(equivalent) = 0.115, P(ridge better) = 0.000.
+    Bayesian signed-rank test (ROPE +/-0.01): P(lambdamart better) = 0.977, \
+P(equivalent) = 0.023, P(ridge better) = 0.000.
     """
     x, y = _paired_values(a, b, "data sets", None)
     n = len(x)

@@ -24,8 +24,11 @@ def paired_t_power(n, delta, variance, *, alpha=0.05, alternative="two-sided"):
     noncentrality = np.sqrt(n) * delta / np.sqrt(variance)
     if alternative == "two-sided":
         critical = stats.t.ppf(1 - alpha / 2, df)
+        # P(T < -c) written as P(T' > c) with T' of noncentrality -lambda: scipy's
+        # nct.cdf gives NaN in that far tail for large noncentralities (scipy 1.17), its sf
+        # gives the same probability without.
         return float(stats.nct.sf(critical, df, noncentrality)
-                     + stats.nct.cdf(-critical, df, noncentrality))
+                     + stats.nct.sf(critical, df, -noncentrality))
     critical = stats.t.ppf(1 - alpha, df)
     return float(stats.nct.sf(critical, df, noncentrality))
 
@@ -262,7 +265,7 @@ power 0.8); 50 at hand, which detect a difference of 0.0808 or more.
             raise ValueError("The per-query differences must be finite.")
         variance = float(np.var(d, ddof=1))
         n_queries = len(d)
-        if variance == 0:
+        if np.ptp(d) == 0:
             raise ValueError(
                 "The per-query differences all have the same value: their variance is 0, and "
                 "any difference would be detected with 2 queries. Check that the two systems "
