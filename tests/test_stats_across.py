@@ -483,3 +483,30 @@ def test_seed_summary_bad_keys():
         seed_summary({("web30k", "ridge"): ([1, 2], [0.1, 0.2])})
     with pytest.raises(TypeError, match="non-empty mapping"):
         seed_summary([1, 2, 3])
+
+
+def test_seed_summary_of_cross_validate_results():
+    """Repeated cross-validation with a seed per repeat, as a benchmark runs it."""
+    from sklearn.linear_model import Ridge
+
+    from sklearn_rank.datasets import make_ranking
+    from sklearn_rank.model_selection import QueryKFold, cross_validate
+
+    values = {}
+    for dataset, seed_of_data in [("easy", 0), ("hard", 1)]:
+        X, y, qid = make_ranking(n_queries=40, random_state=seed_of_data)
+        for seed in range(2):
+            cv = QueryKFold(n_splits=4, shuffle=True, random_state=seed)
+            for model, columns in [("ridge", slice(None)), ("ridge_first_feature", [0])]:
+                values[(dataset, model, seed)] = cross_validate(
+                    Ridge(), X[:, columns], y, qid=qid, scoring=["ndcg@10"], cv=cv,
+                    return_per_query=True)
+    summary = seed_summary(values)
+    assert summary.metrics == ["ndcg@10"]
+    assert [r.n_queries for r in summary.rows] == [40] * 4
+    row = summary.rows[0]
+    # each seed's mean is the mean over the 40 queries that its 4 folds tested
+    per_query = values[("easy", "ridge", 1)]["per_query"]
+    assert_allclose(row.seed_means[1], np.mean(per_query["ndcg@10"]))
+    result = compare_datasets(summary)
+    assert result.models == ["ridge", "ridge_first_feature"]
