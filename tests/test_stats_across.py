@@ -460,6 +460,9 @@ def test_seed_summary_tables():
     assert summary.rows[0].seed_std is None
     assert "nan" not in text.lower()
     assert r"95\% CI (queries)" in summary.to_latex()
+    fragment = summary.to_html()
+    assert fragment.startswith('<section class="seed-spread">')
+    assert "<th>Seed sd</th>" in fragment and "<td>-</td>" in fragment
     assert summary.to_markdown().startswith("| Data set | Model | Mean |")
 
 

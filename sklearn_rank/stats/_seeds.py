@@ -6,6 +6,7 @@ is the data's. :func:`seed_summary` reports both, and pairs two models' values q
 query under the same seed, so that seed noise does not pose as a difference between models.
 """
 
+import html
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -123,7 +124,7 @@ class SeedSummary:
     """Means over queries, spreads over seeds and query-level intervals, per data set and model.
 
     From :func:`seed_summary`. Renders as a table: ``str(summary)`` or :meth:`to_string`,
-    :meth:`to_markdown`, :meth:`to_latex`, :meth:`to_frame`.
+    :meth:`to_markdown`, :meth:`to_latex`, :meth:`to_html`, :meth:`to_frame`.
 
     Attributes
     ----------
@@ -353,6 +354,27 @@ class SeedSummary:
                   rf"\multicolumn{{{len(header)}}}{{l}}{{\footnotesize {esc(note)}}} \\",
                   r"\end{tabular}"]
         return "\n".join(lines)
+
+    def to_html(self, digits=3):
+        """The summary as an HTML fragment, for a report.
+
+        Parameters
+        ----------
+        digits : int, default=3
+
+        Returns
+        -------
+        fragment : str
+            A ``<section class="seed-spread">`` element, its text escaped.
+        """
+        esc = html.escape
+        header, rows, note = self._table("html", digits)
+        head = "".join(f"<th>{esc(h)}</th>" for h in header)
+        body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>"
+                       for row in rows)
+        return "\n".join(['<section class="seed-spread">', "<h2>Spread over seeds</h2>",
+                          f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
+                          "</table>", f"<p>{esc(note)}</p>", "</section>"])
 
     def to_frame(self):
         """One row per data set, model and metric (pandas needed).
