@@ -113,7 +113,7 @@ def dask_score(metric, arguments, *, stacklevel=5):
     """The public function of ``metric`` (``ndcg_score``...) on Dask inputs.
 
     ``arguments`` is the function's ``locals()`` on entry, as
-    :func:`~sklearn_rank.metrics._ranking._score` takes them. Returns the mean, or with
+    :func:`~sklearn_rank.metrics._shell._score` takes them. Returns the mean, or with
     ``return_per_query=True`` a Dask DataFrame of ``qid`` and the values, in a column named
     as the function (``"ndcg_score"``). ``stacklevel`` as in :func:`dask_evaluate`: 5 points
     at the caller of the public function, past ``_score``, the function and
