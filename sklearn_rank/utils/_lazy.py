@@ -39,7 +39,8 @@ def lazy_exports(package, exports, more=None):
 
     def _everything():
         while pending:
-            module_of.update(pending.pop()())
+            module_of.update(pending[0]())  # on an error, asked again next time
+            pending.pop(0)
         return module_of
 
     def __getattr__(name):
