@@ -11,8 +11,7 @@
 import numpy as np
 
 from ..metrics import evaluate, parse_metric
-from ..metrics._ranking import CONSTRAINTS
-from ..metrics._registry import metric_options
+from ..metrics._registry import CONSTRAINTS, metric_options
 from ..metrics._scorer import _check_options, check_grade_scale
 from ..utils._param_validation import validate_parameter_constraints
 from ._queries import query_codes

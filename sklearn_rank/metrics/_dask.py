@@ -15,6 +15,9 @@ when an input is a Dask collection (:func:`is_dask_collection`). It
 4. merges the partitions: per-query values as a Dask DataFrame, or the means through a tree
    reduction of partial sums, never a collection of every query's value on the client.
 
+The checks of step 1 and the shuffle of step 2 are those of the Dask rankers:
+:mod:`sklearn_rank.utils._dask`, the Dask room both sides share.
+
 What a partition cannot know is computed first: the largest grade of all rows, the scale of
 graded ERR and RBP when ``max_grade`` is not given (``aggregate`` refuses to merge results
 computed with different scales; every partition gets the global one). Where a metric breaks
@@ -31,6 +34,7 @@ import warnings
 
 import numpy as np
 
+from ..utils._dask import as_series, check_same_partitions, grouped_by_index, shuffle_by_query
 from ._registry import GEOMETRIC_MEAN_FLOOR, METRICS
 
 # The per-row inputs of the metrics, and the columns that hold them in the frame built here.
@@ -41,6 +45,14 @@ _ROW = "_row"
 _ROW_BITS = 40  # rows per partition below 2**40; partitions below 2**23
 # How many partial sums one task of the tree reduction merges.
 _SPLIT_EVERY = 16
+# The fixes that the messages of check_same_partitions say, in the terms of the metrics.
+_SAME_FRAME_FIXES = {
+    "partitions": "The Dask inputs must be columns of one Dask DataFrame, with the same "
+                  "partitions: pass ddf['label'], ddf['score'], ddf['qid']... of one frame.",
+    "divisions": "The Dask inputs must be columns of one Dask DataFrame, with the same "
+                 "partitions.",
+    "example": "ddf['label'], ddf['score'], ddf['qid']...",
+}
 
 
 def is_dask_collection(x):
@@ -113,7 +125,7 @@ def dask_score(metric, arguments, *, stacklevel=5):
     """The public function of ``metric`` (``ndcg_score``...) on Dask inputs.
 
     ``arguments`` is the function's ``locals()`` on entry, as
-    :func:`~sklearn_rank.metrics._ranking._score` takes them. Returns the mean, or with
+    :func:`~sklearn_rank.metrics._shell._score` takes them. Returns the mean, or with
     ``return_per_query=True`` a Dask DataFrame of ``qid`` and the values, in a column named
     as the function (``"ndcg_score"``). ``stacklevel`` as in :func:`dask_evaluate`: 5 points
     at the caller of the public function, past ``_score``, the function and
@@ -257,7 +269,8 @@ def _input_frame(inputs, caller):
         raise ValueError(f"{missing} is required; got None.")
 
     if series:
-        _check_same_frame(series, caller)
+        (first, a), *others = series.items()
+        check_same_partitions((first, a), dict(others), caller, fixes=_SAME_FRAME_FIXES)
         _check_arrays(arrays, next(iter(series.values())).npartitions, caller)
     else:
         _check_arrays(arrays, next(iter(arrays.values())).numblocks[0], caller)
@@ -266,7 +279,7 @@ def _input_frame(inputs, caller):
         "columns": tuple(name for name in INPUTS if name in given),
         "qid": qid is not None,
         # dask's divisions: each index value in one partition, whatever the partitioning
-        "grouped": isinstance(qid, dd.Index) and qid.known_divisions,
+        "grouped": grouped_by_index(qid),
         "judged_rule": judged_rule,
         "collections": given,
     }
@@ -286,8 +299,7 @@ def _frame_of(collections, names, caller):
     import dask.dataframe as dd
 
     chosen = {name: collections[name] for name in names if name in collections}
-    columns = {name: _as_series(x) if isinstance(x, (dd.Series, dd.Index))
-               else dd.from_dask_array(x, columns=name) for name, x in chosen.items()}
+    columns = {name: as_series(x, name) for name, x in chosen.items()}
     indexed = tuple(isinstance(x, (dd.Series, dd.Index)) for x in chosen.values())
     meta = _side_by_side(*(c._meta for c in columns.values()), names=tuple(columns),
                          indexed=indexed, caller=caller)
@@ -325,55 +337,6 @@ def _side_by_side(*parts, names, indexed, caller, partition_info=None):
     index = labelled[0][1].index if labelled else first.index
     return pd.DataFrame({name: part.reset_index(drop=True)
                          for name, part in zip(names, parts, strict=True)}).set_axis(index)
-
-
-def _as_series(x):
-    """A Dask Series of ``x``: itself, or an Index as a Series."""
-    import dask.dataframe as dd
-
-    return x.to_series() if isinstance(x, dd.Index) else x
-
-
-def _check_same_frame(series, caller):
-    """Raise unless the Dask Series (or Index) come from one Dask DataFrame and have the
-    same partitions."""
-    names = list(series)
-    first = names[0]
-    a = series[first]
-    for name in names[1:]:
-        b = series[name]
-        if a.npartitions != b.npartitions:
-            raise ValueError(
-                f"{caller}: {first} has {a.npartitions} partitions and {name} has "
-                f"{b.npartitions}. The Dask inputs must be columns of one Dask DataFrame, "
-                "with the same partitions: pass ddf['label'], ddf['score'], ddf['qid']... "
-                "of one frame."
-            )
-        if a.divisions != b.divisions:
-            raise ValueError(
-                f"{caller}: {first} and {name} have different divisions ({_shown(a)} and "
-                f"{_shown(b)}), so their partitions hold different rows. The Dask inputs "
-                "must be columns of one Dask DataFrame, with the same partitions."
-            )
-    try:
-        from dask.dataframe.dask_expr._expr import are_co_aligned
-    except ImportError:  # pragma: no cover - dask's expressions moved: the checks above stand
-        return
-    for name in names[1:]:
-        if not are_co_aligned(a.expr, series[name].expr):
-            raise ValueError(
-                f"{caller}: {first} and {name} come from different Dask DataFrames, whose "
-                "partitions need not hold the same rows in the same order. Pass columns of "
-                "one frame (ddf['label'], ddf['score'], ddf['qid']...): put the data in one "
-                "Dask DataFrame first (a join on a document key, for instance)."
-            )
-
-
-def _shown(collection):
-    divisions = collection.divisions
-    if len(divisions) > 4:
-        divisions = (*divisions[:2], "...", divisions[-1])
-    return "(" + ", ".join(map(str, divisions)) + ")"
 
 
 def _check_arrays(arrays, npartitions, caller):
@@ -531,35 +494,7 @@ def _shuffled(frame, job):
         meta = meta.assign(**{_ROW: np.zeros(0, dtype=np.int64)})
     frame = frame.map_partitions(_prepared, job, meta=meta, enforce_metadata=False,
                                  align_dataframes=False)
-    _quiet_shuffle_log()
-    return frame.shuffle(on="qid", npartitions=frame.npartitions)
-
-
-class _RoutineShuffleRecords:
-    """A logging filter that drops the two records of a shuffle's normal life.
-
-    distributed's scheduler logs each P2P shuffle's start and end at WARNING level ("Shuffle
-    ... initialized by task ...", "... deactivated due to stimulus ..."): two lines per
-    evaluation, which read as problems. Its other warnings (a restart, a failure) pass.
-    """
-
-    routine = ("Shuffle %s initialized by task", "Shuffle %s deactivated due to stimulus")
-
-    def filter(self, record):
-        return not (isinstance(record.msg, str) and record.msg.startswith(self.routine))
-
-
-def _quiet_shuffle_log():
-    """Install :class:`_RoutineShuffleRecords` on distributed's shuffle logger, once.
-
-    A filter of those two records only, not a level: the scheduler may run in this process
-    (a ``LocalCluster``) and log them while, or just after, the result is computed.
-    """
-    import logging
-
-    logger = logging.getLogger("distributed.shuffle._scheduler_plugin")
-    if not any(isinstance(f, _RoutineShuffleRecords) for f in logger.filters):
-        logger.addFilter(_RoutineShuffleRecords())
+    return shuffle_by_query(frame, "qid", npartitions=frame.npartitions)
 
 
 def _prepared(part, job, partition_info=None):

@@ -15,6 +15,7 @@ Names follow the usual IR spelling, case-insensitive: a base name, an optional c
 """
 
 import difflib
+import importlib
 import math
 import re
 from collections.abc import Mapping
@@ -55,6 +56,16 @@ GEOMETRIC_MEAN_FLOOR = 1e-5
 # engine validates it once per call, and drops a mask that excludes nothing. docno, the
 # documents' names, is no mask: ties="stable" ranks equal scores by it (trec_eval's rule).
 INPUTS = ("retrieved", "judged", "docno")
+# The families of metrics, in the order of the API reference: family -> its heading there. The
+# public function of a metric of family F is written in metrics/_F.py; sklearn_rank.metrics
+# exports it and docs/conf.py lists it under that heading, both read from the registry.
+FAMILIES = {
+    "graded": "Graded metrics",
+    "binary": "Binary metrics",
+    "judged": "Incomplete judgements",
+    "sets": "Retrieved sets and counts",
+    "correlation": "Correlations and pairs",
+}
 
 
 @dataclass(frozen=True)
@@ -163,6 +174,10 @@ class Metric:
     clip_k : bool, default=True
         Whether a cut-off beyond the longest list becomes the number of rows before the
         kernel runs; P@k reads ``k`` itself, since it may divide by it.
+    family : str
+        Its family among :data:`FAMILIES`: the module of its public function
+        (``metrics/_{family}.py``) and its heading in the API reference. Required; a
+        keyword.
     """
 
     name: str
@@ -174,6 +189,7 @@ class Metric:
     inputs: tuple = INPUTS
     undefined_reason: str = _NO_RELEVANT_REASON
     clip_k: bool = True
+    family: str = None
 
     def __post_init__(self):
         if self.aggregation not in AGGREGATIONS:
@@ -191,6 +207,11 @@ class Metric:
             raise ValueError(
                 f"Metric {self.name!r}: options must be distinct and leave out no_relevant "
                 f"and unjudged, which every metric takes; got {names}."
+            )
+        if self.family not in FAMILIES:
+            raise ValueError(
+                f"Metric {self.name!r}: family must be one of {tuple(FAMILIES)}; got "
+                f"{self.family!r}."
             )
 
     @property
@@ -223,11 +244,16 @@ class Metric:
         return f"{self.name}_score"
 
     @property
+    def module(self):
+        """The module of the public function: that of the metric's family."""
+        return f"{__package__}._{self.family}"
+
+    @property
     def function(self):
         """The public function, ``sklearn_rank.metrics.{name}_score``."""
-        from . import _ranking  # imports this module: the spec comes before the functions
-
-        return getattr(_ranking, self.function_name)
+        # imported by name, on first use: the family modules import this one (the spec comes
+        # before the functions)
+        return getattr(importlib.import_module(self.module), self.function_name)
 
     def compute(self, data, options, *, convention=None, label=None):
         """Per-query values of the metric on ``data``, the ``no_relevant`` policy applied.
@@ -422,83 +448,89 @@ def _format(value):
 METRICS = {
     m.name: m
     for m in (
-        Metric("ndcg", pq.ndcg, (K, DCG_GAIN, DISCOUNT, LOG_BASE, TIES_OPTION)),
-        Metric("dcg", pq.dcg, (K, DCG_GAIN, DISCOUNT, LOG_BASE, TIES_OPTION)),
+        Metric("ndcg", pq.ndcg, (K, DCG_GAIN, DISCOUNT, LOG_BASE, TIES_OPTION), family="graded"),
+        Metric("dcg", pq.dcg, (K, DCG_GAIN, DISCOUNT, LOG_BASE, TIES_OPTION), family="graded"),
         Metric("err", pq.err, (
             K, GAIN, MAX_GRADE,
             Option("persistence", (Interval(Real, 0, 1, closed="right"),), 1.0, aliases=("p",)),
-            TIES_OPTION)),
+            TIES_OPTION), family="graded"),
         Metric("rbp", pq.rbp, (
             K,
             _preset("persistence", Interval(Real, 0, 1, closed="neither"), None,
                     aliases=("p",), metric="rbp"),
             _preset("graded", "boolean", None, metric="rbp"),
-            MAX_GRADE, RELEVANCE_THRESHOLD, TIES_OPTION)),
+            MAX_GRADE, RELEVANCE_THRESHOLD, TIES_OPTION), family="graded"),
         Metric("map", pq.average_precision,
                (K, RELEVANCE_THRESHOLD, AP_DENOMINATOR, TIES_OPTION),
-               aliases=("ap", "average_precision")),
+               aliases=("ap", "average_precision"), family="binary"),
         Metric("mrr", pq.reciprocal_rank, (K, RELEVANCE_THRESHOLD, TIES_OPTION),
-               aliases=("rr", "recip_rank", "reciprocal_rank")),
+               aliases=("rr", "recip_rank", "reciprocal_rank"), family="binary"),
         Metric("precision", pq.precision, (K, RELEVANCE_THRESHOLD, SHORT_LISTS, TIES_OPTION),
-               aliases=("p", "prec", "pre"), clip_k=False),
-        Metric("recall", pq.recall, (K, RELEVANCE_THRESHOLD, TIES_OPTION), aliases=("r",)),
+               aliases=("p", "prec", "pre"), clip_k=False, family="binary"),
+        Metric("recall", pq.recall, (K, RELEVANCE_THRESHOLD, TIES_OPTION), aliases=("r",),
+               family="binary"),
         Metric("hit_rate", pq.hit_rate, (K, RELEVANCE_THRESHOLD, TIES_OPTION),
-               aliases=("success",)),
+               aliases=("success",), family="binary"),
         # ranx's hits@k: a count, not a rate ("hits" named the hit rate in earlier versions)
-        Metric("hits", pq.hits, (K, RELEVANCE_THRESHOLD, TIES_OPTION)),
+        Metric("hits", pq.hits, (K, RELEVANCE_THRESHOLD, TIES_OPTION), family="binary"),
         Metric("r_precision", pq.r_precision, (RELEVANCE_THRESHOLD, TIES_OPTION),
-               aliases=("rprec", "r-precision")),
+               aliases=("rprec", "r-precision"), family="binary"),
         Metric("kendall_tau", pq.kendall_tau, (), aliases=("tau", "kendall"),
-               undefined_reason="whose documents all have the same grade"),
+               undefined_reason="whose documents all have the same grade", family="correlation"),
         Metric("spearman", pq.spearman, (), aliases=("rho", "spearman_rho"),
-               undefined_reason="whose documents all have the same grade"),
+               undefined_reason="whose documents all have the same grade", family="correlation"),
         Metric("pairwise_accuracy", pq.pairwise_accuracy,
                (Option("ties_credit", (Interval(Real, 0, 1, closed="both"),), 0.5),),
                aliases=("pairs", "concordant_pairs"),
-               undefined_reason="without a pair of documents of different grades"),
+               undefined_reason="without a pair of documents of different grades",
+               family="correlation"),
         Metric("half_life_utility", pq.half_life_utility, (
             K,
             Option("half_life", (Interval(Real, 1, None, closed="neither"),), 5.0),
             Option("default_rating", (Interval(Real, None, None, closed="neither"),), 0.0),
             TIES_OPTION), aliases=("hlu",),
-            undefined_reason="without a document graded above default_rating"),
+            undefined_reason="without a document graded above default_rating", family="graded"),
         # Incomplete judgements, retrieved sets and counts (kernels in _per_query_judged).
         # Counts, rates of judgements, the RBP residual and utility are defined on every
         # query (their kernels' undefined is None): no_relevant never replaces them.
-        Metric("bpref", pqj.bpref, (RELEVANCE_THRESHOLD, TIES_OPTION)),
+        Metric("bpref", pqj.bpref, (RELEVANCE_THRESHOLD, TIES_OPTION), family="judged"),
         # trec_eval's gm_bpref: bpref per query, their geometric mean (floored at 1e-5)
         Metric("gm_bpref", pqj.bpref, (RELEVANCE_THRESHOLD, TIES_OPTION),
-               aggregation="geometric_mean"),
-        Metric("infap", pqj.infap, (RELEVANCE_THRESHOLD, TIES_OPTION)),
-        Metric("judged", pqj.judged_at_k, (K, TIES_OPTION)),
+               aggregation="geometric_mean", family="judged"),
+        Metric("infap", pqj.infap, (RELEVANCE_THRESHOLD, TIES_OPTION), family="judged"),
+        Metric("judged", pqj.judged_at_k, (K, TIES_OPTION), family="judged"),
         # trec_eval's unj@k divides by k when fewer documents are ranked
         Metric("unjudged_rate", pqj.unjudged_rate, (K, TIES_OPTION), aliases=("unj",),
-               higher_is_better=False, clip_k=False),
+               higher_is_better=False, clip_k=False, family="judged"),
         Metric("rbp_residual", pqj.rbp_residual, (
             K,
             _preset("persistence", Interval(Real, 0, 1, closed="neither"), None,
                     aliases=("p",), metric="rbp_residual"),
             _preset("all_judged", StrOptions({"tail", "zero"}), None, metric="rbp_residual"),
-            TIES_OPTION), aliases=("rbp_resid",), higher_is_better=False),
+            TIES_OPTION), aliases=("rbp_resid",), higher_is_better=False, family="judged"),
         # ir_measures' names are aliases: SetP, SetR, SetAP, SetRelP, NumQ, NumRel,
         # NumRelRet, NumRet (SetF, NumRet(rel=...) and IPrec@x: see _ir_measures_name)
-        Metric("set_p", pqj.set_precision, (RELEVANCE_THRESHOLD,), aliases=("setp",)),
-        Metric("set_recall", pqj.set_recall, (RELEVANCE_THRESHOLD,), aliases=("setr",)),
+        Metric("set_p", pqj.set_precision, (RELEVANCE_THRESHOLD,), aliases=("setp",),
+               family="sets"),
+        Metric("set_recall", pqj.set_recall, (RELEVANCE_THRESHOLD,), aliases=("setr",),
+               family="sets"),
         Metric("set_f", pqj.set_f, (
             RELEVANCE_THRESHOLD,
-            Option("beta", (Interval(Real, 0, None, closed="left"),), 1.0)), aliases=("setf",)),
-        Metric("set_map", pqj.set_map, (RELEVANCE_THRESHOLD,), aliases=("setap",)),
+            Option("beta", (Interval(Real, 0, None, closed="left"),), 1.0)), aliases=("setf",),
+            family="sets"),
+        Metric("set_map", pqj.set_map, (RELEVANCE_THRESHOLD,), aliases=("setap",), family="sets"),
         Metric("set_relative_p", pqj.set_relative_precision, (RELEVANCE_THRESHOLD,),
-               aliases=("setrelp",)),
-        Metric("relative_p", pqj.relative_precision, (K, RELEVANCE_THRESHOLD, TIES_OPTION)),
-        Metric("num_ret", pqj.num_ret, (), aggregation="sum", aliases=("numret",)),
+               aliases=("setrelp",), family="sets"),
+        Metric("relative_p", pqj.relative_precision, (K, RELEVANCE_THRESHOLD, TIES_OPTION),
+               family="binary"),
+        Metric("num_ret", pqj.num_ret, (), aggregation="sum", aliases=("numret",), family="sets"),
         Metric("num_rel", pqj.num_rel, (RELEVANCE_THRESHOLD,), aggregation="sum",
-               aliases=("numrel",)),
+               aliases=("numrel",), family="sets"),
         Metric("num_rel_ret", pqj.num_rel_ret, (RELEVANCE_THRESHOLD,), aggregation="sum",
-               aliases=("numrelret",)),
+               aliases=("numrelret",), family="sets"),
         Metric("num_nonrel_judged_ret", pqj.num_nonrel_judged_ret, (RELEVANCE_THRESHOLD,),
-               aggregation="sum", higher_is_better=False),
-        Metric("num_q", pqj.num_q, (), aggregation="sum", aliases=("numq",)),
+               aggregation="sum", higher_is_better=False, family="sets"),
+        Metric("num_q", pqj.num_q, (), aggregation="sum", aliases=("numq",), family="sets"),
         # trec_eval's utility.a,b,c,d and -N: a per retrieved relevant document, b per
         # retrieved non-relevant one, c per missed relevant one, d per other document
         Metric("utility", pqj.utility, (
@@ -509,38 +541,42 @@ METRICS = {
                                            ("nonrelevant_retrieved", -1.0, "b"),
                                            ("relevant_missed", 0.0, "c"),
                                            ("nonrelevant_missed", 0.0, "d"))),
-            Option("collection_size", (Interval(Integral, 0, None, closed="left"), None)))),
+            Option("collection_size", (Interval(Integral, 0, None, closed="left"), None))),
+            family="sets"),
         # the judged non-relevant documents in the top k, of all judged non-relevant ones
         Metric("fallout", pqj.fallout, (K, RELEVANCE_THRESHOLD, TIES_OPTION),
                aliases=("fall_out",), higher_is_better=False,
-               undefined_reason="without a judged non-relevant document"),
+               undefined_reason="without a judged non-relevant document", family="binary"),
         # ranx's f1@k: 2 P@k R@k / (P@k + R@k), P@k dividing by k as trec_eval's P@k
-        Metric("f1", pqj.f1, (K, RELEVANCE_THRESHOLD, TIES_OPTION), clip_k=False),
+        Metric("f1", pqj.f1, (K, RELEVANCE_THRESHOLD, TIES_OPTION), clip_k=False, family="binary"),
         # Interpolated precision, R-based and G-based measures (kernels in _per_query_curves).
         # trec_eval's gm_map: AP per query, their geometric mean (floored at 1e-5)
         Metric("gm_map", pq.average_precision,
                (K, RELEVANCE_THRESHOLD, AP_DENOMINATOR, TIES_OPTION),
-               aliases=("gm_ap",), aggregation="geometric_mean"),
+               aliases=("gm_ap",), aggregation="geometric_mean", family="binary"),
         # trec_eval's yaap: log((1 + S) / (1 + R - S)), S the numerator of AP (AP = S / R);
         # defined on every query (0 without relevant documents)
-        Metric("yaap", pq.yaap, (RELEVANCE_THRESHOLD, TIES_OPTION)),
+        Metric("yaap", pq.yaap, (RELEVANCE_THRESHOLD, TIES_OPTION), family="binary"),
         Metric("iprec_at_recall", pqc.iprec_at_recall, (
             Option("recall", (Interval(Real, 0, 1, closed="both"),), 0.0),
-            RELEVANCE_THRESHOLD, RECALL_ROUNDING, TIES_OPTION), aliases=("iprec",)),
+            RELEVANCE_THRESHOLD, RECALL_ROUNDING, TIES_OPTION), aliases=("iprec",),
+            family="binary"),
         Metric("eleven_point_average", pqc.eleven_point_average, (
             Option("recall_levels", ("array-like",), pqc.ELEVEN_POINTS),
-            RELEVANCE_THRESHOLD, RECALL_ROUNDING, TIES_OPTION), aliases=("11pt_avg",)),
+            RELEVANCE_THRESHOLD, RECALL_ROUNDING, TIES_OPTION), aliases=("11pt_avg",),
+            family="binary"),
         Metric("rprec_mult", pqc.rprec_mult, (
             Option("mult", (Interval(Real, 0, None, closed="neither"),), 1.0),
-            RELEVANCE_THRESHOLD, TIES_OPTION), aliases=("r_precision_mult",)),
+            RELEVANCE_THRESHOLD, TIES_OPTION), aliases=("r_precision_mult",), family="binary"),
         Metric("g", pqc.g, (DCG_GAIN, TIES_OPTION),
-               undefined_reason="without a document of positive gain"),
-        Metric("bing", pqc.bing, (RELEVANCE_THRESHOLD, TIES_OPTION)),
+               undefined_reason="without a document of positive gain", family="graded"),
+        Metric("bing", pqc.bing, (RELEVANCE_THRESHOLD, TIES_OPTION), family="binary"),
         Metric("ndcg_rel", pqc.ndcg_rel, (DCG_GAIN, DISCOUNT, LOG_BASE, TIES_OPTION),
-               undefined_reason="without a document of positive gain"),
+               undefined_reason="without a document of positive gain", family="graded"),
         Metric("rndcg", pqc.rndcg,
                (DCG_GAIN, DISCOUNT, LOG_BASE, RELEVANCE_THRESHOLD, TIES_OPTION),
-               undefined_reason="without a relevant document or one of positive gain"),
+               undefined_reason="without a relevant document or one of positive gain",
+               family="graded"),
     )
 }
 
