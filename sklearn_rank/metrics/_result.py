@@ -211,8 +211,12 @@ class PerQueryResult:
         try:
             return self._values[name]
         except (KeyError, TypeError):
+            # cross_validate's per-query output was a dict with "qid" and "fold" columns
+            hint = {"qid": " Its query ids are result.query_ids.",
+                    "fold": " Its folds are result.fold."}.get(name, "") if isinstance(
+                        name, str) else ""
             raise KeyError(
-                f"{name!r} is not a metric of this result; it has {list(self._values)}."
+                f"{name!r} is not a metric of this result; it has {list(self._values)}.{hint}"
             ) from None
 
     def __contains__(self, name):
