@@ -226,6 +226,17 @@ def test_cross_validate_keeps_query_weights_and_repeated_queries():
     assert len(repeated) == 2 * len(np.unique(qid))
     assert_array_equal(repeated.query_ids, np.repeat(np.unique(qid), 2))
     assert (repeated.fold[0::2] < 3).all() and (repeated.fold[1::2] >= 3).all()
+    # the statistics count each query once, with the mean of its folds, in every form
+    from sklearn_rank.stats import bootstrap_ci
+
+    pytest.importorskip("pandas")
+    forms = [repeated, _old_dict(repeated), repeated.to_frame()]
+    intervals = [bootstrap_ci(x, n_resamples=199, random_state=0) for x in forms]
+    assert {(ci.n, ci.mean, tuple(ci.confidence_interval)) for ci in intervals} == {
+        (intervals[0].n, intervals[0].mean, tuple(intervals[0].confidence_interval))}
+    assert intervals[0].n == len(np.unique(qid))
+    per_query_mean = (repeated["ndcg@10"][0::2] + repeated["ndcg@10"][1::2]) / 2
+    assert intervals[0].mean == pytest.approx(per_query_mean.mean(), rel=1e-12)
 
 
 # ----------------------------------------------------------------------------------------

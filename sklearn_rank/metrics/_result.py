@@ -483,7 +483,9 @@ def aggregate(result, *more_results):
     With one result, the means are those that :func:`evaluate` returns for the same call,
     bit for bit: weighted by the query weights, queries skipped by ``no_relevant=np.nan``
     left out. With several, computed on chunks of disjoint queries (cross-validation folds,
-    data partitions, stored runs), the means are those of one call on all their rows.
+    data partitions, stored runs), the means are those of one call on all their rows. In a
+    result with folds where a query was tested by several folds (repeated
+    cross-validation), each of its entries counts.
 
     Parameters
     ----------
