@@ -10,11 +10,9 @@
 
 import numpy as np
 
-from ..metrics import evaluate, parse_metric
-from ..metrics._ranking import CONSTRAINTS
-from ..metrics._registry import metric_options
-from ..metrics._scorer import _check_options, check_grade_scale
-from ..utils._param_validation import validate_parameter_constraints
+from ..metrics import evaluate
+from ..metrics._bound import bind_metric
+from ..metrics._names import parse_metric
 from ._queries import query_codes
 
 
@@ -83,20 +81,14 @@ class BoosterEvalMetric:
     _how_to_group = "give the data its query groups"
 
     def __init__(self, name, *, convention=None, **options):
-        metric, fixed = parse_metric(name)
-        caller = f"eval_metric({name!r})"
-        _check_options(metric, name, fixed, options, caller)
-        # every fit of a search monitors its own validation queries: one declared scale
-        check_grade_scale(name, options=options, convention=convention, caller=caller)
-        validate_parameter_constraints(
-            {**metric.constraints, "convention": CONSTRAINTS["convention"]},
-            {**metric_options(metric, fixed, options), "convention": convention},
-            caller_name=caller,
-        )
+        # bound once; every fit of a search monitors its own validation queries: one
+        # declared scale
+        self.bound = bind_metric(name, options=options, convention=convention,
+                                 caller=f"eval_metric({name!r})", declared_scale=True)
         self.name = name
         self.convention = convention
         self.options = options
-        self.maximize = metric.higher_is_better
+        self.maximize = self.bound.metric.higher_is_better
         # The booster's name of the metric, in its logs and evals_result_: no spaces, which
         # XGBoost's log parser would split on.
         self.__name__ = "".join(name.split())
@@ -132,6 +124,5 @@ class BoosterEvalMetric:
                 "one group of all rows (group=[n_rows])."
             )
         qid = query_codes(np.asarray(sizes, dtype=np.intp))
-        return evaluate(y_true, y_score, qid=qid, metrics=[self.name],
-                        sample_weight=sample_weight, convention=self.convention,
-                        **self.options)[self.name]
+        return evaluate(y_true, y_score, qid=qid, metrics=[self.bound],
+                        sample_weight=sample_weight)[self.bound.key]
