@@ -145,8 +145,8 @@ class Aggregator:
             # the largest unit of the chunks that weigh something: a chunk of zero weights
             # (unit 1.0) must not sink the others' tiny weights into subnormal numbers
             unit = max((c[3] for c in chunks if c[2].any()), default=chunks[0][3])
-            weights = np.concatenate([c[2] if c[3] == unit else c[2] * (c[3] / unit)
-                                      for c in chunks])
+            weights = np.concatenate([c[2] if c[3] == unit or not c[2].any()
+                                      else c[2] * (c[3] / unit) for c in chunks])
         if any(c[0] is None for c in chunks):
             raise ValueError(
                 f"Cannot put the chunks of {self.label} in query order: add them with their "

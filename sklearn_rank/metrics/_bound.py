@@ -25,7 +25,7 @@ from types import MappingProxyType
 from ..utils._param_validation import validate_parameter_constraints
 from ._aggregate import Aggregator
 from ._names import parse_metric
-from ._registry import CONSTRAINTS, Metric, metric_options
+from ._registry import CONSTRAINTS, METRICS, Metric, metric_options
 
 __all__ = ["BoundMetric", "bind_metric", "bind_metrics", "scale_unset"]
 
@@ -80,7 +80,9 @@ class BoundMetric:
     __delattr__ = __setattr__
 
     def __reduce__(self):  # a mapping proxy does not pickle: rebuild from the arguments
-        return _rebuild, (self.metric, dict(self.options), self.convention, self.preset_ties)
+        # a registry entry by its name: the worker's registry holds the same entry
+        metric = self.metric.name if METRICS.get(self.metric.name) is self.metric else self.metric
+        return _rebuild, (metric, dict(self.options), self.convention, self.preset_ties)
 
     @property
     def name(self):
@@ -161,6 +163,7 @@ class BoundMetric:
 
 
 def _rebuild(metric, options, convention, preset_ties):
+    metric = METRICS[metric] if isinstance(metric, str) else metric
     return BoundMetric(metric, options, convention, preset_ties=preset_ties)
 
 
