@@ -1,7 +1,8 @@
 """The eval-metric bridge: sklearn-rank metrics as a booster's eval metrics, and routing.
 
-- :class:`BoosterEvalMetric`: a registry metric, checked once, whose value on rows grouped
-  by query is computed by :func:`sklearn_rank.metrics.evaluate`; the boosters' subclasses
+- :class:`BoosterEvalMetric`: a registry metric, bound once
+  (:func:`~sklearn_rank.metrics._bound.bind_metric`), whose value on rows grouped by query
+  is computed as :func:`sklearn_rank.metrics.evaluate` computes it; the boosters' subclasses
   (``sklearn_rank.lightgbm``, ``sklearn_rank.xgboost``) only read their booster's data
   structures and call :meth:`BoosterEvalMetric._value`;
 - :func:`split_eval_metrics`: an adapter's ``eval_metric`` entries, parted between the
@@ -10,9 +11,10 @@
 
 import numpy as np
 
-from ..metrics import evaluate
 from ..metrics._bound import bind_metric
+from ..metrics._engine import check_ranking_input
 from ..metrics._names import parse_metric
+from ..metrics._result import means_of, result_of
 from ._queries import query_codes
 
 
@@ -124,5 +126,6 @@ class BoosterEvalMetric:
                 "one group of all rows (group=[n_rows])."
             )
         qid = query_codes(np.asarray(sizes, dtype=np.intp))
-        return evaluate(y_true, y_score, qid=qid, metrics=[self.bound],
-                        sample_weight=sample_weight)[self.bound.key]
+        # the bound metric on the rows, as evaluate computes it (its messages name evaluate)
+        data = check_ranking_input(y_true, y_score, qid, sample_weight, caller="evaluate")
+        return means_of(result_of(data, [(self.name, self.bound)]), stacklevel=2)[self.name]

@@ -30,6 +30,16 @@ GEOMETRIC_MEAN_FLOOR = 1e-5
 _NO_RELEVANT_REASON = "that have no relevant document"
 
 
+def in_query_order(options, convention=None):
+    """Whether the values of a metric computed with resolved ``options`` are added one at a
+    time in query order, as trec_eval adds them: the rows' order is the ranking
+    (``ties="stable"``, trec_eval's ties), or the convention is trec_eval's. ``options`` may
+    hold the convention, as :attr:`PerQueryResult.options
+    <sklearn_rank.metrics.PerQueryResult.options>` records it."""
+    convention = options.get("convention", convention)
+    return options.get("ties") == "stable" or convention == "trec_eval"
+
+
 class Aggregator:
     """The value over queries of one metric, from per-query values added in chunks.
 

@@ -23,7 +23,7 @@ import functools
 from types import MappingProxyType
 
 from ..utils._param_validation import validate_parameter_constraints
-from ._aggregate import Aggregator
+from ._aggregate import Aggregator, in_query_order
 from ._names import parse_metric
 from ._registry import CONSTRAINTS, METRICS, Metric, metric_options
 
@@ -116,7 +116,7 @@ class BoundMetric:
         """Whether the queries' values are added one at a time in query order, as trec_eval
         adds them: the rows' order is the ranking (``ties="stable"``, trec_eval's ties and
         its convention)."""
-        return self.options.get("ties") == "stable" or self.convention == "trec_eval"
+        return in_query_order(self.options, self.convention)
 
     def replace(self, **options):
         """A bound metric with some resolved options replaced (unchecked): the grade scale

@@ -6,11 +6,15 @@ options each metric was computed with. :func:`aggregate` averages it over querie
 metric's rule (:meth:`Metric.aggregate`), and merges results computed on chunks of disjoint
 queries (folds, partitions) into the value of one call on all their rows.
 
-Every computation of a metric goes through here. :func:`evaluate` is
-:func:`evaluate_per_query` followed by :func:`aggregate`, as are the plots and the command
-line; the public ``*_score`` functions and the scorers (and through them ``cross_validate``)
+Every computation of a metric goes through here: :func:`result_of` computes bound metrics
+(:mod:`~sklearn_rank.metrics._bound`) on validated data. :func:`evaluate` (in
+:mod:`~sklearn_rank.metrics._evaluate`) is :func:`evaluate_per_query` followed by
+:func:`aggregate`, as are the plots and the command line; the public ``*_score`` functions,
+the scorers (and through them ``cross_validate``), the eval metrics and each Dask partition
 build their results with :func:`result_of` from the data they validated, and average them
-with :func:`means_of`. Whoever needs query ids takes them from the result.
+with :func:`means_of`, that is with the one aggregation rule
+(:class:`~sklearn_rank.metrics._aggregate.Aggregator`). Whoever needs query ids takes them
+from the result.
 """
 
 import math
@@ -25,7 +29,7 @@ import numpy as np
 from ..utils._arrays import check_finite_nonnegative
 from ..utils._optional import import_optional
 from ..utils._sklearn_internals import PARAM_VALIDATION_MODULE
-from ._aggregate import Aggregator
+from ._aggregate import Aggregator, in_query_order
 from ._bound import as_plan
 from ._registry import METRICS
 
@@ -437,11 +441,8 @@ def _aggregate_metric(result, name, stacklevel):
     if metric is None:
         aggregator = Aggregator(label=name)
     else:
-        # the rows' order is the ranking (trec_eval's ties, and its convention): the queries
-        # are added in their order too, as trec_eval adds them
-        in_order = options.get("ties") == "stable" or options.get("convention") == "trec_eval"
-        aggregator = Aggregator(metric.aggregation, in_order=in_order, label=name,
-                                undefined_reason=metric.undefined_reason)
+        aggregator = Aggregator(metric.aggregation, in_order=in_query_order(options),
+                                label=name, undefined_reason=metric.undefined_reason)
     aggregator.add(result.values[name], result.query_weight, weight_unit=result.weight_unit)
     return aggregator.result(stacklevel=stacklevel + 1)
 
