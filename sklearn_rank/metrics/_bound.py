@@ -27,7 +27,7 @@ from ._aggregate import Aggregator, in_query_order
 from ._names import parse_metric
 from ._registry import CONSTRAINTS, METRICS, Metric, metric_options
 
-__all__ = ["BoundMetric", "bind_metric", "bind_metrics", "scale_unset"]
+__all__ = ["BoundMetric", "bind_metric", "bind_metrics", "scale_left_to_data", "scale_unset"]
 
 
 def scale_unset(options):
@@ -38,6 +38,15 @@ def scale_unset(options):
     other queries of the call. Binary RBP (``graded=False``) has no grade scale.
     """
     return options.get("max_grade", 0) is None and bool(options.get("graded", True))
+
+
+def scale_left_to_data(name, *, options=None, convention=None):
+    """:func:`scale_unset` of a metric name with ``options`` and ``convention``, unchecked
+    (see :func:`~sklearn_rank.metrics._scorer.needs_grade_scale`)."""
+    entry, fixed = parse_metric(name)
+    if "max_grade" not in entry.options:
+        return False
+    return scale_unset(entry.resolved(metric_options(entry, fixed, options or {}), convention))
 
 
 class BoundMetric:
@@ -57,22 +66,30 @@ class BoundMetric:
         normalised; read-only.
     convention : str or None
     key : str
-        The canonical key: a name that :func:`bind_metric` reads back into an equal bound
-        metric (with ``convention=None``, or the same convention). ``str(bound)`` and
-        ``bound.name`` are the key.
+        The canonical key: a name that :func:`bind_metric` reads back into the same
+        resolved options without a convention, and into an equal bound metric with the
+        same convention, unless the name set an option to sklearn-rank's default against
+        the preset (the key leaves defaults out). ``str(bound)`` and ``bound.name`` are the
+        key.
     """
 
-    __slots__ = ("metric", "options", "convention", "preset_ties", "key", "_hash")
+    __slots__ = ("metric", "options", "convention", "preset_ties", "_key")
 
     def __init__(self, metric, options, convention=None, *, preset_ties=False):
         if not isinstance(metric, Metric):
             raise TypeError(f"metric must be a registry entry (Metric); got {metric!r}.")
-        options = dict(options)
-        key = metric.key_of_resolved(options)
-        for name, value in (("metric", metric), ("options", MappingProxyType(options)),
+        for name, value in (("metric", metric), ("options", MappingProxyType(dict(options))),
                             ("convention", convention), ("preset_ties", bool(preset_ties)),
-                            ("key", key), ("_hash", hash((key, convention)))):
+                            ("_key", None)):
             object.__setattr__(self, name, value)
+
+    @property
+    def key(self):
+        """The canonical key (written when first read: the public functions bind and
+        compute without it)."""
+        if self._key is None:
+            object.__setattr__(self, "_key", self.metric.key_of_resolved(self.options))
+        return self._key
 
     def __setattr__(self, name, value):
         raise AttributeError(f"A BoundMetric is immutable: cannot set {name!r}.")
@@ -97,13 +114,12 @@ class BoundMetric:
         return f"BoundMetric({self.key!r}{extra})"
 
     def __hash__(self):
-        return self._hash
+        return hash((self.key, self.convention))
 
     def __eq__(self, other):
         if not isinstance(other, BoundMetric):
             return NotImplemented
-        return (self._hash == other._hash and self.key == other.key
-                and self.convention == other.convention
+        return (self.key == other.key and self.convention == other.convention
                 and (self.metric is other.metric or self.metric == other.metric))
 
     @property

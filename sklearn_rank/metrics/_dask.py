@@ -46,7 +46,7 @@ INPUTS = ("y_true", "y_score", "qid", "sample_weight", "retrieved", "judged", "d
 # the metrics that break ties by input order: kept through the shuffle.
 _ROW = "_row"
 _ROW_BITS = 40  # rows per partition below 2**40; partitions below 2**23
-# How many partial sums one task of the tree reduction merges.
+# How many partitions' aggregators one task of the tree reduction merges.
 _SPLIT_EVERY = 16
 
 
@@ -727,7 +727,7 @@ def _merge(*parts):
 
 
 def _tree_reduce(parts):
-    """One delayed partial sum of ``parts``, merged ``_SPLIT_EVERY`` at a time."""
+    """One delayed merge of ``parts``, merged ``_SPLIT_EVERY`` at a time."""
     import dask
 
     if not parts:

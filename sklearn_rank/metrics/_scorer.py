@@ -24,10 +24,9 @@ from ..utils._sklearn_internals import (
     _raise_for_params,
 )
 from ..utils._trained import check_trained_queries
-from ._bound import bind_metric, grade_scale_message, scale_unset
+from ._bound import bind_metric, grade_scale_message, scale_left_to_data
 from ._engine import check_ranking_input
-from ._names import parse_metric
-from ._registry import METRICS, metric_options
+from ._registry import METRICS
 from ._result import means_of, result_of
 
 # Names offered by get_scorer_names(): the usual cut-offs of each metric taking one.
@@ -247,12 +246,7 @@ def needs_grade_scale(metric, *, options=None, convention=None):
         True when the metric uses ``max_grade`` and neither the name, ``options`` nor the
         convention sets it.
     """
-    found, fixed = parse_metric(metric)
-    if "max_grade" not in found.options:
-        return False
-    # the rule of the bound metrics (scale_unset), on the options as given: unchecked
-    return scale_unset(found.resolved(metric_options(found, fixed, options or {}),
-                                      convention))
+    return scale_left_to_data(metric, options=options, convention=convention)
 
 
 def check_grade_scale(metric, *, options=None, convention=None, caller=None):
