@@ -242,7 +242,7 @@ def bind_metric(metric, *, options=None, convention=None, caller=None, declared_
     options = {} if options is None else options
     if isinstance(metric, BoundMetric):
         return _rebound(metric, options, convention, caller, declared_scale)
-    cached = _cache_key(options)
+    cached = _cache_key(options, convention)
     if isinstance(metric, str) and cached is not None:
         return _bind_cached(metric, cached, convention, caller, declared_scale)
     return _bind(metric, options, convention, caller, declared_scale)
@@ -253,9 +253,11 @@ def bind_metric(metric, *, options=None, convention=None, caller=None, declared_
 _CACHED_TYPES = (type(None), bool, int, float, str)
 
 
-def _cache_key(options):
-    """``options`` as a cache key, or None when a value is not of :data:`_CACHED_TYPES`."""
-    if any(type(value) not in _CACHED_TYPES for value in options.values()):
+def _cache_key(options, convention):
+    """``options`` as a cache key, or None when a value (or the convention, to be refused
+    by the validation) is not of :data:`_CACHED_TYPES`."""
+    if type(convention) not in _CACHED_TYPES or any(
+            type(value) not in _CACHED_TYPES for value in options.values()):
         return None
     return tuple((name, type(value), value) for name, value in options.items())
 
@@ -349,7 +351,7 @@ def bind_metrics(metrics, options=None, convention=None, *, caller):
     """
     options = {} if options is None else options
     names = [metrics] if isinstance(metrics, (str, BoundMetric)) else list(metrics)
-    cached = _cache_key(options)
+    cached = _cache_key(options, convention)
     if cached is None or not all(isinstance(n, (str, BoundMetric)) for n in names):
         return _bind_all(names, options, convention, caller)
     return list(_bind_all_cached(tuple(names), cached, convention, caller))
