@@ -347,7 +347,7 @@ def test_names_aliases_and_option_aliases_parse(name):
 def test_hits_is_the_count_and_hit_is_refused():
     # "hits" named the hit rate up to issue 12; it is now ranx's hits@k, a count. "hit",
     # which reads as either, is refused with both spellings to choose from.
-    from sklearn_rank.metrics._registry import AMBIGUOUS
+    from sklearn_rank.metrics._names import AMBIGUOUS
 
     metric, options = parse_metric("Hits@10")
     assert metric is METRICS["hits"] and options == {"k": 10}

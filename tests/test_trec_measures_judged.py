@@ -26,7 +26,8 @@ from sklearn.exceptions import UndefinedMetricWarning
 from test_trec_eval_fixtures import read_qrels, read_run
 
 from sklearn_rank.metrics import evaluate, map_score, rbp_score
-from sklearn_rank.metrics._registry import METRICS, parse_metric
+from sklearn_rank.metrics._names import parse_metric
+from sklearn_rank.metrics._registry import METRICS
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

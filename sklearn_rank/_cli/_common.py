@@ -1006,14 +1006,12 @@ def write_json(path, data, option):
 
 def metric_keys(metrics, convention, scales):
     """Metric name -> its canonical key (:meth:`~sklearn_rank.metrics.Metric.key`) with
-    the grade scale the command gives it and the convention: what the number is."""
-    from ..metrics import parse_metric
+    the grade scale the command gives it and the convention: what the number is, the key
+    of its bound metric."""
+    from ..metrics._bound import bind_metric
 
-    keys = {}
-    for name in metrics:
-        metric, options = parse_metric(name)
-        keys[name] = metric.key({**options, **scales.get(name, {})}, convention)
-    return keys
+    return {name: bind_metric(name, options=scales.get(name, {}), convention=convention).key
+            for name in metrics}
 
 
 def describe_metrics(keys, convention):

@@ -21,11 +21,17 @@ _EXPORTS = {
     "._engine": (
         "GradeError",
     ),
+    "._evaluate": (
+        "evaluate", "evaluate_per_query",
+    ),
+    "._names": (
+        "parse_metric",
+    ),
     "._registry": (
-        "get_metric_names", "parse_metric",
+        "get_metric_names",
     ),
     "._result": (
-        "PerQueryResult", "TiedScoresWarning", "aggregate", "evaluate", "evaluate_per_query",
+        "PerQueryResult", "TiedScoresWarning", "aggregate",
     ),
     "._scorer": (
         "RankingScorer", "get_scorer", "get_scorer_names", "make_ranking_scorer",

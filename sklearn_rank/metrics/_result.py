@@ -6,11 +6,15 @@ options each metric was computed with. :func:`aggregate` averages it over querie
 metric's rule (:meth:`Metric.aggregate`), and merges results computed on chunks of disjoint
 queries (folds, partitions) into the value of one call on all their rows.
 
-Every computation of a metric goes through here. :func:`evaluate` is
-:func:`evaluate_per_query` followed by :func:`aggregate`, as are the plots and the command
-line; the public ``*_score`` functions and the scorers (and through them ``cross_validate``)
+Every computation of a metric goes through here: :func:`result_of` computes bound metrics
+(:mod:`~sklearn_rank.metrics._bound`) on validated data. :func:`evaluate` (in
+:mod:`~sklearn_rank.metrics._evaluate`) is :func:`evaluate_per_query` followed by
+:func:`aggregate`, as are the plots and the command line; the public ``*_score`` functions,
+the scorers (and through them ``cross_validate``), the eval metrics and each Dask partition
 build their results with :func:`result_of` from the data they validated, and average them
-with :func:`means_of`. Whoever needs query ids takes them from the result.
+with :func:`means_of`, that is with the one aggregation rule
+(:class:`~sklearn_rank.metrics._aggregate.Aggregator`). Whoever needs query ids takes them
+from the result.
 """
 
 import math
@@ -24,11 +28,10 @@ import numpy as np
 
 from ..utils._arrays import check_finite_nonnegative
 from ..utils._optional import import_optional
-from ..utils._param_validation import validate_parameter_constraints, validate_params
 from ..utils._sklearn_internals import PARAM_VALIDATION_MODULE
-from ._dask import dask_evaluate, is_dask_collection
-from ._engine import check_ranking_input, mean_over_queries
-from ._registry import CONSTRAINTS, METRICS, check_overridden, metric_options, parse_metric
+from ._aggregate import Aggregator, in_query_order
+from ._bound import as_plan
+from ._registry import METRICS
 
 
 class PerQueryResult:
@@ -541,199 +544,31 @@ def _aggregate_metric(result, name, stacklevel):
     """The value over queries of one metric of ``result``: the rule of the registry entry
     that computed it (:meth:`Metric.aggregate`), the weighted mean for a result built by
     hand without one. ``stacklevel`` as for :func:`warnings.warn` called here."""
-    values, weight = result.values[name], result.query_weight
     options = result.options[name]
     metric = METRICS.get(options.get("metric"))
     if metric is None:
-        return mean_over_queries(np.asarray(values), weight, metric=name,
-                                 stacklevel=stacklevel)
-    if metric.aggregation == "sum" and weight is not None:
-        # the mean depends on ratios of weights only, a weighted sum on the weights: back
-        # to the units of sample_weight (weight_unit is 1.0 unless the weights are extreme)
-        weight = weight * result.weight_unit
-    # the rows' order is the ranking (trec_eval's ties, and its convention): the queries are
-    # added in their order too, as trec_eval adds them
-    in_order = options.get("ties") == "stable" or options.get("convention") == "trec_eval"
-    return metric.aggregate(values, weight, label=name, stacklevel=stacklevel + 1,
-                            in_order=in_order)
+        aggregator = Aggregator(label=name)
+    else:
+        aggregator = Aggregator(metric.aggregation, in_order=in_query_order(options),
+                                label=name, undefined_reason=metric.undefined_reason)
+    aggregator.add(result.values[name], result.query_weight, weight_unit=result.weight_unit)
+    return aggregator.result(stacklevel=stacklevel + 1)
 
 
-# The arguments of evaluate and evaluate_per_query (besides the metrics' own options).
-_EVALUATE_CONSTRAINTS = {
-        "y_true": ["array-like"],
-        "y_score": ["array-like"],
-        "qid": CONSTRAINTS["qid"],
-        "metrics": [list, tuple, str],
-        "sample_weight": ["array-like", None],
-        "retrieved": ["array-like", None],
-        "judged": CONSTRAINTS["judged"],
-        "docno": CONSTRAINTS["docno"],
-        "convention": CONSTRAINTS["convention"],
-}
+def result_of(data, plan, convention=None):
+    """The :class:`PerQueryResult` of the metrics of ``plan`` on ``data``, a validated
+    :class:`RankingInput`: the one computation of bound metrics on data.
 
-
-@validate_params({**_EVALUATE_CONSTRAINTS, "partitioned_by_query": ["boolean"]},
-                 prefer_skip_nested_validation=True)
-def evaluate_per_query(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"),
-                       sample_weight=None, retrieved=None, judged=None, docno=None,
-                       convention=None, partitioned_by_query=False, **options):
-    """Compute several ranking metrics per query, with the query ids they belong to.
-
-    The same computation as :func:`evaluate` (one grouping, one sort), returned before the
-    mean over queries: :func:`aggregate` of the result gives :func:`evaluate`'s means.
-
-    Parameters
-    ----------
-    y_true, y_score, qid, sample_weight, retrieved, judged, docno, convention
-        As in :func:`ndcg_score`.
-
-    metrics : list of str or str, default: ``("ndcg@10", "map", "mrr")``
-        Metric names, as in :func:`evaluate`.
-
-    partitioned_by_query : bool, default=False
-        With Dask inputs, as in :func:`evaluate`; ignored for arrays in memory.
-
-    **options
-        Options applied to every metric that takes them, as in :func:`evaluate`.
-
-    Returns
-    -------
-    result : PerQueryResult or dask.dataframe.DataFrame
-        Query ids (in the order of ``np.unique(qid)``), per metric the values (after the
-        ``no_relevant`` policy) and the mask of queries where it is undefined, the query
-        weights (None without ``sample_weight``) and the resolved options. With Dask
-        inputs, a lazy Dask DataFrame: a ``qid`` column, one column per metric and, with
-        ``sample_weight``, a ``query_weight`` column (see :ref:`scaling`).
-
-    See Also
-    --------
-    evaluate : The means over queries (``return_per_query=True`` gives bare arrays).
-    aggregate : The means of one or several results.
-
-    Examples
-    --------
-    >>> from sklearn_rank.metrics import aggregate, evaluate_per_query
-    >>> y_true = [3, 0, 2, 1, 0, 1]
-    >>> y_score = [0.9, 0.8, 0.1, 0.4, 0.3, 0.6]
-    >>> qid = [1, 2, 1, 2, 1, 2]
-    >>> result = evaluate_per_query(y_true, y_score, qid=qid, metrics=["ndcg@2", "P@1"])
-    >>> result.to_frame().round(4)  # doctest: +NORMALIZE_WHITESPACE
-         ndcg@2  P@1
-    qid
-    1    0.7872  1.0
-    2    0.3869  0.0
-    >>> {name: round(value, 4) for name, value in aggregate(result).items()}
-    {'ndcg@2': 0.587, 'P@1': 0.5}
-    """
-    if any(map(is_dask_collection,
-               (y_true, y_score, qid, sample_weight, retrieved, judged, docno))):
-        return dask_evaluate(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
-                             convention, options, caller="evaluate_per_query",
-                             return_per_query=True, partitioned_by_query=partitioned_by_query,
-                             docno=docno)
-    return evaluate_result(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
-                           convention, options, caller="evaluate_per_query", docno=docno)
-
-
-@validate_params({**_EVALUATE_CONSTRAINTS, "return_per_query": ["boolean"],
-                  "partitioned_by_query": ["boolean"]},
-                 prefer_skip_nested_validation=True)
-def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"), sample_weight=None,
-             retrieved=None, judged=None, docno=None, convention=None, return_per_query=False,
-             partitioned_by_query=False, **options):
-    """Compute several ranking metrics at once, grouping and sorting the data once.
-
-    :func:`evaluate_per_query` followed by :func:`aggregate`, in one call.
-
-    Parameters
-    ----------
-    y_true, y_score, qid, sample_weight, retrieved, judged, docno, convention, \
-return_per_query
-        As in :func:`ndcg_score`.
-
-    metrics : list of str or str, default: ``("ndcg@10", "map", "mrr")``
-        Metric names, case-insensitive: ``"ndcg@10"``, ``"dcg@5"``, ``"err@20"``,
-        ``"map"``/``"ap@10"``, ``"mrr"``/``"rr@10"``, ``"p@5"``, ``"r@100"``,
-        ``"success@10"``/``"hit_rate@10"``, ``"rprec"``, ``"rbp(p=0.8)"``,
-        ``"kendall_tau"``, ``"spearman"``, ``"pairwise_accuracy"``,
-        ``"half_life_utility"``. See :func:`get_metric_names`.
-
-    partitioned_by_query : bool, default=False
-        With Dask inputs (Dask Series of one Dask DataFrame, or Dask arrays), declare that
-        the rows of each query sit in one partition already, to skip the shuffle on
-        ``qid``. The claim is checked: a query found in two partitions is an error.
-        Ignored for arrays in memory. See :ref:`scaling`.
-
-    **options
-        Options applied to every metric that takes them (``ties="stable"``,
-        ``gain="linear"``, ``no_relevant=1.0``, ``max_grade=4``...). An option that no
-        requested metric takes is an error. Options fixed in a name (``"rbp(p=0.5)"``) win;
-        an option that every metric taking it fixes in its name would have no effect, and
-        is an error too.
-
-    Returns
-    -------
-    results : dict or dask.dataframe.DataFrame
-        Metric name (as given) -> mean value, or per-query array with
-        ``return_per_query=True`` (in the order of ``np.unique(qid)``; prefer
-        :func:`evaluate_per_query`, whose result carries the query ids). With Dask inputs
-        and ``return_per_query=True``, a lazy Dask DataFrame of ``qid`` and one column per
-        metric, which can be written to Parquet without collecting it.
-
-    See Also
-    --------
-    evaluate_per_query : The per-query values, with their query ids.
-    aggregate : The means of one or several per-query results.
-
-    Examples
-    --------
-    >>> from sklearn_rank.metrics import evaluate
-    >>> y_true = [3, 0, 2, 1, 0, 1]
-    >>> y_score = [0.9, 0.8, 0.1, 0.4, 0.3, 0.6]
-    >>> qid = [1, 2, 1, 2, 1, 2]
-    >>> result = evaluate(y_true, y_score, qid=qid, metrics=["ndcg@2", "mrr", "P@1"])
-    >>> {name: round(value, 4) for name, value in result.items()}
-    {'ndcg@2': 0.587, 'mrr': 0.75, 'P@1': 0.5}
-    """
-    if any(map(is_dask_collection,
-               (y_true, y_score, qid, sample_weight, retrieved, judged, docno))):
-        return dask_evaluate(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
-                             convention, options, caller="evaluate",
-                             return_per_query=return_per_query,
-                             partitioned_by_query=partitioned_by_query, docno=docno)
-    result = evaluate_result(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
-                             convention, options, caller="evaluate", docno=docno)
-    if return_per_query:  # bare arrays, writable, as evaluate has always returned them
-        return {name: np.array(values) for name, values in result.values.items()}
-    # the warning of a metric whose every query was skipped: at the caller of evaluate, past
-    # the frame of validate_params
-    return means_of(result, stacklevel=4)
-
-
-def evaluate_result(y_true, y_score, qid, metrics, sample_weight, retrieved, judged, convention,
-                    options, *, caller, docno=None):
-    """:func:`evaluate_per_query` with ``caller`` (``"evaluate"``...) in its messages: the
-    body that :func:`evaluate` and :func:`evaluate_per_query` share."""
-    plan = plan_metrics(metrics, options, f"{caller}()")
-    data = check_ranking_input(y_true, y_score, qid, sample_weight, retrieved, judged=judged,
-                               docno=docno, caller=caller)
-    for name, metric, kernel_options in plan:
-        validate_parameter_constraints(metric.constraints, kernel_options,
-                                       caller_name=f"{caller} (metric {name!r})")
-    return result_of(data, plan, convention)
-
-
-def result_of(data, plan, convention):
-    """The :class:`PerQueryResult` of the metrics of ``plan`` (validated ``(name, metric,
-    kernel_options)`` items, see :func:`plan_metrics`) on ``data``, a :class:`RankingInput`.
-
-    Warns (:class:`TiedScoresWarning`) when the ``"trec_eval"`` preset ranks tied scores in
-    row order for want of document names."""
+    ``plan`` holds ``(name, BoundMetric)`` items (see
+    :func:`~sklearn_rank.metrics._bound.bind_metrics`), or ``(name, metric,
+    kernel_options)`` items, bound here to ``convention``. Warns
+    (:class:`TiedScoresWarning`) when the ``"trec_eval"`` preset ranks tied scores in row
+    order for want of document names."""
+    plan = as_plan(plan, convention)
     values, undefined, resolved = {}, {}, {}
-    for name, metric, kernel_options in plan:
-        values[name], undefined[name], resolved[name] = per_query_values(
-            data, metric, convention, kernel_options, name)
-    _warn_row_order_ties(data, plan, resolved, convention)
+    for name, bound in plan:
+        values[name], undefined[name], resolved[name] = bound.compute(data, label=name)
+    _warn_row_order_ties(data, plan, resolved)
     return PerQueryResult._trusted(data.query_ids, values, undefined, data.query_weight, resolved,
                                    data.weight_unit)
 
@@ -753,15 +588,16 @@ class TiedScoresWarning(UserWarning):
         self.n_queries = len(self.query_ids)
 
 
-def _warn_row_order_ties(data, plan, resolved, convention):
+def _warn_row_order_ties(data, plan, resolved):
     """Warn when the ``"trec_eval"`` preset gave a metric ``ties="stable"`` (the caller did
     not ask for it) and, without document names, tied documents of different grades or
     judgements kept their row order: trec_eval ranks them by name."""
-    if convention != "trec_eval" or data.docno_order is not None:
+    if data.docno_order is not None:
         return
-    for name, _, kernel_options in plan:
+    for name, bound in plan:
         options = resolved[name]
-        if kernel_options.get("ties", "stable") is not None or options.get("ties") != "stable":
+        if (bound.convention != "trec_eval" or not bound.preset_ties
+                or options.get("ties") != "stable"):
             continue  # no ties option, ties given by the caller, or not the preset's
         ranked = data.condensed() if options.get("unjudged") == "condensed" else data
         codes = ranked.ranking("stable").row_order_queries
@@ -796,44 +632,11 @@ def _outside_package():
     return level
 
 
-def plan_metrics(metrics, options, caller):
-    """Parse metric names and check the shared options, as :func:`evaluate` does.
-
-    Returns ``[(name, metric, kernel_options)]``: the name as given, its registry entry and
-    its kernel options (name-fixed, then the caller's, then plain defaults; not yet
-    validated against the metric's constraints).
-    """
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not names:
-        raise ValueError("metrics is empty: name at least one metric, e.g. ['ndcg@10'].")
-    parsed = [(name, *parse_metric(name)) for name in names]
-    accepted = {o for _, m, _ in parsed for o in m.option_names}
-    unused = sorted(set(options) - accepted)
-    if unused:
-        raise TypeError(f"{caller} got option(s) {unused} that none of the metrics {names} takes.")
-    check_overridden([(m, fixed) for _, m, fixed in parsed], options, names, caller)
-    return [(name, metric, metric_options(metric, fixed, options))
-            for name, metric, fixed in parsed]
-
-
-def per_query_values(data, metric, convention, kernel_options, label):
-    """One metric's per-query values on ``data`` (a :class:`RankingInput`).
-
-    Returns ``(values, undefined, options)``: the values after the ``no_relevant`` policy
-    (:meth:`Metric.compute`), the mask of the queries where the metric is undefined, and the
-    options as :attr:`PerQueryResult.options` records them.
-    """
-    values, undefined, resolved = metric.compute(data, kernel_options, convention=convention,
-                                                 label=label)
-    recorded = {"metric": metric.name, "convention": convention, **resolved}
-    if recorded.get("max_grade", 0) is None and recorded.get("graded", True):
-        # graded ERR and RBP scale grades by the largest one: a property of all the rows
-        recorded["max_grade"] = data.top_label.item()
-    if not values.flags.owndata:
-        values = values.copy()  # not a view of an array that the caller keeps
-    undefined = (np.zeros(data.n_queries, dtype=bool) if undefined is None
-                 else np.array(undefined, dtype=bool))
-    return values, undefined, recorded
+def per_query_values(data, bound, label):
+    """One bound metric's per-query values on ``data`` (a :class:`RankingInput`):
+    ``(values, undefined, options)``, see :meth:`BoundMetric.compute
+    <sklearn_rank.metrics._bound.BoundMetric.compute>`."""
+    return bound.compute(data, label=label)
 
 
 # --------------------------------------------------------------------------------------
