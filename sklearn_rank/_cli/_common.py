@@ -122,7 +122,7 @@ def check_distinct(values, option):
 
 def add_convention_option(parser, what):
     """``--convention``: a preset of :data:`sklearn_rank.metrics.CONVENTIONS`."""
-    from .._conventions import CONVENTION_NAMES  # numpy only: keeps --help fast
+    from ..metrics import CONVENTION_NAMES  # numpy only: keeps --help fast
 
     parser.add_argument(
         "--convention", choices=CONVENTION_NAMES, metavar="NAME",
@@ -520,6 +520,8 @@ DATA_FLAGS = {
     "qid_column": "--qid-column", "label_column": "--label-column",
     "feature_columns": "--feature-columns", "ignore_columns": "--ignore-columns",
     "qid_type=int": "--qid-type int", "qid_type=str": "--qid-type str",
+    "download_if_missing=False": "--no-download",
+    "with download_if_missing=True": "without --no-download",
 }
 
 
@@ -682,13 +684,12 @@ def load_benchmark_data(sources, option, settings, *, note, quiet, min_queries=2
 def _load_error(exc, option, name, like):
     """The :class:`CLIError` of an error of ``load_source`` for ``option``; ``name`` is the
     data set name given, if any."""
-    from ..datasets import DataSourceError, TableError
+    from ..datasets import DataSourceError, FetchError, TableError
 
+    if isinstance(exc, FetchError):  # the fetchers' words, in the options' names
+        return CLIError(f"{option} {name}: {exc.describe(DATA_FLAGS)}")
     if name is not None and not isinstance(exc, (DataSourceError, ImportError)):
-        # the fetchers' words, in the options' names
-        message = str(exc).replace("download_if_missing=False", "--no-download").replace(
-            "with download_if_missing=True", "without --no-download")
-        return CLIError(f"{option} {name}: {message}")
+        return CLIError(f"{option} {name}: {exc}")  # a download that failed...
     error = data_error(exc, option)
     if (isinstance(exc, TableError) and like is None and exc.parameter == "feature_columns"
             and exc.location is not None):  # a cell of a feature column: maybe no feature
@@ -706,7 +707,7 @@ def library_versions():
     """The versions of Python, sklearn-rank and the libraries this process has imported."""
     import platform
 
-    from .._version import __version__
+    from .. import __version__
 
     versions = {"python": platform.python_version(), "sklearn-rank": __version__}
     for module, name in (("numpy", "numpy"), ("scipy", "scipy"), ("sklearn", "scikit-learn"),

@@ -11,7 +11,7 @@ from ..utils._lazy import lazy_exports
 
 # Module -> its public names, loaded on first use: read_trec needs numpy only.
 _EXPORTS = {
-    "._errors": ("DataSourceError", "TableError"),
+    "._errors": ("DataSourceError", "FetchError", "TableError"),
     "._fetch": ("fetch_istella_s", "fetch_letor4", "fetch_mslr_web10k", "fetch_mslr_web30k",
                 "get_data_home", "load_yahoo_ltr"),
     "._files": ("NoQueryIdsError", "load_svmlight_ranking", "load_svmlight_ranking_files",
@@ -19,7 +19,7 @@ _EXPORTS = {
     "._generator": ("make_ranking",),
     "._sources": ("DatasetName", "RankingDataset", "load_source", "parse_dataset_name",
                   "source_files"),
-    "._tables": ("read_table", "table_columns"),
+    "._tables": ("read_table", "read_table_dask", "table_columns"),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

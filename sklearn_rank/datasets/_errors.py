@@ -5,7 +5,7 @@ its messages name them as the Python signature does, and an error's :meth:`descr
 the same message with the caller's names.
 """
 
-__all__ = ["DataSourceError", "TableError"]
+__all__ = ["DataSourceError", "FetchError", "TableError"]
 
 
 class _Names(dict):
@@ -20,6 +20,13 @@ _PYTHON_NAMES = {
     "qid_type=int": "qid_type='int'",
     "qid_type=str": "qid_type='str'",
 }
+
+
+def _rebuilt(cls, args):
+    # the constructor of the class's layout: an OSError's for FetchError
+    error = (OSError if issubclass(cls, OSError) else ValueError).__new__(cls)
+    error.args = args
+    return error
 
 
 class DataSourceError(ValueError):
@@ -71,6 +78,11 @@ class DataSourceError(ValueError):
         self.fields = {"path": self.path, "column": column, **fields}
         super().__init__(self.describe())
 
+    def __reduce__(self):
+        # pickled by its attributes, not by re-running __init__ on the message (a Dask
+        # worker's error travels to the client so)
+        return _rebuilt, (type(self), self.args), self.__dict__
+
     def describe(self, names=None):
         """The message, with the parameters it mentions named as ``names`` says.
 
@@ -101,3 +113,18 @@ class TableError(DataSourceError):
     ``"label_column"``, ``"feature_columns"``...) or ``"path"`` for the file as a whole, and
     ``column`` the column.
     """
+
+
+class FetchError(DataSourceError, OSError):
+    """A data set that a fetcher cannot give without a download it was told not to make:
+    not in the data home with ``download_if_missing=False``, or a corrupt cache whose source
+    is not there to rebuild it from.
+
+    An :class:`OSError`, as the fetchers' other errors, and a :class:`DataSourceError`:
+    ``path`` is the folder or file at fault, ``parameter`` is ``"download_if_missing"``,
+    and :meth:`~DataSourceError.describe` words ``download_if_missing=False`` (and ``with
+    download_if_missing=True``) as a caller names that choice.
+    """
+
+    def __init__(self, template, *, path=None, parameter="download_if_missing", **fields):
+        super().__init__(template, path=path, parameter=parameter, **fields)

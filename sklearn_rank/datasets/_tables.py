@@ -20,7 +20,7 @@ import numpy as np
 
 from ._errors import TableError
 
-__all__ = ["read_table", "table_columns"]
+__all__ = ["read_table", "read_table_dask", "table_columns"]
 
 # ASCII digits only: int() reads "١" (an Arabic-Indic one) as 1, which merged query ids
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -616,3 +616,158 @@ _READERS = {
     ".parquet": _read_parquet,
     ".pq": _read_parquet,
 }
+
+
+# ----------------------------------------------------------------------------------------
+# A directory of Parquet files, larger than memory: Dask
+
+#: The suffixes of the Parquet files of a directory.
+_PARQUET_SUFFIXES = (".parquet", ".parq", ".pq")
+
+
+def read_table_dask(path, *, qid_column="qid", label_column="label", score_column="score",
+                    docno_column=None, qid_type=None, partitioned_by_query=False):
+    """Read a directory of Parquet files as Dask Series, each partition checked as
+    :func:`read_table` checks a file.
+
+    The columns are checked now (present, each named once); the cells when Dask computes
+    each partition (a missing query id, a grade or score that is no number: an error naming
+    the partition and row). The result goes to :func:`sklearn_rank.metrics.evaluate`,
+    which evaluates Dask inputs partition by partition. Needs the ``dask`` extra.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A directory of Parquet files (``.parquet``, ``.parq``, ``.pq``), read in the order
+        of their names; the files whose name, or a folder's, starts with ``_`` or ``.`` are
+        skipped, as Parquet readers skip them.
+
+    qid_column, label_column, score_column, docno_column, qid_type
+        As in :func:`read_table`; ``qid_type=None`` keeps the column's type.
+
+    partitioned_by_query : bool, default=False
+        The rows of each query sit in one file: each file is read as one partition (its row
+        groups kept together), so that ``evaluate(..., partitioned_by_query=True)`` needs no
+        shuffle.
+
+    Returns
+    -------
+    data : dict
+        ``"qid"``, ``"y_true"``, ``"y_score"`` (and ``"docno"`` with ``docno_column``):
+        Dask Series of one Dask DataFrame; ``"files"``, the Parquet files found; and
+        ``"rows"``, the Dask DataFrame of the columns as stored, whose ``len`` Dask counts
+        from the files' metadata.
+
+    Raises
+    ------
+    TableError
+        For a directory without Parquet files, a file whose Parquet footer cannot be read
+        (named), or a missing or repeated column; when computed, for a bad cell.
+
+    See Also
+    --------
+    read_table : Read one table into memory.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> from sklearn_rank.datasets import read_table_dask
+    >>> from sklearn_rank.metrics import evaluate
+    >>> folder = tempfile.mkdtemp()
+    >>> for i, part in enumerate([{"qid": [1, 1], "label": [2, 0], "score": [0.9, 0.4]},
+    ...                           {"qid": [2, 2], "label": [1, 0], "score": [0.2, 0.7]}]):
+    ...     pd.DataFrame(part).to_parquet(os.path.join(folder, f"part{i}.parquet"))
+    >>> data = read_table_dask(folder, partitioned_by_query=True)
+    >>> len(data["files"]), len(data["rows"])
+    (2, 4)
+    >>> result = evaluate(data["y_true"], data["y_score"], qid=data["qid"],
+    ...                   metrics=["ndcg@10"], partitioned_by_query=True)
+    >>> round(result["ndcg@10"], 4)
+    0.8155
+    """
+    import dask.dataframe as dd
+
+    path = os.fspath(path)
+    files = [p for p in _files_under(path) if p.lower().endswith(_PARQUET_SUFFIXES)]
+    if not files:
+        raise TableError("{path!r} is a directory without Parquet files ({suffixes}); "
+                         "expected a directory of Parquet files, or a .csv, .tsv or .parquet "
+                         "file.", path=path, parameter="path",
+                         suffixes=", ".join(_PARQUET_SUFFIXES))
+    names = [qid_column, label_column, score_column]
+    parameters = ["qid_column", "label_column", "score_column"]
+    if docno_column is not None:
+        names.append(docno_column)
+        parameters.append("docno_column")
+    _check_parquet_files(path)
+    try:
+        # files in the order of their names, and, when they hold whole queries, one
+        # partition each: a file's row groups read as several partitions would split them
+        frame = dd.read_parquet(path, split_row_groups=False if partitioned_by_query
+                                else "infer")
+    except (OSError, ValueError, TypeError) as exc:
+        raise TableError("{path!r}: cannot read it as a directory of Parquet files: {error}",
+                         path=path, parameter="path", error=str(exc)) from None
+    _check_columns(path, [str(c) for c in frame.columns], names, parameters)
+    frame = frame[names]
+    checked = frame.map_partitions(_table_partition, str(path), names, qid_type,
+                                   meta=_table_partition(frame._meta, str(path), names,
+                                                         qid_type),
+                                   enforce_metadata=False, align_dataframes=False)
+    data = {"qid": checked["qid"], "y_true": checked["label"], "y_score": checked["score"]}
+    if docno_column is not None:
+        data["docno"] = checked["docno"]
+    data.update(files=files, rows=frame)
+    return data
+
+
+def _files_under(path):
+    for folder, _, names in os.walk(path):
+        yield from (os.path.join(folder, name) for name in names)
+
+
+def _check_parquet_files(path):
+    """Name the first file under ``path`` whose Parquet footer cannot be read.
+
+    Dask reads the files when it computes, and pyarrow's error then names no file. The
+    footers are read here first (a few bytes each), in the order of the names, skipping
+    what Parquet readers skip (names starting with ``_`` or ``.``).
+    """
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:  # another engine: its own errors
+        return
+    for name in sorted(_files_under(path)):
+        relative = os.path.relpath(name, path)
+        if any(part.startswith(("_", ".")) for part in Path(relative).parts):
+            continue
+        try:
+            pq.read_metadata(name)
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            raise TableError("{path!r}: its file {file!r} cannot be read as Parquet: {error}",
+                             path=path, parameter="path", file=relative,
+                             error=str(exc)) from None
+
+
+def _table_partition(part, path, names, qid_type, partition_info=None):
+    """One partition's ``qid``, ``label`` and ``score``, read as ``read_table`` reads them:
+    grades and scores as floats, query ids as ``qid_type`` says (the column's type by
+    default); a missing id, or a cell that is not a number, is an error naming its row."""
+    import pandas as pd
+
+    number = partition_info["number"] if partition_info else 0
+
+    def where(i):
+        return f"partition {number}, row {i + 1}"
+
+    qid, label, score, *docno = (_pandas_values(part[name]) for name in names)
+    columns = {
+        "qid": _query_ids(path, names[0], qid, where, qid_type),
+        "label": _numbers(path, names[1], label, where, finite=True,
+                          parameter="label_column"),
+        "score": _numbers(path, names[2], score, where),
+    }
+    if docno:  # docno_column: the names as text
+        columns["docno"] = _document_names(path, names[3], docno[0], where)
+    return pd.DataFrame(columns, index=part.index)
