@@ -319,3 +319,36 @@ def test_cli_maps_parameters_to_options(capsys, tmp_path, argv, expected):
     code, _, err = run_cli(capsys, "cv", "--data", path, "--n-splits", 2, "-q", *argv)
     assert code == 1, err
     assert expected.format(path=str(path)) in one_line_error(err, "cv")
+
+
+def test_cli_names_the_trec_file_from_the_error(capsys, tmp_path):
+    """evaluate --run/--qrels says which file failed from the error's ``parameter``: here
+    the qrels' bad grade is the run's path, which reading the message took for the run."""
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("1 Q0 d1 1 0.5 tag\n")
+    qrels.write_text(f"1 0 d1 {run}\n")
+    code, _, err = run_cli(capsys, "evaluate", "--run", run, "--qrels", qrels)
+    assert code == 1
+    line = one_line_error(err, "evaluate")
+    assert line.startswith(f"sklearn-rank evaluate: error: --qrels: Line 1 of {str(qrels)!r}")
+    # and the run's own errors name --run
+    run.write_text("1 Q0 d1 1 high tag\n")
+    qrels.write_text("1 0 d1 1\n")
+    code, _, err = run_cli(capsys, "evaluate", "--run", run, "--qrels", qrels)
+    assert one_line_error(err, "evaluate").startswith(
+        f"sklearn-rank evaluate: error: --run: Line 1 of {str(run)!r}")
+
+
+def test_read_trec_errors_name_the_file(tmp_path):
+    from sklearn_rank.datasets import read_trec
+
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("1 Q0 d1 1 0.5 tag\n1 Q0 d1 2 0.4 tag\n")
+    qrels.write_text("1 0 d1 1\n")
+    with pytest.raises(ValueError) as info:  # a document twice in the run
+        read_trec(qrels, run)
+    assert (info.value.path, info.value.parameter) == (str(run), "run")
+    qrels.write_text("1 0 d1\n")
+    with pytest.raises(ValueError) as info:  # too few fields
+        read_trec(qrels, run)
+    assert (info.value.path, info.value.parameter) == (str(qrels), "qrels")

@@ -187,8 +187,8 @@ def _read_trec(run, qrels, complete=False):
             # said below, in the description of the input, with what --complete does
             warnings.filterwarnings("ignore", message=r".* have no line in the run")
             data = read_trec(qrels, run, complete=complete)
-    except (OSError, ValueError) as exc:  # the message names the file
-        option = "--run" if repr(str(run)) in str(exc) else "--qrels"
+    except (OSError, ValueError) as exc:  # the message names the file; the attribute too
+        option = {"run": "--run"}.get(getattr(exc, "parameter", None), "--qrels")
         raise CLIError(f"{option}: {exc}") from None
     if len(data["qid"]) == 0:
         raise CLIError(f"no query of --run {str(run)!r} is judged in --qrels {str(qrels)!r}: "

@@ -128,3 +128,8 @@ class FetchError(DataSourceError, OSError):
 
     def __init__(self, template, *, path=None, parameter="download_if_missing", **fields):
         super().__init__(template, path=path, parameter=parameter, **fields)
+
+
+# Tracebacks and pickles name the public module, where users import the classes from.
+for _error in (DataSourceError, TableError, FetchError):
+    _error.__module__ = "sklearn_rank.datasets"
