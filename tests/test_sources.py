@@ -192,6 +192,22 @@ def test_test_set_of_another_kind(table, letor):
         load_source(letor[0], like=load_source(table, ignore_columns=["doc"]))
     assert (info.value.parameter, info.value.cause, info.value.path) == (
         "like", "parameter", str(letor[0]))
+    # a table after SVMlight training data: refused before reading it (it used to read the
+    # training data's feature names, which SVMlight data has none of: a TypeError)
+    with pytest.raises(DataSourceError) as info:
+        load_source(table, like=load_source(letor[0]))
+    assert (info.value.parameter, info.value.path) == ("like", str(table))
+    assert "is a table (features by column name), but the training data" in str(info.value)
+
+
+def test_cli_table_test_set_after_svmlight_data(capsys, tmp_path, letor):
+    test = tmp_path / "test.csv"
+    test.write_text("qid,label,f1\n1,1,0.5\n1,0,0.2\n2,1,0.3\n2,0,0.1\n")
+    code, _, err = run_cli(capsys, "cv", "--data", letor[0], "--test", test, "--n-splits", 2,
+                           "-q")
+    assert code == 2
+    assert (f"--test {test} is a table (features by column name), but the training data "
+            f"{letor[0]} is SVMlight data (features by number).") in one_line_error(err, "cv")
 
 
 def test_no_query_ids(tmp_path):

@@ -409,6 +409,8 @@ def load_source(source, *, qid_column="qid", label_column="label", feature_colum
             data = _fetch(sources[0], names[0], data_home=data_home,
                           download_if_missing=download_if_missing, progress=progress)
         else:
+            if like is not None:  # before reading: a table reads the training columns
+                _check_kind(like, str(Path(sources[0])), table=True)
             data = _load_table(sources[0], like, qid_column=qid_column,
                                label_column=label_column, feature_columns=feature_columns,
                                ignore_columns=ignore_columns, qid_type=qid_type)
@@ -578,19 +580,24 @@ def _load_table(source, like, *, qid_column, label_column, feature_columns, igno
                           inputs=[path])
 
 
+def _check_kind(train, source, table):
+    """Refuse a test set (``source``, a table or not) of another kind than ``train``."""
+    if (train.kind == "table") != table:
+        kinds = {True: "a table (features by column name)",
+                 False: "SVMlight data (features by number)"}
+        raise DataSourceError("{name[source]} {path} is {kind}, but the training data {train} is "
+                              "{train_kind}.", path=source, parameter="like",
+                              cause="parameter", kind=kinds[table], train=train.source,
+                              train_kind=kinds[train.kind == "table"])
+
+
 def _match(train, test):
     """Make a test set's features those of the training data, or refuse it.
 
     SVMlight features are numbered: a file whose largest feature number is lower has
     fewer columns, which are the absent (zero) features; both get the larger width.
     """
-    if (train.kind == "table") != (test.kind == "table"):
-        kinds = {True: "a table (features by column name)",
-                 False: "SVMlight data (features by number)"}
-        raise DataSourceError("{name[source]} {path} is {kind}, but the training data {train} is "
-                              "{train_kind}.", path=test.source, parameter="like",
-                              cause="parameter", kind=kinds[test.kind == "table"],
-                              train=train.source, train_kind=kinds[train.kind == "table"])
+    _check_kind(train, test.source, test.kind == "table")
     if train.kind == "table":
         return
     import scipy.sparse
