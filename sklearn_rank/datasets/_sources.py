@@ -583,12 +583,14 @@ def _load_table(source, like, *, qid_column, label_column, feature_columns, igno
 def _check_kind(train, source, table):
     """Refuse a test set (``source``, a table or not) of another kind than ``train``."""
     if (train.kind == "table") != table:
-        kinds = {True: "a table (features by column name)",
-                 False: "SVMlight data (features by number)"}
+        kinds = {"table": "a table (features by column name)",
+                 "svmlight": "SVMlight data (features by number)",
+                 "generated": "generated data (features by number)"}
         raise DataSourceError("{name[source]} {path} is {kind}, but the training data {train} is "
                               "{train_kind}.", path=source, parameter="like",
-                              cause="parameter", kind=kinds[table], train=train.source,
-                              train_kind=kinds[train.kind == "table"])
+                              cause="parameter", kind=kinds["table" if table else "svmlight"],
+                              train=train.source, train_kind=kinds.get(train.kind,
+                                                                       kinds["svmlight"]))
 
 
 def _match(train, test):
