@@ -318,7 +318,7 @@ def _query_file(path):
 
 def load_source(source, *, qid_column="qid", label_column="label", feature_columns=None,
                 ignore_columns=None, qid_type=None, like=None, min_queries=1, data_home=None,
-                download_if_missing=True, progress=False):
+                download_if_missing=True, progress=None):
     """Load ranking data from a data set name, SVMlight files or a table.
 
     Parameters
@@ -353,9 +353,16 @@ def load_source(source, *, qid_column="qid", label_column="label", feature_colum
         absent from the narrower file are zeros).
     min_queries : int, default=1
         The fewest queries the data may hold.
-    data_home, download_if_missing, progress
-        For a data set name: as its fetcher takes them (:func:`fetch_mslr_web10k`...).
-        Warnings of the fetchers (a cache rebuilt...) are issued as warnings.
+    data_home : str or path-like, default=None
+        For a data set name: the folder of the downloads and caches, as its fetcher
+        (:func:`fetch_mslr_web10k`...) takes it. The fetchers' warnings (a cache rebuilt...)
+        are issued as warnings.
+    download_if_missing : bool, default=True
+        For a data set name: whether to download it when it is not in ``data_home``; False
+        makes that a :class:`FetchError`.
+    progress : bool or None, default=None
+        For a data set name: the progress of a download and of the parsing on stderr, as
+        the fetchers show it (None: when stderr is a terminal).
 
     Returns
     -------
