@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..metrics._scorer import RankingScorer
+from ..metrics import RankingScorer
 
 
 class QuietScorer(RankingScorer):
@@ -269,8 +269,7 @@ def _fit_and_test(unit, estimator, params, X, y, qid, X_test, y_test, qid_test, 
     canonical keys of the metrics (the same numbers as the folds' scorers)."""
     import sklearn
 
-    from ..metrics import evaluate_per_query
-    from ..metrics._result import means_of
+    from ..metrics import aggregate, evaluate_per_query
     from ..metrics._scorer import estimator_scores
     from ._models import fit_params, silence_lightgbm
 
@@ -289,7 +288,7 @@ def _fit_and_test(unit, estimator, params, X, y, qid, X_test, y_test, qid_test, 
                                   qid_column="qid", caller="the held-out test set")
     result = evaluate_per_query(y_test, y_score, qid=qid_test,
                                 metrics=list(dict.fromkeys(keys.values())))
-    means = means_of(result, stacklevel=2)
+    means = aggregate(result)
     score_time = time.perf_counter() - start
     per_query = {"qid": result.query_ids}
     per_query.update({name: result[key] for name, key in keys.items()})
