@@ -269,7 +269,11 @@ def _import_graph(root):
                 if node.level:
                     module = ".".join(base[:len(base) - node.level + 1]
                                       + ([node.module] if node.module else []))
-                targets = [module, *(f"{module}.{alias.name}" for alias in node.names)]
+                # ``from package import submodule`` depends on the submodule (the package
+                # itself is loaded first in any case); ``from package import name``, on the
+                # package's __init__
+                targets = [f"{module}.{alias.name}" if f"{module}.{alias.name}" in modules
+                           else module for alias in node.names]
             elif isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             found.update(t for t in targets if t in modules and t != name)
