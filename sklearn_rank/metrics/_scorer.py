@@ -71,6 +71,29 @@ class RankingScorer(_BaseScorer):
         self.convention = convention
         self._bound = bound
 
+    def set_score_request(self, **kwargs):
+        """Set the metadata that the scorer requests, keeping its request of ``qid``.
+
+        scikit-learn's ``set_score_request`` replaces the whole request: on a ranking
+        scorer, ``set_score_request(sample_weight=True)`` would drop the ``qid`` that it
+        requests by default, and the search would then fail for want of query ids. The
+        request of ``qid`` stays unless ``qid`` is among ``kwargs``.
+
+        Parameters
+        ----------
+        **kwargs : dict
+            ``param=alias`` pairs, as in scikit-learn: ``True``, ``False``, ``None`` or a
+            string alias.
+
+        Returns
+        -------
+        self : RankingScorer
+        """
+        super().set_score_request(**kwargs)
+        if "qid" not in kwargs:
+            self._metadata_request.score.add_request(param="qid", alias=True)
+        return self
+
     def __repr__(self):
         extra = "".join(f", {k}={v!r}" for k, v in self._kwargs.items())
         if self.convention is not None:
