@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..benchmark._report import figure_label, literal_text  # noqa: F401 (standard library)
 from ..utils._qid import unique_ids  # numpy only: keeps --help fast
 
 #: Exit code of a usage error (a bad option), as argparse has it.
@@ -611,38 +612,6 @@ def new_figure(option, ncols=1):
     return figure, list(axes)
 
 
-#: The longest label drawn in a figure; a longer one is shortened in its middle.
-_LABEL_WIDTH = 30
-
-
-def figure_label(label):
-    """``label`` as a figure shows it: at most :data:`_LABEL_WIDTH` characters, its start
-    and end kept (labels often differ at the end), so that a long ``--model`` label does
-    not crowd the axes out of the figure."""
-    label = str(label)
-    if len(label) <= _LABEL_WIDTH:
-        return label
-    head = (_LABEL_WIDTH - 1) // 2
-    return label[:head] + "…" + label[-(_LABEL_WIDTH - 1 - head):]
-
-
-@contextlib.contextmanager
-def literal_text():
-    """Draw the texts of the figures made and saved inside as they are written.
-
-    matplotlib reads a text holding two ``$`` as a mathtext formula: a model label such as
-    ``a$\\foo$`` from the command line or a results store would fail to parse, and end
-    the command with a traceback. Its layout warnings (a text too wide for the figure) are
-    kept off the output: the figure is drawn all the same.
-    """
-    import matplotlib
-
-    with matplotlib.rc_context({"text.parse_math": False}), warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=UserWarning,
-                                message=".*(constrained_layout|tight_layout) not applied")
-        yield
-
-
 def save_figure(figure, path, option):
     """Save a figure with :func:`write_atomic`, in the format of the file's suffix."""
     image_format = Path(path).suffix.lower().lstrip(".")
@@ -958,23 +927,6 @@ def _match(train, test, option):
 
 # ----------------------------------------------------------------------------------------
 # What the outputs of cv and tune record
-
-
-def library_versions():
-    """The versions of Python, sklearn-rank and the libraries this process has imported."""
-    import platform
-
-    from .._version import __version__
-
-    versions = {"python": platform.python_version(), "sklearn-rank": __version__}
-    for module, name in (("numpy", "numpy"), ("scipy", "scipy"), ("sklearn", "scikit-learn"),
-                         ("joblib", "joblib"), ("lightgbm", "lightgbm"),
-                         ("xgboost", "xgboost"), ("catboost", "catboost"),
-                         ("pandas", "pandas"), ("polars", "polars")):
-        version = getattr(sys.modules.get(module), "__version__", None)
-        if version is not None:
-            versions[name] = str(version)
-    return versions
 
 
 def json_safe(value):

@@ -5,9 +5,9 @@ The candidates are those of scikit-learn's :class:`~sklearn.model_selection.Grid
 :class:`~sklearn.model_selection.RandomizedSearchCV` (:class:`~sklearn.model_selection.
 ParameterSampler` with the seed), over the folds of a :class:`~sklearn_rank.model_selection.
 QueryKFold`, and ``cv_results`` has their layout and numbers. Each (candidate, fold) is a unit
-of work (:class:`~sklearn_rank._cli._scoring.Unit`), run by :func:`~sklearn_rank._cli._scoring.
+of work (:class:`~sklearn_rank.benchmark.Unit`), run by :func:`~sklearn_rank.benchmark.
 run_units` in ``--n-jobs`` processes: the progress line moves as each ends, and a
-:class:`~sklearn_rank._cli._scoring.Recorder` receives each result. The model refitted with
+:class:`~sklearn_rank.benchmark.Recorder` receives each result. The model refitted with
 the best parameters on all the data (``--save-model``, ``--test``) is one more unit.
 """
 
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..benchmark import library_versions
 from ._common import (
     USAGE,
     CLIError,
@@ -38,7 +39,6 @@ from ._common import (
     grade_scale_options,
     import_extra,
     int_at_least,
-    library_versions,
     literal_text,
     load_benchmark_data,
     metric_keys,
@@ -407,8 +407,10 @@ def _search(choice, estimator, candidates, data, test, args, scale, keys, metada
     """Every (candidate, fold) unit, then the refit with the best parameters when asked."""
     from sklearn.base import clone
 
+    from ..benchmark import Task, Unit, run_units
+    from ..benchmark._runner import QuietScorer, processes
     from ..model_selection import QueryKFold
-    from ._scoring import QuietScorer, Task, Unit, processes, recorder_for, run_units
+    from ._scoring import recorder_for
 
     try:
         scorer = QuietScorer(args.metric, scale, "auto", "qid", args.convention)

@@ -19,7 +19,8 @@ _EXPORTS = {
     "._paired": (
         "ConfidenceInterval", "MeanEstimate", "PairedTestResult", "bootstrap_ci", "paired_test",
     ),
-    "._store": ("StoredRun", "load_store"),
+    # the results store lives in sklearn_rank.benchmark; its reader stays importable here
+    "..benchmark._store": ("StoredRun", "load_store"),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

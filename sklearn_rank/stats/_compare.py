@@ -7,6 +7,7 @@ from numbers import Real
 
 import numpy as np
 
+from ..benchmark._store import StoredRun, load_store
 from ..utils._optional import import_optional
 from ..utils._param_validation import Interval, StrOptions, validate_params
 from . import _table
@@ -19,7 +20,6 @@ from ._paired import (
     fill_doc,
     rng_source,
 )
-from ._store import StoredRun, load_store
 
 CORRECTIONS = ("holm", "bonferroni")
 
