@@ -210,10 +210,13 @@ def _per_query_result(values, metrics):
     folds when ``PerQueryResult`` takes a fold column)."""
     from ..metrics import PerQueryResult
 
+    # a result lists its queries in increasing order; the folds list them fold by fold
+    order = np.argsort(values["qid"], kind="stable")
     kwargs = {}
     if "fold" in values and "fold" in inspect.signature(PerQueryResult).parameters:
-        kwargs["fold"] = values["fold"]
-    return PerQueryResult(values["qid"], {m: values[m] for m in metrics}, **kwargs)
+        kwargs["fold"] = np.asarray(values["fold"])[order]
+    return PerQueryResult(np.asarray(values["qid"])[order],
+                          {m: np.asarray(values[m])[order] for m in metrics}, **kwargs)
 
 
 class BenchmarkResult:
