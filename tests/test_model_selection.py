@@ -303,11 +303,11 @@ def test_cross_validate_per_query_matches_folds(data):
     X, y, qid = data
     result = cross_validate(Ridge(), X, y, qid=qid, scoring=METRICS, cv=QueryKFold(3),
                             return_per_query=True)
-    per_query = result["per_query"]
-    assert set(per_query) == {"qid", "fold", *METRICS}
-    np.testing.assert_array_equal(np.sort(per_query["qid"]), np.unique(qid))
+    per_query = result["per_query"]  # a PerQueryResult, no longer a dict of columns
+    assert per_query.metrics == tuple(METRICS)
+    np.testing.assert_array_equal(np.sort(per_query.query_ids), np.unique(qid))
     for m in METRICS:
-        means = [per_query[m][per_query["fold"] == k].mean() for k in range(3)]
+        means = [per_query[m][per_query.fold == k].mean() for k in range(3)]
         np.testing.assert_allclose(result[f"test_{m}"], means, rtol=0, atol=1e-12)
     assert "estimator" not in result and "indices" not in result
 

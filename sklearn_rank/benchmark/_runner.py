@@ -133,7 +133,8 @@ def _fit_and_score(unit, estimator, params, X, y, qid, train, test, scoring, pre
 
     result = cross_validate(estimator, X, y, qid=qid, scoring=scoring, cv=[(train, test)],
                             return_per_query=True, return_predictions=predict)
-    per_query = {key: values for key, values in result["per_query"].items() if key != "fold"}
+    tested = result["per_query"]  # a PerQueryResult, of the one fold
+    per_query = {"qid": tested.query_ids, **tested.values}
     return UnitResult(
         unit=unit, params=params,
         scores={name: float(result[f"test_{name}"][0]) for name in scoring},

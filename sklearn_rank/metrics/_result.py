@@ -17,7 +17,7 @@ import math
 import os
 import sys
 import warnings
-from numbers import Real
+from numbers import Integral, Real
 from types import MappingProxyType
 
 import numpy as np
@@ -56,12 +56,20 @@ class PerQueryResult:
     weight_unit : float, default=1.0
         ``query_weight * weight_unit`` is the mean row weight of each query: weights so
         large or small that their sums overflow or lose precision are kept scaled.
+    fold : array-like of int of shape (n_queries,), default=None
+        The cross-validation fold (a non-negative integer) that tested each query, aligned
+        with ``query_ids``; None when the result has no folds. With folds, a query tested
+        in several folds (repeated cross-validation) has one entry per fold: the entries
+        are ordered by query id, then fold, and no (query id, fold) pair repeats. See
+        :meth:`with_fold`.
 
     Attributes
     ----------
     query_ids : ndarray of shape (n_queries,)
     query_weight : ndarray of shape (n_queries,) or None
     weight_unit : float
+    fold : ndarray of int of shape (n_queries,) or None
+        The fold of each query, or None.
     metrics : tuple of str
         The metric names, in the order given.
     values, undefined : mapping of str to ndarray of shape (n_queries,)
@@ -89,17 +97,33 @@ class PerQueryResult:
     (['a', 'b'], [0.0, 1.0])
     >>> result.undefined["mrr"].tolist()
     [True, False]
+
+    Results of cross-validation folds, each labelled with its fold, concatenated into one
+    with a fold column (what :func:`~sklearn_rank.model_selection.cross_validate` returns
+    with ``return_per_query=True``):
+
+    >>> from sklearn_rank.metrics import PerQueryResult
+    >>> y_true, y_score = [1, 0, 0, 2, 1, 0], [0.3, 0.9, 0.5, 0.1, 0.8, 0.2]
+    >>> folds = [evaluate_per_query(y_true[i:i + 2], y_score[i:i + 2], qid=[i, i],
+    ...                             metrics=["mrr"]) for i in (0, 2, 4)]
+    >>> cv = PerQueryResult.concat([r.with_fold(k) for k, r in enumerate(folds)])
+    >>> cv
+    PerQueryResult(n_queries=3, metrics=['mrr'], n_folds=3)
+    >>> cv.query_ids.tolist(), cv.fold.tolist(), cv["mrr"].tolist()
+    ([0, 2, 4], [0, 1, 2], [0.5, 0.5, 1.0])
     """
 
-    __slots__ = ("_ids", "_values", "_undefined", "_weight", "_unit", "_options")
+    __slots__ = ("_ids", "_values", "_undefined", "_weight", "_unit", "_options", "_fold")
     __hash__ = None
     __iter__ = None  # ``for x in result`` would be ambiguous: queries or metrics?
 
     def __init__(self, query_ids, values, undefined=None, query_weight=None, options=None,
-                 weight_unit=1.0):
+                 weight_unit=1.0, fold=None):
         query_ids = _column(query_ids, "query_ids")
-        _check_increasing(query_ids)
         n = len(query_ids)
+        if fold is not None:
+            fold = _check_fold(fold, n)
+        _check_increasing(query_ids, fold)
         if not isinstance(values, dict) or not values:
             raise TypeError(
                 "values must be a non-empty dict of metric name -> per-query values; got "
@@ -109,6 +133,10 @@ class PerQueryResult:
         for name in names:
             if not isinstance(name, str):
                 raise TypeError(f"Metric names must be strings; got {name!r}.")
+        if fold is not None and "fold" in names:
+            raise ValueError(
+                "A metric named 'fold' would be confused with the fold column: rename it."
+            )
         undefined = {} if undefined is None else undefined
         options = {} if options is None else options
         for what, mapping in (("undefined", undefined), ("options", options)):
@@ -134,17 +162,19 @@ class PerQueryResult:
                 f"weight_unit must be a finite positive number; got {weight_unit!r}."
             )
         self._set(query_ids, arrays, masks, query_weight, float(weight_unit),
-                  {name: dict(options.get(name, {})) for name in names})
+                  {name: dict(options.get(name, {})) for name in names}, fold)
 
     @classmethod
-    def _trusted(cls, query_ids, values, undefined, query_weight, options, weight_unit):
+    def _trusted(cls, query_ids, values, undefined, query_weight, options, weight_unit,
+                 fold=None):
         """A result from arrays that the engine built (fresh, validated): no copies."""
         self = cls.__new__(cls)
-        self._set(query_ids, values, undefined, query_weight, weight_unit, options)
+        self._set(query_ids, values, undefined, query_weight, weight_unit, options, fold)
         return self
 
-    def _set(self, query_ids, values, undefined, query_weight, weight_unit, options):
-        for array in (query_ids, query_weight, *values.values(), *undefined.values()):
+    def _set(self, query_ids, values, undefined, query_weight, weight_unit, options,
+             fold=None):
+        for array in (query_ids, query_weight, fold, *values.values(), *undefined.values()):
             if array is not None:
                 array.flags.writeable = False
         self._ids = query_ids
@@ -155,6 +185,7 @@ class PerQueryResult:
         self._options = MappingProxyType(
             {name: MappingProxyType(o) for name, o in options.items()}
         )
+        self._fold = fold
 
     query_ids = property(lambda self: self._ids, doc="The query ids, in increasing order.")
     values = property(lambda self: self._values, doc="Metric name -> per-query values.")
@@ -165,6 +196,8 @@ class PerQueryResult:
                            doc="query_weight * weight_unit is the mean row weight.")
     options = property(lambda self: self._options,
                        doc="Metric name -> the resolved options it was computed with.")
+    fold = property(lambda self: self._fold,
+                    doc="The cross-validation fold of each query, or None.")
 
     @property
     def metrics(self):
@@ -178,8 +211,12 @@ class PerQueryResult:
         try:
             return self._values[name]
         except (KeyError, TypeError):
+            # cross_validate's per-query output was a dict with "qid" and "fold" columns
+            hint = {"qid": " Its query ids are result.query_ids.",
+                    "fold": " Its folds are result.fold."}.get(name, "") if isinstance(
+                        name, str) else ""
             raise KeyError(
-                f"{name!r} is not a metric of this result; it has {list(self._values)}."
+                f"{name!r} is not a metric of this result; it has {list(self._values)}.{hint}"
             ) from None
 
     def __contains__(self, name):
@@ -231,13 +268,59 @@ class PerQueryResult:
         options.pop("convention", None)  # the options are resolved: the preset is in them
         return metric.key(options)
 
+    def with_fold(self, fold):
+        """This result, every query labelled as tested in fold ``fold``.
+
+        What a cross-validation loop calls on each fold's result before
+        :meth:`concat` joins them into one result with a fold column; the values, masks,
+        weights and options are those of this result.
+
+        Parameters
+        ----------
+        fold : int
+            The fold, a non-negative integer (0 for the first).
+
+        Returns
+        -------
+        result : PerQueryResult
+            A new result whose :attr:`fold` is ``fold`` for every query.
+
+        Raises
+        ------
+        ValueError
+            When ``fold`` is not a non-negative integer, or when this result has repeated
+            query ids (folds of its own): one fold cannot hold a query twice.
+
+        Examples
+        --------
+        >>> from sklearn_rank.metrics import evaluate_per_query
+        >>> result = evaluate_per_query([1, 0, 0, 1], [0.3, 0.9, 0.5, 0.1], qid=[7, 7, 8, 8],
+        ...                             metrics=["mrr"])
+        >>> result.with_fold(2).fold.tolist()
+        [2, 2]
+        """
+        if not (isinstance(fold, Integral) and not isinstance(fold, bool) and fold >= 0):
+            raise ValueError(f"fold must be a non-negative integer; got {fold!r}.")
+        if self._fold is not None and len(self._ids) > 1 and not bool(
+                np.all(self._ids[1:] != self._ids[:-1])):
+            raise ValueError(
+                "This result has a query in several folds; with_fold would put it twice in "
+                f"fold {fold}. Label each fold's result before concatenating them."
+            )
+        return type(self)._trusted(self._ids, dict(self._values), dict(self._undefined),
+                                   self._weight, {m: dict(o) for m, o in self._options.items()},
+                                   self._unit, np.full(len(self._ids), int(fold), np.int64))
+
     def __repr__(self):
         weighted = ", weighted" if self._weight is not None else ""
-        return f"PerQueryResult(n_queries={len(self)}, metrics={list(self.metrics)}{weighted})"
+        folds = ("" if self._fold is None
+                 else f", n_folds={len(np.unique(self._fold))}")
+        return (f"PerQueryResult(n_queries={len(self)}, metrics={list(self.metrics)}"
+                f"{weighted}{folds})")
 
     def __eq__(self, other):
-        """Whether ``other`` holds the same ids, values (NaN equal to NaN), masks, weights
-        and options, bit for bit."""
+        """Whether ``other`` holds the same ids, values (NaN equal to NaN), masks, weights,
+        options and folds, bit for bit."""
         if not isinstance(other, PerQueryResult):
             return NotImplemented
         return (
@@ -247,6 +330,8 @@ class PerQueryResult:
             and self._unit == other._unit
             and (self._weight is None) == (other._weight is None)
             and (self._weight is None or np.array_equal(self._weight, other._weight))
+            and (self._fold is None) == (other._fold is None)
+            and (self._fold is None or np.array_equal(self._fold, other._fold))
             and all(np.array_equal(self._values[m], other._values[m], equal_nan=True)
                     and np.array_equal(self._undefined[m], other._undefined[m])
                     for m in self.metrics)
@@ -263,8 +348,8 @@ class PerQueryResult:
         Returns
         -------
         result : dict
-            ``query_ids``, ``values``, ``undefined``, ``query_weight``, ``options`` and
-            ``weight_unit``.
+            ``query_ids``, ``values``, ``undefined``, ``query_weight``, ``options``,
+            ``weight_unit`` and ``fold``.
         """
         return {  # in the order of the constructor's parameters
             "query_ids": self._ids.copy(),
@@ -273,11 +358,14 @@ class PerQueryResult:
             "query_weight": None if self._weight is None else self._weight.copy(),
             "options": {m: dict(o) for m, o in self._options.items()},
             "weight_unit": self._unit,
+            "fold": None if self._fold is None else self._fold.copy(),
         }
 
     def to_frame(self):
         """The per-query values as a pandas DataFrame: one row per query (indexed by
-        ``qid``), one column per metric.
+        ``qid``), a ``"fold"`` column when the result has folds, then one column per metric.
+
+        :mod:`sklearn_rank.stats` reads such a frame by its index, as it reads the result.
 
         Returns
         -------
@@ -289,31 +377,37 @@ class PerQueryResult:
             When pandas is not installed (the ``pandas`` extra).
         """
         pandas = import_optional("pandas", extra="pandas", purpose="PerQueryResult.to_frame")
-        return pandas.DataFrame(
-            {m: np.array(v) for m, v in self._values.items()},
-            index=pandas.Index(np.array(self._ids), name="qid"),
-        )
+        columns = {} if self._fold is None else {"fold": np.array(self._fold)}
+        columns.update({m: np.array(v) for m, v in self._values.items()})
+        return pandas.DataFrame(columns, index=pandas.Index(np.array(self._ids), name="qid"))
 
     @classmethod
     def concat(cls, results):
         """One result from results computed on disjoint sets of queries.
 
+        Results with a fold column (cross-validation folds, each labelled by
+        :meth:`with_fold`) give a result with a fold column: there, a query may appear in
+        several results, in different folds (repeated cross-validation), as long as no
+        (query id, fold) pair repeats.
+
         Parameters
         ----------
         results : sequence of PerQueryResult
-            With the same metrics and options, weighted or not alike.
+            With the same metrics and options, weighted or not alike, with folds or
+            without alike.
 
         Returns
         -------
         result : PerQueryResult
             Queries in increasing order of id, as one :func:`evaluate_per_query` call on all
-            the rows would list them.
+            the rows would list them (with folds: by id, then fold).
 
         Raises
         ------
         ValueError
             When a query id appears in two results (a query split across chunks: its value
-            would be wrong), or when the results' metrics or options differ.
+            would be wrong) or, with folds, in two results of the same fold; when the
+            results' metrics or options differ, or some have folds and others not.
         TypeError
             When an item is not a :class:`PerQueryResult`, or when the query ids of two
             results cannot be compared (numbers and strings).
@@ -344,18 +438,30 @@ class PerQueryResult:
                 f"others (dtypes {sorted({str(r._ids.dtype) for r in results})}); a query "
                 "id must have one type in every chunk."
             )
+        fold = None
+        if first._fold is not None:
+            fold = np.concatenate([r._fold for r in results])
+            by_fold = np.argsort(fold, kind="stable")  # then by id, stably: (id, fold) order
         try:
-            order = np.argsort(ids, kind="stable")
+            if fold is None:
+                order = np.argsort(ids, kind="stable")
+            else:
+                order = by_fold[np.argsort(ids[by_fold], kind="stable")]
         except TypeError as exc:
             raise TypeError(f"The results' query ids cannot be compared: {exc}.") from None
         ids = ids[order]
-        repeated = np.flatnonzero(ids[1:] == ids[:-1])
+        same = ids[1:] == ids[:-1]
+        if fold is not None:
+            fold = fold[order]
+            same &= fold[1:] == fold[:-1]
+        repeated = np.flatnonzero(same)
         if len(repeated):
             shown = ", ".join(map(str, ids[repeated[:5]]))
+            where = "more than one result" if fold is None else "two results of the same fold"
             raise ValueError(
-                f"{len(repeated)} query id(s) appear in more than one result (e.g. {shown}): "
-                "the rows of a query were split across chunks, so its per-query value in "
-                "each chunk is not its value. Group the rows by query before chunking."
+                f"{len(repeated)} query id(s) appear in {where} (e.g. {shown}): the rows of "
+                "a query were split across chunks, so its per-query value in each chunk is "
+                "not its value. Group the rows by query before chunking."
             )
         values = {m: np.concatenate([r._values[m] for r in results])[order]
                   for m in first.metrics}
@@ -368,7 +474,7 @@ class PerQueryResult:
             weight = np.concatenate([r._weight if r._unit == unit else r._weight * (r._unit / unit)
                                      for r in results])[order]
         return cls._trusted(ids, values, undefined, weight,
-                            {m: dict(o) for m, o in first._options.items()}, unit)
+                            {m: dict(o) for m, o in first._options.items()}, unit, fold)
 
 
 def aggregate(result, *more_results):
@@ -747,16 +853,47 @@ def _column(x, name, n=None, dtype=None):
     return array
 
 
-def _check_increasing(ids):
+def _check_increasing(ids, fold=None):
+    """Ids distinct and increasing; with folds, (id, fold) pairs distinct and increasing."""
     try:
-        increasing = bool(np.all(ids[1:] > ids[:-1]))
+        if fold is None:
+            increasing = bool(np.all(ids[1:] > ids[:-1]))
+        else:
+            same = ids[1:] == ids[:-1]
+            increasing = bool(np.all((ids[1:] > ids[:-1]) | (same & (fold[1:] > fold[:-1]))))
     except TypeError as exc:
         raise TypeError(f"query_ids cannot be compared with each other: {exc}.") from None
     if not increasing:
+        if fold is None:
+            raise ValueError(
+                "query_ids must be distinct and in increasing order, as np.unique(qid) "
+                "lists them; sort the ids and the values together (and drop repeated ids)."
+            )
         raise ValueError(
-            "query_ids must be distinct and in increasing order, as np.unique(qid) lists "
-            "them; sort the ids and the values together (and drop repeated ids)."
+            "With folds, the entries must be in increasing order of query id, then fold, "
+            "and no (query id, fold) pair may repeat; sort the ids, folds and values "
+            "together, or build the result with PerQueryResult.concat of each fold's "
+            "result.with_fold(k)."
         )
+
+
+def _check_fold(fold, n):
+    """``fold`` as a fresh int64 array of ``n`` non-negative integers."""
+    array = _column(fold, "fold", n)
+    if not len(array):
+        return array.astype(np.int64)
+    if array.dtype.kind not in "iu":
+        raise TypeError(
+            f"fold must hold integers, the fold of each query (0, 1, ...); got an array of "
+            f"dtype {array.dtype}."
+        )
+    if array.min() < 0 or array.max() > np.iinfo(np.int64).max:
+        bad = int(np.argmin(array)) if array.min() < 0 else int(np.argmax(array))
+        raise ValueError(
+            f"fold must hold non-negative integers (0, 1, ...); got {array[bad]} at position "
+            f"{bad}."
+        )
+    return array.astype(np.int64)
 
 
 def _same_ids(a, b):
@@ -796,6 +933,13 @@ def _check_compatible(first, other, i):
                 f"Cannot merge results computed with different options: metric {m!r} of "
                 f"result 0 and result {i} differ in {shown}.{hint}"
             )
+    if (first.fold is None) != (other.fold is None):
+        raise ValueError(
+            f"Cannot merge results with folds and results without: result 0 "
+            f"{'has' if first.fold is not None else 'has no'} fold column, result {i} "
+            f"{'has' if other.fold is not None else 'has no'}. Label every result with its "
+            "fold (result.with_fold(k)), or none."
+        )
     if (first.query_weight is None) != (other.query_weight is None):
         raise ValueError(
             f"Cannot merge weighted and unweighted results: result 0 "

@@ -360,7 +360,7 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
         these forms:
 
         - a :class:`~sklearn_rank.metrics.PerQueryResult` (unweighted), aligned by query
-          id;
+          id, with its folds when it has a fold column;
         - a tuple ``(qid, values)`` of two array-likes, aligned by query id;
         - a dict (or a pandas or polars DataFrame) of columns: an optional ``"qid"``, an
           optional ``"fold"`` and one column of per-query values per metric; a pandas
@@ -369,7 +369,7 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
         - a pandas Series indexed by query id;
         - the dict returned by
           :func:`sklearn_rank.model_selection.cross_validate` with
-          ``return_per_query=True``;
+          ``return_per_query=True`` (its ``"per_query"`` PerQueryResult is read);
         - an array-like of shape (n_queries,) without query ids, aligned by position.
 
         Either every system comes with query ids, or none does: pairing by position
