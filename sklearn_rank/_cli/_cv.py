@@ -403,7 +403,12 @@ def _header(data, test, choices, baseline, left_out, args, scales, keys, metadat
     if scales:
         lines.append(describe_grade_scales(scales))
     lines.append(describe_metrics(keys, args.convention))
-    lines.append(describe_run(metadata) + ".")
+    if "datasets" in metadata:  # the fingerprint of every data set, not of the first
+        lines.append(f"sklearn-rank {metadata['sklearn_rank_version']}, seed {args.seed}, "
+                     "data " + ", ".join(f"{name} sha256:{d['sha256'][:12]}"
+                                         for name, d in metadata["datasets"].items()) + ".")
+    else:
+        lines.append(describe_run(metadata) + ".")
     lines += [f'{m.name} left out: {m.library} is not installed (pip install '
               f'"sklearn-rank[{m.extra}]").' for m in left_out]
     return wrap(lines)
@@ -530,8 +535,9 @@ def _report_several(folds, datasets, seeds, labels, metrics, baseline, args, hea
 
 def _spread_text(spread, metrics, seeds, fmt):
     """The spread of the means over the seeds, one line per model."""
-    lines = [f"Spread over the {len(seeds)} seeds ({', '.join(str(s) for s, _ in seeds)}): "
-             "mean over queries under each seed, their mean ± standard deviation (ddof=1):"]
+    lines = [wrap([f"Spread over the {len(seeds)} seeds "
+                   f"({', '.join(str(s) for s, _ in seeds)}): the mean over queries under "
+                   "each seed, their mean ± standard deviation (ddof=1):"]).replace("\n  ", "\n")]
     for label, values in spread.items():
         lines.append(f"  {label}: " + ", ".join(
             f"{m} {mean:.4f} ± {std:.4f}" for m, (mean, std) in values.items()))
