@@ -237,21 +237,24 @@ _TABLE_OPTIONS = {
 
 def _read_table(path, qid_column, label_column, score_column, qid_type=None,
                 docno_column=None):
-    from ..datasets._tables import _read_table
+    from ..datasets import TableError, read_table
 
     path = check_input_file(path, "--table")
     try:
-        qid, y_true, y_score, *docno = _read_table(
-            path, [qid_column, label_column, score_column], qid_type, _TABLE_OPTIONS,
-            docno_column)
+        data = read_table(path, qid_column=qid_column, label_column=label_column,
+                          score_column=score_column, docno_column=docno_column,
+                          qid_type=qid_type)
+    except TableError as exc:  # the message starts with the file's name
+        raise CLIError(f"--table {exc.describe(_TABLE_OPTIONS)}") from None
     except (ValueError, ImportError) as exc:  # the message starts with the file's name
         raise CLIError(f"--table {exc}") from None
     except OSError as exc:
         raise CLIError(f"--table {str(path)!r}: cannot read it: {exc.strerror}.") from None
+    qid, y_true, y_score = data["qid"], data["y_true"], data["y_score"]
     if len(qid) == 0:
         raise CLIError(f"--table {str(path)!r} has no rows.")
     return {"y_true": y_true, "y_score": y_score, "qid": qid, "retrieved": None, "judged": None,
-            "docno": docno[0] if docno else None, "ties_in": "the rows of --table",
+            "docno": data.get("docno"), "ties_in": "the rows of --table",
             "describe": lambda n_queries: f"{path}: {n_queries:,} queries, {len(qid):,} rows",
             "grade_error": lambda exc: _refused_grades(f"--table {str(path)!r}", label_column,
                                                       exc, exc.row)}
@@ -300,8 +303,9 @@ def _evaluate_directory(args, metrics, per_query):
     files; with ``per_query`` False, ``query_ids`` is ``range(n_queries)`` and the values
     None: the per-query values never reach this process."""
     import_extra("dask.dataframe", "dask", "--table DIR")
-    from ..metrics._dask import SplitQueryError, dask_evaluate, dask_summary
-    from ..metrics._engine import GradeError
+    from ..datasets import TableError
+    from ..metrics import GradeError, SplitQueryError
+    from ..metrics._dask import dask_evaluate, dask_summary
 
     path = args.table
     files = [p for p in _files_under(path) if p.lower().endswith(_PARQUET_SUFFIXES)]
@@ -346,10 +350,11 @@ def _evaluate_directory(args, metrics, per_query):
         except GradeError as exc:
             raise CLIError(_refused_grades(f"--table {str(path)!r}", args.label_column,
                                            exc)) from None
+        except TableError as exc:  # the reader's, in a partition of the directory
+            message = " ".join([exc.describe(_TABLE_OPTIONS), *getattr(exc, "__notes__", ())])
+            raise CLIError(f"--table {message}") from None
         except (TypeError, ValueError) as exc:
             message = " ".join([str(exc), *getattr(exc, "__notes__", ())])
-            if message.startswith(repr(str(path))):  # the reader's, naming the directory
-                raise CLIError(f"--table {message}") from None
             raise CLIError(f"cannot compute the metrics: {message}") from None
         except OSError as exc:
             raise CLIError(f"--table {str(path)!r}: cannot read it: {exc}") from None
@@ -424,14 +429,14 @@ def _read_directory(path, args):
     same checks, messages naming the partition and row)."""
     import dask.dataframe as dd
 
+    from ..datasets import TableError
     from ..datasets._tables import _check_columns
 
     names = [args.qid_column, args.label_column, args.score_column]
-    spelled = _TABLE_OPTIONS
+    parameters = ["qid_column", "label_column", "score_column"]
     if args.docno_column is not None:
         names.append(args.docno_column)
-        spelled = {**spelled, "options": [_TABLE_OPTIONS[f"{role}_column"]
-                                          for role in ("qid", "label", "score", "docno")]}
+        parameters.append("docno_column")
     _check_parquet_files(path)
     try:
         # files in the order of their names, and, when they hold whole queries, one
@@ -442,9 +447,9 @@ def _read_directory(path, args):
         raise CLIError(f"--table {str(path)!r}: cannot read it as a directory of Parquet "
                        f"files: {exc}") from None
     try:  # the checks of a single file's columns
-        _check_columns(path, [str(c) for c in frame.columns], names, spelled)
-    except ValueError as exc:
-        raise CLIError(f"--table {exc}") from None
+        _check_columns(path, [str(c) for c in frame.columns], names, parameters)
+    except TableError as exc:
+        raise CLIError(f"--table {exc.describe(_TABLE_OPTIONS)}") from None
     frame = frame[names]
     return frame, frame.map_partitions(_table_partition, str(path), names, args.qid_type,
                                        meta=_table_partition(frame._meta, str(path), names,
@@ -489,7 +494,7 @@ def _table_partition(part, path, names, qid_type, partition_info=None):
 
     qid, label, score, *docno = (_pandas_values(part[name]) for name in names)
     columns = {
-        "qid": _query_ids(path, names[0], qid, where, qid_type, _TABLE_OPTIONS),
+        "qid": _query_ids(path, names[0], qid, where, qid_type),
         "label": _numbers(path, names[1], label, where, finite=True),
         "score": _numbers(path, names[2], score, where),
     }

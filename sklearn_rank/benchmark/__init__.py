@@ -24,7 +24,7 @@ _EXPORTS = {
     "._runner": ("run_units",),
     "._store": ("ResultsStore", "RunExistsError", "StoreError", "StoreRecorder", "StoredRun",
                 "load_store"),
-    "._units": ("ArrayData", "Recorder", "Task", "Unit", "UnitResult", "library_versions"),
+    "._units": ("Recorder", "Task", "Unit", "UnitResult", "library_versions"),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

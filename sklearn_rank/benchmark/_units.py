@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["ArrayData", "Recorder", "Task", "Unit", "UnitResult", "as_dataset", "library_versions"]
+__all__ = ["Recorder", "Task", "Unit", "UnitResult", "as_dataset", "library_versions"]
 
 
 @dataclass(frozen=True)
@@ -139,71 +139,10 @@ class Recorder:
         pass
 
 
-class ArrayData:
-    """Features, grades and query ids given as arrays: a data set of a benchmark run.
-
-    What the runner needs of a data set (the command line's data sets have the same
-    attributes): ``X``, ``y``, ``qid``, ``source``, :meth:`densified`, :meth:`fingerprint`
-    and :meth:`metadata`.
-    """
-
-    def __init__(self, X, y, qid, source="arrays"):
-        self.X = X
-        self.y = np.asarray(y)
-        self.qid = np.asarray(qid)
-        self.source = source
-        self._fingerprint = None
-        self._dense = None
-
-    @property
-    def n_queries(self):
-        return len(np.unique(self.qid))
-
-    def densified(self):
-        """This data with dense features (a copy made once), for a model that takes no
-        sparse input; its fingerprint is that of the data given."""
-        if not hasattr(self.X, "toarray"):
-            return self
-        if self._dense is None:
-            self._dense = ArrayData(self.X.toarray(), self.y, self.qid, self.source)
-            self._dense._fingerprint = self.fingerprint()
-        return self._dense
-
-    def fingerprint(self):
-        """The SHA-256 of the features, grades and query ids (computed once)."""
-        if self._fingerprint is None:
-            import hashlib
-
-            digest = hashlib.sha256()
-            X = self.X
-            if hasattr(X, "tocsr"):
-                X = X.tocsr()
-                digest.update(f"csr{X.shape}{X.dtype}".encode())
-                parts = [X.data, X.indices, X.indptr]
-            else:
-                X = np.asarray(X)
-                digest.update(f"dense{X.shape}{X.dtype}".encode())
-                parts = [X]
-            parts.append(np.asarray(self.y, dtype=np.float64))
-            digest.update(f"qid{self.qid.dtype.kind}".encode())
-            for part in parts + ([] if self.qid.dtype == object else [self.qid]):
-                digest.update(memoryview(np.ascontiguousarray(part)).cast("B"))
-            if self.qid.dtype == object:
-                digest.update("\x00".join(map(str, self.qid)).encode())
-            self._fingerprint = digest.hexdigest()
-        return self._fingerprint
-
-    def metadata(self):
-        """What the run records of the data: source, size and fingerprint."""
-        return {"source": self.source, "n_queries": self.n_queries,
-                "n_documents": len(self.y), "n_features": int(self.X.shape[1]),
-                "sha256": self.fingerprint()}
-
-
 def as_dataset(value, name="data"):
-    """A data set of a benchmark run: an object with ``X``, ``y``, ``qid`` (a data set of
-    :mod:`sklearn_rank.datasets` or of the command line) as it is, or an ``(X, y, qid)``
-    tuple as an :class:`ArrayData`."""
+    """A data set of a benchmark run: a :class:`~sklearn_rank.datasets.RankingDataset` (or
+    an object with its ``X``, ``y``, ``qid``, ``densified`` and ``metadata``) as it is, or an
+    ``(X, y, qid)`` tuple as a ``RankingDataset`` whose source is ``name``."""
     if all(hasattr(value, a) for a in ("X", "y", "qid", "densified", "metadata")):
         return value
     if isinstance(value, tuple) and len(value) == 3:
@@ -214,7 +153,9 @@ def as_dataset(value, name="data"):
         if not (len(y) == len(qid) == X.shape[0]):
             raise ValueError(f"data {name!r}: X has {X.shape[0]} rows, y {len(y)} and qid "
                              f"{len(qid)}; expected the same number of rows.")
-        return ArrayData(X, y, qid, source=str(name))
+        from ..datasets import RankingDataset
+
+        return RankingDataset(X, np.asarray(y), np.asarray(qid), source=str(name))
     raise TypeError(f"data {name!r}: expected an (X, y, qid) tuple or a data set with X, y "
                     f"and qid attributes; got {type(value).__name__}.")
 
