@@ -362,3 +362,30 @@ def test_cli_pooled_data_says_so_and_dataset_with_data_is_refused(two_files, cap
     code, _, err = run_cli(capsys, *base, "--dataset", "A=a.txt", "--repeats", "2",
                            "--output", "x.csv")
     assert code == 2 and "not .csv" in one_line_error(err, "cv")
+
+
+def test_store_writes_and_reads_per_query_results(tmp_path):
+    from sklearn_rank.benchmark import Unit, UnitResult
+
+    y, score = DATA["easy"][1], DATA["easy"][0][:, 0]
+    qid = DATA["easy"][2]
+    values = evaluate_per_query(y, score, qid=qid, metrics=["ndcg@5", "map"])
+    store = ResultsStore(tmp_path / "s.sqlite")
+    run_id = store.start_run("key", "test", {"metrics": {"ndcg@5": "ndcg@5", "map": "map"}},
+                             ["m fold 0"])
+    store.write_unit(run_id, {"key": "u", "data_sha256": "x", "model": "m", "candidate": None,
+                              "fold": 0, "split": "cv", "params": {}, "scores": {},
+                              "per_query": values.with_fold(0), "fit_time": 0.0,
+                              "score_time": 0.0, "versions": {}, "seed": 0,
+                              "describe": "m fold 0"})
+    store.finish_run(run_id)
+    (unit,) = store.read_units(run_id)
+    store.close()
+    result = UnitResult(Unit("m", 0), {}, {}, unit["per_query"], 0.0, 0.0).per_query_result()
+    stored = load_store(tmp_path / "s.sqlite").per_query_result("m")
+    for read in (result, stored):
+        assert sorted(read.metrics) == ["map", "ndcg@5"]
+        np.testing.assert_array_equal(read.query_ids, values.query_ids)
+        np.testing.assert_array_equal(read.fold, np.zeros(len(values)))
+        for metric in ("map", "ndcg@5"):
+            np.testing.assert_array_equal(read[metric], values[metric])

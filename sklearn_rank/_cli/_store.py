@@ -63,8 +63,7 @@ def check_store_options(args, inputs=()):
 
 
 def _open(path):
-    from ..benchmark import StoreError
-    from ..benchmark._store import ResultsStore
+    from ..benchmark import ResultsStore, StoreError
 
     try:
         return ResultsStore(path)

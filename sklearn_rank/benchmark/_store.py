@@ -442,9 +442,13 @@ class ResultsStore:
     # Units
 
     def write_unit(self, run_id, record):
-        """Write one unit (a dict, see :meth:`read_units`) of run ``run_id`` in its own
-        transaction; a unit of the same key in that run is replaced."""
+        """Write one unit (a dict, see :meth:`read_units`; its ``per_query`` a dict of
+        columns or a :class:`~sklearn_rank.metrics.PerQueryResult`) of run ``run_id`` in its
+        own transaction; a unit of the same key in that run is replaced."""
         per_query = record["per_query"]
+        if hasattr(per_query, "query_ids"):  # a PerQueryResult: its ids and columns
+            per_query = {"qid": per_query.query_ids,
+                         **{m: per_query[m] for m in per_query.metrics}}
         qid = np.asarray(per_query.get("qid", []))
         # SQLite's integers are signed: unsigned 64-bit ids keep their bits as signed ones
         stored = qid.view(np.int64) if qid.dtype == np.uint64 else qid

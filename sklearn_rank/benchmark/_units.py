@@ -99,6 +99,16 @@ class UnitResult:
     rows: object = None
     estimator: object = field(default=None, repr=False)
 
+    def per_query_result(self):
+        """The per-query values as a :class:`~sklearn_rank.metrics.PerQueryResult`, with the
+        unit's fold as its fold column (None for the held-out test set)."""
+        from ..metrics import PerQueryResult
+
+        metrics = [m for m in self.per_query if m != "qid"]
+        qid = np.asarray(self.per_query.get("qid", []))
+        fold = None if self.unit.fold is None else np.full(len(qid), self.unit.fold)
+        return PerQueryResult(qid, {m: self.per_query[m] for m in metrics}, fold=fold)
+
 
 @dataclass
 class Task:
