@@ -17,13 +17,14 @@ from ..utils._lazy import lazy_exports
 # import the model table (standard library only) without scikit-learn.
 _EXPORTS = {
     "._benchmark": ("BenchmarkResult", "assemble_folds", "benchmark_tasks", "repeat_seeds",
-                    "run_benchmark", "seed_mean", "seed_spread", "splitter_text"),
+                    "run_benchmark", "splitter_text"),
     "._models": ("MODELS", "Model", "ModelImportError", "code_fingerprint", "default_models",
                  "fit_errors", "fit_params", "import_object"),
     "._report": ("RUN_SECTIONS", "report_html", "write_report"),
     "._runner": ("run_units",),
     "._store": ("ResultsStore", "RunExistsError", "StoreError", "StoreRecorder", "StoredRun",
                 "load_store"),
+    "._values": ("seed_mean", "seed_spread"),
     "._units": ("Recorder", "Task", "Unit", "UnitResult", "library_versions"),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)

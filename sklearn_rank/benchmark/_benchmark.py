@@ -9,15 +9,15 @@ and :func:`assemble_folds` puts the per-query values of each model back together
 set and seed, in fold order.
 """
 
-import inspect
 from numbers import Integral
 
 import numpy as np
 
 from ._units import Task, Unit, as_dataset
+from ._values import per_query_result, seed_mean, seed_spread
 
 __all__ = ["BenchmarkResult", "assemble_folds", "benchmark_tasks", "repeat_seeds",
-           "run_benchmark", "seed_mean", "seed_spread", "splitter_text"]
+           "run_benchmark", "splitter_text"]
 
 
 def splitter_text(n_splits, seed):
@@ -157,68 +157,6 @@ def _assemble(results, labels, metrics, n_rows):
     return folds
 
 
-def seed_mean(per_query_by_seed, metrics):
-    """The per-query values of one system on one data set, averaged over the seeds.
-
-    Every repeat scores every query once (in the test fold its seed put it in): the mean of
-    a query's values over the repeats is its value with the seed noise of the split and the
-    model averaged out, and the systems' means stay paired by query.
-
-    Parameters
-    ----------
-    per_query_by_seed : list of dict
-        Per seed, ``{"qid": ..., metric: values}``.
-    metrics : list of str
-
-    Returns
-    -------
-    per_query : dict
-        ``{"qid": sorted query ids, metric: mean over the seeds}``.
-    """
-    from ..utils._qid import unique_ids
-
-    first = per_query_by_seed[0]
-    qid = unique_ids(first["qid"])
-    out = {"qid": qid}
-    for metric in metrics:
-        stacked = []
-        for values in per_query_by_seed:
-            order = np.argsort(values["qid"], kind="stable")
-            ids = np.asarray(values["qid"])[order]
-            if len(ids) != len(qid) or not np.array_equal(ids, qid):
-                raise ValueError("the repeats of a data set scored different queries; "
-                                 "their per-query values cannot be averaged.")
-            stacked.append(np.asarray(values[metric], dtype=np.float64)[order])
-        out[metric] = np.mean(stacked, axis=0)
-    return out
-
-
-def seed_spread(per_query_by_seed, metrics):
-    """The spread over seeds of a system's mean over queries: ``{metric: (mean of the
-    per-seed means, their standard deviation with ddof=1)}``; the deviation is NaN for one
-    seed."""
-    out = {}
-    for metric in metrics:
-        means = [float(np.nanmean(values[metric])) for values in per_query_by_seed]
-        spread = float(np.std(means, ddof=1)) if len(means) > 1 else float("nan")
-        out[metric] = (float(np.mean(means)), spread)
-    return out
-
-
-def _per_query_result(values, metrics):
-    """A :class:`~sklearn_rank.metrics.PerQueryResult` of stored per-query values (with their
-    folds when ``PerQueryResult`` takes a fold column)."""
-    from ..metrics import PerQueryResult
-
-    # a result lists its queries in increasing order; the folds list them fold by fold
-    order = np.argsort(values["qid"], kind="stable")
-    kwargs = {}
-    if "fold" in values and "fold" in inspect.signature(PerQueryResult).parameters:
-        kwargs["fold"] = np.asarray(values["fold"])[order]
-    return PerQueryResult(np.asarray(values["qid"])[order],
-                          {m: np.asarray(values[m])[order] for m in metrics}, **kwargs)
-
-
 class BenchmarkResult:
     """The per-query values of a benchmark run, per data set, seed and model.
 
@@ -300,7 +238,7 @@ class BenchmarkResult:
         if model not in self.models:
             raise ValueError(f"model={model!r} is not a model of this run; its models: "
                              f"{', '.join(map(repr, self.models))}.")
-        return _per_query_result(self.systems(dataset, seed)[model], self.metrics)
+        return per_query_result(self.systems(dataset, seed)[model], self.metrics)
 
     def compare(self, dataset=None, *, seed=None, metric=None, baseline=None, **kwargs):
         """:func:`sklearn_rank.stats.compare` of the models on one data set.

@@ -261,7 +261,7 @@ def _cv_section(path, run):
 def _seed_spread(stored, dataset):
     """Per model and metric, the mean over queries under each seed: their mean and
     standard deviation (the spread that the choice of split and seed brings)."""
-    from ._benchmark import seed_spread
+    from ._values import seed_spread
 
     seeds = list(stored.seeds)
     head = "".join(f"<th>{_e(m)} mean</th><th>{_e(m)} std over seeds</th>"

@@ -635,7 +635,7 @@ class StoredRun(dict):
         -------
         systems : StoredRun
         """
-        from ._benchmark import seed_mean
+        from ._values import seed_mean
 
         datasets, seeds = list(self.datasets), list(self.seeds)
         if dataset is None and len(datasets) == 1:
@@ -675,13 +675,13 @@ class StoredRun(dict):
         --------
         See :func:`load_store`.
         """
-        from ._benchmark import _per_query_result
+        from ._values import per_query_result
 
         if system not in self:
             raise ValueError(f"system={system!r} is not a system of run {self.run_id}; its "
                              f"systems: {', '.join(map(repr, self))}.")
         selected = self.select(dataset, seed) if "dataset" in self[system] else self
-        return _per_query_result(selected[system], self.metrics)
+        return per_query_result(selected[system], self.metrics)
 
 
 def _system_name(unit):
