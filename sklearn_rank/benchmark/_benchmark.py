@@ -322,9 +322,10 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
         Data set name -> data set, where a data set is an ``(X, y, qid)`` tuple or an object
         with ``X``, ``y``, ``qid`` attributes (the command line's data sets); or one such data
         set, unnamed.
-    metrics : list of str, default=("ndcg@10",)
-        Metric names (:func:`~sklearn_rank.metrics.list_metrics`). A metric that needs a
-        grade scale (ERR) gets the largest grade of all the data sets.
+    metrics : str or list of str
+        Metric names (:func:`~sklearn_rank.metrics.list_metrics`); by default ``ndcg@10``.
+        A metric that needs a grade scale (ERR) gets the largest grade of all the data
+        sets.
     convention : str, default=None
         A convention preset (``"trec_eval"``, ...), for every metric.
     n_splits : int, default=5
