@@ -389,3 +389,33 @@ def test_store_writes_and_reads_per_query_results(tmp_path):
         np.testing.assert_array_equal(read.fold, np.zeros(len(values)))
         for metric in ("map", "ndcg@5"):
             np.testing.assert_array_equal(read[metric], values[metric])
+
+
+def test_each_dataset_is_scored_on_its_own_grade_scale(two_files, capsys, monkeypatch):
+    """ERR divides the grades by the largest grade: a data set of grades 0-1 beside one of
+    grades 0-4 must get the numbers of a run of it alone, not those of a scale of 4."""
+    X, y, qid = DATA["easy"]
+    binary = (X, (y > 1).astype(float), qid)
+    together = run_benchmark(models(), {"graded": DATA["hard"], "binary": binary},
+                             metrics=["err@10"], n_splits=3)
+    alone = run_benchmark(models(), binary, metrics=["err@10"], n_splits=3)
+    np.testing.assert_array_equal(
+        together.folds["binary", None]["ridge"]["per_query"]["err@10"],
+        alone.folds[None, None]["ridge"]["per_query"]["err@10"])
+    assert together.provenance["datasets"]["binary"]["metrics"] == {
+        "err@10": "err@10(max_grade=1)"}
+    # the command line: the same numbers as --data of the binary file alone
+    monkeypatch.chdir(two_files)
+    dump_svmlight_file(X, binary[1], "binary.txt", query_id=qid)
+    base = ["--n-splits", "3", "--metrics", "err@10", "--model", "sklearn.linear_model:Ridge",
+            "--model", "sklearn.linear_model:LinearRegression", "-q"]
+    code, _, err = run_cli(capsys, "cv", "--dataset", "graded=a.txt", "--dataset",
+                           "binary=binary.txt", *base, "--per-query-output", "both.csv")
+    assert code == 0, err
+    code, _, err = run_cli(capsys, "cv", "--data", "binary.txt", *base,
+                           "--per-query-output", "alone.csv")
+    assert code == 0, err
+    both = [line.split(",") for line in Path("both.csv").read_text().splitlines()[1:]]
+    alone_rows = [line.split(",") for line in Path("alone.csv").read_text().splitlines()[1:]]
+    # model, dataset, seed, split, fold, qid, value vs model, split, fold, qid, value
+    assert [[r[0], *r[3:]] for r in both if r[1] == "binary"] == alone_rows

@@ -240,6 +240,12 @@ def run(args, demo=False):
     scales = {m: options for m in metrics_given
               if (options := grade_scale_options(m, args.convention, grades))}
     keys = _keys(metrics_given, args.convention, scales)
+    if None not in datasets:  # each data set on its own grade scale, as a run of it alone
+        scales = {name: {m: options for m in metrics_given
+                         if (options := grade_scale_options(m, args.convention, each.y))}
+                  for name, each in datasets.items()}
+        keys = {name: _keys(metrics_given, args.convention, scales[name])
+                for name in datasets}
     metadata = _metadata(args, data, test, choices, keys, baseline, datasets, seeds)
 
     text = args.format == "text"
@@ -343,8 +349,10 @@ def _metadata(args, data, test, choices, keys, baseline, datasets, seeds):
         "n_estimators": args.n_estimators,
         "versions": library_versions(),
     }
-    if None not in datasets:
-        metadata["datasets"] = {name: each.metadata() for name, each in datasets.items()}
+    if None not in datasets:  # keys: per data set
+        metadata["metrics"] = next(iter(keys.values()))
+        metadata["datasets"] = {name: {**each.metadata(), "metrics": keys[name]}
+                                for name, each in datasets.items()}
     if seeds[0][0] is not None:
         metadata["seeds"] = [seed for seed, _ in seeds]
     return metadata
@@ -400,7 +408,15 @@ def _header(data, test, choices, baseline, left_out, args, scales, keys, metadat
          "every query whole in one test fold of each repeat; the tables average each "
          "query's value over the repeats."),
     ]
-    if scales:
+    if None not in datasets:
+        if any(scales.values()):
+            lines.append("Grade scale of each data set (its largest grade, shared by its folds "
+                         "and seeds): " + "; ".join(
+                             f"{name}: " + ", ".join(f"{m} with max_grade={o['max_grade']}"
+                                                     for m, o in scales[name].items())
+                             for name in datasets if scales[name]) + ".")
+        keys = metadata["metrics"]
+    elif scales:
         lines.append(describe_grade_scales(scales))
     lines.append(describe_metrics(keys, args.convention))
     if "datasets" in metadata:  # the fingerprint of every data set, not of the first
@@ -433,7 +449,10 @@ def _cross_validate(choices, estimators, datasets, seeds, test, metrics, args, s
 
     try:
         scoring = {m: QuietScorer(m, scales.get(m, {}), "auto", "qid", args.convention)
-                   for m in metrics}
+                   for m in metrics} if None in datasets else None
+        by_dataset = None if None in datasets else {
+            name: {m: QuietScorer(m, scales[name].get(m, {}), "auto", "qid", args.convention)
+                   for m in metrics} for name in datasets}
     except ValueError as exc:
         raise CLIError(f"--metrics: {exc}", USAGE) from None
     by_label = {c.label: c for c in choices}
@@ -448,7 +467,7 @@ def _cross_validate(choices, estimators, datasets, seeds, test, metrics, args, s
 
     tasks = benchmark_tasks([c.label for c in choices], estimator_for, datasets, seeds,
                             args.n_splits, params={c.label: c.params for c in choices},
-                            dense=dense, test=test)
+                            dense=dense, test=test, scoring=by_dataset)
     recorder = recorder_for(args, metadata, [task.unit for task in tasks])
     progress = Progress(len(tasks), "cross-validation", enabled=not args.quiet)
     n_jobs = processes(args.n_jobs, len(tasks))

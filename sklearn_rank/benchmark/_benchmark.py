@@ -55,7 +55,7 @@ def repeat_seeds(random_state, n_repeats=None, seeds=None):
 
 
 def benchmark_tasks(labels, estimator_for, datasets, seeds, n_splits, *, params,
-                    dense=frozenset(), test=None):
+                    dense=frozenset(), test=None, scoring=None):
     """The units of work of a run, with what each needs to run.
 
     Parameters
@@ -77,6 +77,9 @@ def benchmark_tasks(labels, estimator_for, datasets, seeds, n_splits, *, params,
     test : data set, default=None
         A held-out test set: each model refitted on all the data is one more unit (a run
         of one data set and one seed only).
+    scoring : dict, default=None
+        Data set name -> the scorers of its folds (each data set's grade scale); None: the
+        runner's scoring for every task.
 
     Returns
     -------
@@ -95,7 +98,8 @@ def benchmark_tasks(labels, estimator_for, datasets, seeds, n_splits, *, params,
                     unit = Unit(label, fold, dataset=name, seed=unit_seed)
                     tasks.append(Task(unit, estimator, params[label], train, test_rows,
                                       unit.describe(n_splits), dense=label in dense,
-                                      data=data))
+                                      data=data,
+                                      scoring=None if scoring is None else scoring[name]))
     if test is not None:
         if len(datasets) != 1 or len(seeds) != 1:
             raise ValueError("a held-out test set goes with a run of one data set and one "
@@ -292,12 +296,13 @@ def _reseeded(estimator, seed):
     return estimator
 
 
-def _grade_scales(metrics, convention, datasets):
+def _grade_scales(metrics, convention, y):
+    """``{metric: {"max_grade": ...}}`` of the metrics that need a grade scale: the largest
+    grade of the data set, so that its folds (and seeds) share one scale; each data set has
+    its own, as a run of it alone would."""
     from ..model_selection._validation import grade_scale
 
-    grades = np.concatenate([np.asarray(d.y, dtype=np.float64) for d in datasets.values()])
-    return {m: options for m in metrics
-            if (options := grade_scale(m, grades, convention=convention))}
+    return {m: options for m in metrics if (options := grade_scale(m, y, convention=convention))}
 
 
 def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_splits=5,
@@ -391,15 +396,17 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
     else:
         datasets = {None: as_dataset(data)}
     repeats = repeat_seeds(random_state, n_repeats, seeds)
-    scales = _grade_scales(metrics, convention, datasets)
     from ..metrics import parse_metric
 
-    keys = {}
-    for name in metrics:
-        metric, options = parse_metric(name)
-        keys[name] = metric.key({**options, **scales.get(name, {})}, convention)
-    scoring = {m: QuietScorer(m, scales.get(m, {}), "auto", "qid", convention)
-               for m in metrics}
+    keys, scoring = {}, {}
+    for name, each in datasets.items():
+        scales = _grade_scales(metrics, convention, each.y)
+        keys[name] = {}
+        for m in metrics:
+            metric, options = parse_metric(m)
+            keys[name][m] = metric.key({**options, **scales.get(m, {})}, convention)
+        scoring[name] = {m: QuietScorer(m, scales.get(m, {}), "auto", "qid", convention)
+                         for m in metrics}
     labels = list(models)
     built = {}
 
@@ -409,7 +416,8 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
         return built[label, seed]
 
     params = {label: _params_of(est) for label, est in models.items()}
-    tasks = benchmark_tasks(labels, estimator_for, datasets, repeats, n_splits, params=params)
+    tasks = benchmark_tasks(labels, estimator_for, datasets, repeats, n_splits, params=params,
+                            scoring=scoring)
     from .._version import __version__
 
     provenance = {
@@ -417,7 +425,7 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
         "sklearn_rank_version": __version__,
         "data": next(iter(datasets.values())).metadata(),
         "test": None,
-        "metrics": keys,
+        "metrics": next(iter(keys.values())),
         "convention": convention,
         "seed": random_state,
         "splitter": splitter_text(n_splits, random_state),
@@ -427,7 +435,8 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
         "versions": library_versions(),
     }
     if None not in datasets:
-        provenance["datasets"] = {name: d.metadata() for name, d in datasets.items()}
+        provenance["datasets"] = {name: {**d.metadata(), "metrics": keys[name]}
+                                  for name, d in datasets.items()}
     if repeats[0][0] is not None:
         provenance["seeds"] = [seed for seed, _ in repeats]
     if store is not None:
@@ -445,7 +454,7 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
             pass
 
     try:
-        results = list(run_units(tasks, None, scoring=scoring,
+        results = list(run_units(tasks, None, scoring=None,
                                  n_jobs=processes(n_jobs, len(tasks)), progress=_Silent(),
                                  recorder=recorder, predict=return_predictions))
     except BaseException:

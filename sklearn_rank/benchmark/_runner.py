@@ -79,7 +79,8 @@ def run_units(tasks, data, *, scoring, n_jobs, progress, recorder, predict=False
         set is fitted on its ``train`` rows and scored on its ``test`` rows; one with
         ``fold=None`` is fitted on all of it.
     scoring : dict
-        Metric name -> :class:`QuietScorer`, for the folds.
+        Metric name -> :class:`QuietScorer`, for the folds of the tasks without a scoring
+        of their own (``Task.scoring``: a data set's grade scale).
     test_data : Dataset, default=None
         The held-out test set of the tasks with ``fold=None``.
     test_keys : dict, default=None
@@ -113,7 +114,7 @@ def run_units(tasks, data, *, scoring, n_jobs, progress, recorder, predict=False
                 *held_out, test_keys, response_method, keep_estimator, in_worker)
         return delayed(_fit_and_score)(
             task.unit, task.estimator, task.params, train.X, train.y, train.qid, task.train,
-            task.test, scoring, predict)
+            task.test, scoring if task.scoring is None else task.scoring, predict)
 
     details = {task.unit: task.detail for task in pending}
     if not pending:

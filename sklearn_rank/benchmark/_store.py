@@ -953,7 +953,9 @@ class StoreRecorder:
             else p["test"]["sha256"],
             "model": unit.model, "spec": model.get("model"), "params": params,
             "fold": unit.fold, "splitter": p["splitter"], "seed": seed,
-            "n_estimators": p.get("n_estimators"), "metrics": p["metrics"],
+            "n_estimators": p.get("n_estimators"),
+            # a data set of a run of several has its own keys (its own grade scale)
+            "metrics": data.get("metrics", p["metrics"]),
             "convention": p.get("convention"), "versions": _versions(p),
         }
         if unit.dataset is not None:  # keys of a run of one data set stay as they were

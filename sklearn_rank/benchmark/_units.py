@@ -114,7 +114,8 @@ class UnitResult:
 class Task:
     """A unit to run: the estimator (unfitted), the rows of its fold, its progress text;
     ``dense`` for a model that takes no sparse input (the data's ``densified()``);
-    ``data`` the data set it is fitted on (None: the runner's one data set)."""
+    ``data`` the data set it is fitted on (None: the runner's one data set); ``scoring``
+    the scorers of its data set (None: the runner's)."""
 
     unit: Unit
     estimator: object
@@ -124,6 +125,7 @@ class Task:
     detail: str = ""
     dense: bool = False
     data: object = None
+    scoring: object = None
 
 
 class Recorder:
