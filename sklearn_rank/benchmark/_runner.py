@@ -31,28 +31,6 @@ class QuietScorer(RankingScorer):
         silence_lightgbm()
 
 
-class ProgressScorer:
-    """A scorer that calls ``callback()`` after each score of ``scorer``.
-
-    A plain scorer callable, ``scorer(estimator, X, y, **metadata)``, that routes the
-    metadata ``scorer`` asks for: scikit-learn's searches call it once per fit. The
-    callback is passed explicitly: for one process only (``n_jobs=1``), since a worker
-    process would advance its own copy.
-    """
-
-    def __init__(self, scorer, callback):
-        self.scorer = scorer
-        self.callback = callback
-
-    def __call__(self, estimator, X, y_true, **kwargs):
-        score = self.scorer(estimator, X, y_true, **kwargs)
-        self.callback()
-        return score
-
-    def get_metadata_routing(self):
-        return self.scorer.get_metadata_routing()
-
-
 def processes(n_jobs, n_units):
     """The processes of ``n_jobs`` for ``n_units`` units of work: at most one per
     unit, and at most one per CPU (every model fits on one thread, so a process more only
@@ -68,8 +46,8 @@ def run_units(tasks, data, *, scoring, n_jobs, progress, recorder, predict=False
 
     Units that ``recorder`` already knows are yielded first, without running. The others run
     in ``n_jobs`` processes (in this one for 1; no more than :func:`processes` allows), in
-    the order given; their results come in
-    the order they end. Each is handed to ``recorder.record`` and moves ``progress``.
+    the order given; their results come in the order they end. Each is handed to
+    ``recorder.record`` and moves ``progress``.
 
     Parameters
     ----------
@@ -83,9 +61,33 @@ def run_units(tasks, data, *, scoring, n_jobs, progress, recorder, predict=False
         of their own (``Task.scoring``: a data set's grade scale).
     test_data : Dataset, default=None
         The held-out test set of the tasks with ``fold=None``.
+    n_jobs : int
+        The processes.
+    progress : object
+        Its ``advance(detail)`` is called as each unit ends (``detail``: the task's text).
+    recorder : Recorder
+        Answers the units it knows (:meth:`Recorder.known`), receives each result
+        (:meth:`Recorder.record`).
+    predict : bool, default=False
+        Keep the predictions of the test rows of each fold.
+    test_data : Dataset, default=None
+        The held-out test set of the tasks with ``fold=None``.
     test_keys : dict, default=None
         Metric name -> canonical key (:meth:`~sklearn_rank.metrics.Metric.key` with the
         options and convention of the scorer): what the held-out test set is scored with.
+    response_method : str, default="auto"
+        How the refitted models score the held-out test set.
+    keep_estimator : bool, default=False
+        Keep the refitted model in its result.
+
+    Yields
+    ------
+    result : UnitResult
+
+    See Also
+    --------
+    benchmark_tasks : The tasks of a run.
+    run_benchmark : The whole run, with a store.
     """
     from joblib import effective_n_jobs
     from sklearn.utils.parallel import Parallel, delayed
