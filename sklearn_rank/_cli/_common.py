@@ -392,7 +392,7 @@ class Progress:
     @property
     def stream(self):
         """``sys.stderr`` when written to: the fits hide the native standard error meanwhile
-        (:func:`~sklearn_rank._cli._models.native_stderr_hidden`), and move Python's to a
+        (:func:`~sklearn_rank.benchmark._models.native_stderr_hidden`), and move Python's to a
         copy of it, which this follows."""
         return sys.stderr
 
