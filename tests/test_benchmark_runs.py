@@ -419,3 +419,41 @@ def test_each_dataset_is_scored_on_its_own_grade_scale(two_files, capsys, monkey
     alone_rows = [line.split(",") for line in Path("alone.csv").read_text().splitlines()[1:]]
     # model, dataset, seed, split, fold, qid, value vs model, split, fold, qid, value
     assert [[r[0], *r[3:]] for r in both if r[1] == "binary"] == alone_rows
+
+
+def test_tune_repeats_the_split_over_seeds(two_files, capsys, monkeypatch):
+    import json
+
+    from sklearn.datasets import load_svmlight_file
+
+    monkeypatch.chdir(two_files)
+    argv = ["tune", "--data", "a.txt", "--n-splits", "3", "--model",
+            "sklearn.linear_model:Ridge", "--param", "alpha=0.1,1000", "--seeds", "5", "6",
+            "--metric", "ndcg@5", "-q", "--store", "t.sqlite"]
+    code, out, err = run_cli(capsys, *argv, "--output", "t.json")
+    assert code == 0, err
+    assert "3 folds x 2 repeats of QueryKFold(shuffle=True) with the seeds 5, 6" in " ".join(
+        out.split())
+    cv_results = json.loads(Path("t.json").read_text())["cv_results"]
+    # split k is fold k % 3 of the repeat of seed 5 (k < 3) or 6: the library's folds
+    X, y, qid = load_svmlight_file("a.txt", query_id=True)
+    reference = run_benchmark({"small": Ridge(alpha=0.1), "large": Ridge(alpha=1000.0)},
+                              (X, y, qid), metrics=["ndcg@5"], n_splits=3, seeds=[5, 6])
+    for i, label in enumerate(("small", "large")):
+        expected = [np.mean(fold_values)
+                    for seed in (5, 6)
+                    for fold_values in _fold_values(reference.folds[None, seed][label])]
+        got = [cv_results[f"split{k}_test_ndcg@5"][i] for k in range(6)]
+        np.testing.assert_allclose(got, expected)
+        assert cv_results["mean_test_ndcg@5"][i] == pytest.approx(np.mean(expected))
+    # the stored run resumes, every unit read back: the same output
+    code, again, err = run_cli(capsys, *argv, "--resume")
+    assert code == 0, err
+    assert "run 1 is finished; its stored units are read" in err and again == out
+    code, _, err = run_cli(capsys, *argv[:-2], "--per-query-output", "pq.csv")
+    assert code == 2 and "goes with one split" in one_line_error(err, "tune")
+
+
+def _fold_values(fold):
+    per_query = fold["per_query"]
+    return [per_query["ndcg@5"][per_query["fold"] == k] for k in range(3)]

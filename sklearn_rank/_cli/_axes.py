@@ -10,20 +10,23 @@ repeats the split (and the models' seeds) with the seeds ``--seed``, ``--seed`` 
 from ._common import MAX_SEED, int_at_least, usage_error
 
 
-def add_axis_options(parser):
-    """``--dataset``, ``--repeats`` and ``--seeds``."""
-    group = parser.add_argument_group("data sets and seeds")
-    group.add_argument(
-        "--dataset", action="append", nargs="+", metavar="NAME=SOURCE",
-        help="a named data set, each compared on its own; repeat it for several data sets "
-        "(--data a.txt b.txt instead pools its files into one data set). SOURCE is what "
-        "--data takes; more SOURCEs after the first are pooled into that data set")
+def add_axis_options(parser, datasets=True):
+    """``--dataset`` (unless ``datasets`` is False), ``--repeats`` and ``--seeds``."""
+    group = parser.add_argument_group("data sets and seeds" if datasets else "seeds")
+    if datasets:
+        group.add_argument(
+            "--dataset", action="append", nargs="+", metavar="NAME=SOURCE",
+            help="a named data set, each compared on its own; repeat it for several data "
+            "sets (--data a.txt b.txt instead pools its files into one data set). SOURCE is "
+            "what --data takes; more SOURCEs after the first are pooled into that data set")
     seeds = group.add_mutually_exclusive_group()
     seeds.add_argument(
         "--repeats", type=int_at_least(1), metavar="N",
         help="repeat the split N times, with the seeds --seed, --seed + 1, ...: the folds and "
-        "the models' seeds change, the tables average each query over the repeats and show "
-        "the spread over seeds (default: one split, of --seed)")
+        "the models' seeds change" + (", the tables average each query over the repeats and "
+                                       "show the spread over seeds" if datasets else
+                                       "; a candidate's score is its mean over every fold of "
+                                       "every repeat") + " (default: one split, of --seed)")
     seeds.add_argument(
         "--seeds", nargs="+", type=int_at_least(0, MAX_SEED), metavar="SEED",
         help="the seeds of the repeated split, instead of --repeats")

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ..benchmark import library_versions
+from ._axes import add_axis_options, seeds_of
 from ._common import (
     USAGE,
     CLIError,
@@ -163,6 +164,7 @@ def add_arguments(parser):
                         help="the parameter on the x axis of --plot (default: the first)")
     add_quiet_option(output)
     add_store_options(parser)
+    add_axis_options(parser, datasets=False)
 
 
 def run(args):
@@ -192,6 +194,10 @@ def run(args):
         raise usage_error(f"--plot-param {plot_param!r} is not a searched parameter; "
                           f"expected one of {', '.join(params)}.")
     check_test_apart(args.data, args.test)
+    seeds = seeds_of(args)
+    if seeds[0][0] is not None and args.per_query_output is not None:
+        raise usage_error("--per-query-output goes with one split; this search repeats it "
+                          "(--repeats/--seeds).")
     sidecar = _check_outputs(args, config_inputs)
     check_store_options(args, [*source_inputs(args.data, "--data"),
                                *source_inputs(args.test, "--test"), *config_inputs])
@@ -229,6 +235,8 @@ def run(args):
         raise CLIError(f"--metric: {exc}", USAGE) from None
     candidates = _candidates({name: p.search_space for name, p in params.items()}, args)
     metadata = _metadata(args, data, test, choice, keys, params)
+    if seeds[0][0] is not None:
+        metadata["seeds"] = [seed for seed, _ in seeds]
 
     print(f"Data: {data.description}.")
     space_name = {"grid": "grid", "random": "distributions"}[args.search]
@@ -242,7 +250,11 @@ def run(args):
         f"Model: {choice.describe()}{trees}.",
         (f"Search: {args.search} ({sampler}), {len(candidates)} candidates x {args.n_splits} "
          f"folds of QueryKFold(shuffle=True, random_state={args.seed}), maximising "
-         f"{args.metric}."),
+         f"{args.metric}." if seeds[0][0] is None else
+         f"Search: {args.search} ({sampler}), {len(candidates)} candidates x {args.n_splits} "
+         f"folds x {len(seeds)} repeats of QueryKFold(shuffle=True) with the seeds "
+         f"{', '.join(str(s) for s, _ in seeds)} (of the split and the model), maximising "
+         f"{args.metric}, the mean over every fold of every repeat."),
         "Parameters: " + " ".join(f"--param {p.text}" for p in params.values())
         + (f" (the default {space_name} of {choice.spec})" if source == "default"
            else " (the grid of the configuration file)" if source == "config" else "") + ".",
@@ -256,10 +268,11 @@ def run(args):
 
     with tied_scores_in_row_order(args.convention):
         results, refit = _search(choice, estimator, candidates, data, test, args, scale,
-                                 keys, metadata)
-    cv_results = _cv_results(candidates, results, args.metric, args.n_splits)
+                                 keys, metadata, seeds)
+    cv_results = _cv_results(candidates, results, args.metric, args.n_splits, seeds)
     best = int(np.argmin(cv_results[f"rank_test_{args.metric}"]))
-    print(_summary(cv_results, args.metric, list(params), args.n_splits, args.top))
+    print(_summary(cv_results, args.metric, list(params), args.n_splits * len(seeds),
+                   args.top))
     tested = None
     if refit is not None and test is not None:
         tested = _held_out(refit, test, args)
@@ -403,8 +416,10 @@ def _metadata(args, data, test, choice, keys, params):
     }
 
 
-def _search(choice, estimator, candidates, data, test, args, scale, keys, metadata):
-    """Every (candidate, fold) unit, then the refit with the best parameters when asked."""
+def _search(choice, estimator, candidates, data, test, args, scale, keys, metadata,
+            seeds=((None, None),)):
+    """Every (candidate, fold) unit (of every repeat of the split: ``seeds``), then the
+    refit with the best parameters when asked."""
     from sklearn.base import clone
 
     from ..benchmark import Task, Unit, run_units
@@ -417,14 +432,30 @@ def _search(choice, estimator, candidates, data, test, args, scale, keys, metada
     except ValueError as exc:
         raise CLIError(f"--metric: {exc}", USAGE) from None
     scoring = {args.metric: scorer}
-    splits = list(QueryKFold(args.n_splits, shuffle=True, random_state=args.seed).split(
-        data.X, data.y, qid=data.qid))
     n = len(candidates)
-    tasks = [Task(Unit(choice.label, fold, candidate=i),
-                  clone(estimator).set_params(**candidate), {**choice.params, **candidate},
-                  train, test_rows, f"candidate {i + 1}/{n}, fold {fold + 1}/{args.n_splits}")
-             for i, candidate in enumerate(candidates)
-             for fold, (train, test_rows) in enumerate(splits)]
+    if seeds[0][0] is None:
+        splits = list(QueryKFold(args.n_splits, shuffle=True, random_state=args.seed).split(
+            data.X, data.y, qid=data.qid))
+        tasks = [Task(Unit(choice.label, fold, candidate=i),
+                      clone(estimator).set_params(**candidate), {**choice.params, **candidate},
+                      train, test_rows,
+                      f"candidate {i + 1}/{n}, fold {fold + 1}/{args.n_splits}")
+                 for i, candidate in enumerate(candidates)
+                 for fold, (train, test_rows) in enumerate(splits)]
+    else:  # every repeat: its split, and the model under its seed
+        tasks = []
+        for repeat, _ in seeds:
+            splits = QueryKFold(args.n_splits, shuffle=True, random_state=repeat).split(
+                data.X, data.y, qid=data.qid)
+            seeded = (estimator if repeat == args.seed
+                      else choice.build(args.n_estimators, repeat))
+            for fold, (train, test_rows) in enumerate(splits):
+                tasks += [Task(Unit(choice.label, fold, candidate=i, seed=repeat),
+                               clone(seeded).set_params(**candidate),
+                               {**choice.params, **candidate}, train, test_rows,
+                               f"candidate {i + 1}/{n}, seed {repeat}, fold {fold + 1}/"
+                               f"{args.n_splits}")
+                          for i, candidate in enumerate(candidates)]
     refit = args.save_model is not None or test is not None
     recorder = recorder_for(args, metadata,
                             [t.unit for t in tasks] + ([Unit(choice.label, None)] if refit
@@ -432,6 +463,7 @@ def _search(choice, estimator, candidates, data, test, args, scale, keys, metada
     progress = Progress(len(tasks) + refit, f"{args.search} search", enabled=not args.quiet)
     n_jobs = processes(args.n_jobs, len(tasks))
     progress.begin(f"({n} candidates x {args.n_splits} folds"
+                   + (f" x {len(seeds)} seeds" if seeds[0][0] is not None else "")
                    + (" + refit" if refit else "")
                    + f", {n_jobs} process{'es' if n_jobs > 1 else ''})")
     errors = fit_errors([choice.spec])
@@ -441,7 +473,8 @@ def _search(choice, estimator, candidates, data, test, args, scale, keys, metada
             results = list(run_units(tasks, data, scoring=scoring, n_jobs=args.n_jobs,
                                      progress=progress, recorder=recorder))
             if refit:
-                cv_results = _cv_results(candidates, results, args.metric, args.n_splits)
+                cv_results = _cv_results(candidates, results, args.metric, args.n_splits,
+                                         seeds)
                 best = int(np.argmin(cv_results[f"rank_test_{args.metric}"]))
                 task = Task(Unit(choice.label, None),
                             clone(estimator).set_params(**candidates[best]),
@@ -466,14 +499,18 @@ def _search(choice, estimator, candidates, data, test, args, scale, keys, metada
     return results, refitted
 
 
-def _cv_results(candidates, results, metric, n_splits):
-    """``cv_results_`` as scikit-learn's searches lay it out, from the units' results."""
+def _cv_results(candidates, results, metric, n_splits, seeds=((None, None),)):
+    """``cv_results_`` as scikit-learn's searches lay it out, from the units' results; the
+    folds of a repeated split (``seeds``) are its splits one repeat after the other, as
+    with scikit-learn's ``RepeatedKFold``."""
     from scipy.stats import rankdata
 
     n = len(candidates)
+    repeat = {seed: k for k, (seed, _) in enumerate(seeds)}
+    n_splits = n_splits * len(seeds)
     test, fit, score = (np.full((n, n_splits), np.nan) for _ in range(3))
     for r in results:
-        i, fold = r.unit.candidate, r.unit.fold
+        i, fold = r.unit.candidate, repeat[r.unit.seed] * (n_splits // len(seeds)) + r.unit.fold
         test[i, fold], fit[i, fold], score[i, fold] = r.scores[metric], r.fit_time, r.score_time
     out = {}
 

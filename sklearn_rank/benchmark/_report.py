@@ -424,6 +424,8 @@ def _tune_section(path, run):
     from ._store import ResultsStore, load_store
 
     systems = load_store(path, run["id"])
+    if len(systems.seeds) > 1:  # a repeated split: each query averaged over the seeds
+        systems = systems.select()
     metric = run["provenance"]["metric"]
     seed = systems.seed
     store = ResultsStore(path, create=False)
