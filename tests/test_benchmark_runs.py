@@ -341,6 +341,17 @@ def test_cli_several_datasets_and_seeds(two_files, capsys, monkeypatch):
     lines = Path("pq.csv").read_text().splitlines()
     assert lines[0] == "model,dataset,seed,split,fold,qid,ndcg@5"
     assert len(lines) == 1 + 2 * 2 * 2 * 24
+    code, _, err = run_cli(capsys, *argv[:-4], "--output", "out.json")
+    assert code == 0, err
+    import json
+
+    written = json.loads(Path("out.json").read_text())
+    assert sorted(written["datasets"]) == ["A", "B"]
+    assert written["metadata"]["seeds"] == [4, 9]
+    spread = written["datasets"]["B"]["seed_spread"]["r"]["ndcg@5"]
+    means = [np.mean(library.folds["B", seed]["r"]["per_query"]["ndcg@5"]) for seed in (4, 9)]
+    assert spread["mean"] == pytest.approx(np.mean(means))
+    assert spread["std"] == pytest.approx(np.std(means, ddof=1))
 
 
 def test_cli_pooled_data_says_so_and_dataset_with_data_is_refused(two_files, capsys,
