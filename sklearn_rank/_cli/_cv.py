@@ -443,16 +443,15 @@ def _cross_validate(choices, estimators, datasets, seeds, test, metrics, args, s
     label, the per-query values of all folds, the fit times and the out-of-fold scores
     (``--plot``); and the per-query values on the held-out test set.
     """
-    from ..benchmark import assemble_folds, benchmark_tasks, run_units
-    from ..benchmark._runner import QuietScorer, processes
+    from ..benchmark import assemble_folds, benchmark_tasks, processes, run_units, unit_scoring
     from ._scoring import recorder_for
 
     try:
-        scoring = {m: QuietScorer(m, scales.get(m, {}), "auto", "qid", args.convention)
-                   for m in metrics} if None in datasets else None
+        scoring = (unit_scoring(metrics, scales=scales, convention=args.convention)
+                   if None in datasets else None)
         by_dataset = None if None in datasets else {
-            name: {m: QuietScorer(m, scales[name].get(m, {}), "auto", "qid", args.convention)
-                   for m in metrics} for name in datasets}
+            name: unit_scoring(metrics, scales=scales[name], convention=args.convention)
+            for name in datasets}
     except ValueError as exc:
         raise CLIError(f"--metrics: {exc}", USAGE) from None
     by_label = {c.label: c for c in choices}

@@ -17,14 +17,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..benchmark import MODELS, Model, ModelImportError, default_models, fit_errors, fit_params
+from ..benchmark import (
+    MODELS,
+    Model,
+    ModelImportError,
+    boosters_quiet,
+    default_models,
+    fit_errors,
+    fit_params,
+)
 from ..benchmark import code_fingerprint as _code_fingerprint
 from ..benchmark import import_object as _import_object
-from ..benchmark._models import boosters_quiet, quiet_boosters, silence_lightgbm
 from ._common import CLIError, close_matches, usage_error
 
-__all__ = ["MODELS", "Model", "boosters_quiet", "default_models", "fit_errors", "fit_params",
-           "quiet_boosters", "silence_lightgbm"]
+__all__ = ["MODELS", "Model", "boosters_quiet", "default_models", "fit_errors", "fit_params"]
 
 # ----------------------------------------------------------------------------------------
 # --model and --set on the command line: the order says which model a --set belongs to

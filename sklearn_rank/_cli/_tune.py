@@ -422,16 +422,15 @@ def _search(choice, estimator, candidates, data, test, args, scale, keys, metada
     refit with the best parameters when asked."""
     from sklearn.base import clone
 
-    from ..benchmark import Task, Unit, run_units
-    from ..benchmark._runner import QuietScorer, processes
+    from ..benchmark import Task, Unit, processes, run_units, unit_scoring
     from ..model_selection import QueryKFold
     from ._scoring import recorder_for
 
     try:
-        scorer = QuietScorer(args.metric, scale, "auto", "qid", args.convention)
+        scoring = unit_scoring([args.metric], scales={args.metric: scale},
+                               convention=args.convention)
     except ValueError as exc:
         raise CLIError(f"--metric: {exc}", USAGE) from None
-    scoring = {args.metric: scorer}
     n = len(candidates)
     if seeds[0][0] is None:
         splits = list(QueryKFold(args.n_splits, shuffle=True, random_state=args.seed).split(

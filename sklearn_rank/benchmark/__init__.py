@@ -18,10 +18,10 @@ from ..utils._lazy import lazy_exports
 _EXPORTS = {
     "._benchmark": ("BenchmarkResult", "assemble_folds", "benchmark_tasks", "repeat_seeds",
                     "run_benchmark", "splitter_text"),
-    "._models": ("MODELS", "Model", "ModelImportError", "code_fingerprint", "default_models",
-                 "fit_errors", "fit_params", "import_object"),
+    "._models": ("MODELS", "Model", "ModelImportError", "boosters_quiet", "code_fingerprint",
+                 "default_models", "fit_errors", "fit_params", "import_object"),
     "._report": ("RUN_SECTIONS", "report_html", "write_report"),
-    "._runner": ("run_units",),
+    "._runner": ("processes", "run_units", "unit_scoring"),
     "._store": ("ResultsStore", "RunExistsError", "StoreError", "StoreRecorder", "StoredRun",
                 "load_store"),
     "._values": ("seed_mean", "seed_spread"),

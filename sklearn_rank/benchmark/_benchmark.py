@@ -382,7 +382,7 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
     >>> table.systems
     ['ols', 'ridge']
     """
-    from ._runner import QuietScorer, processes, run_units
+    from ._runner import processes, run_units, unit_scoring
     from ._units import Recorder, library_versions
 
     if not isinstance(models, dict) or not models:
@@ -405,8 +405,7 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
         for m in metrics:
             metric, options = parse_metric(m)
             keys[name][m] = metric.key({**options, **scales.get(m, {})}, convention)
-        scoring[name] = {m: QuietScorer(m, scales.get(m, {}), "auto", "qid", convention)
-                         for m in metrics}
+        scoring[name] = unit_scoring(metrics, scales=scales, convention=convention)
     labels = list(models)
     built = {}
 

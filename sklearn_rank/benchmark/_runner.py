@@ -31,6 +31,27 @@ class QuietScorer(RankingScorer):
         silence_lightgbm()
 
 
+def unit_scoring(metrics, *, scales=None, convention=None):
+    """The scorers of the units' test folds: metric name -> a :class:`QuietScorer`.
+
+    Parameters
+    ----------
+    metrics : list of str
+        Metric names.
+    scales : dict, default=None
+        Metric name -> its grade-scale options (``{"max_grade": ...}``, the largest grade of
+        the data set, so that every fold is scored on the same scale).
+    convention : str, default=None
+        A convention preset, for every metric.
+
+    Returns
+    -------
+    scoring : dict
+    """
+    scales = scales or {}
+    return {m: QuietScorer(m, scales.get(m, {}), "auto", "qid", convention) for m in metrics}
+
+
 def processes(n_jobs, n_units):
     """The processes of ``n_jobs`` for ``n_units`` units of work: at most one per
     unit, and at most one per CPU (every model fits on one thread, so a process more only
