@@ -468,3 +468,29 @@ def test_tune_repeats_the_split_over_seeds(two_files, capsys, monkeypatch):
 def _fold_values(fold):
     per_query = fold["per_query"]
     return [per_query["ndcg@5"][per_query["fold"] == k] for k in range(3)]
+
+
+def test_models_keep_their_seed_in_a_run_of_one_seed_and_take_each_repeats():
+    from sklearn.ensemble import RandomForestRegressor
+
+    X, y, qid = DATA["easy"]
+    forest = RandomForestRegressor(n_estimators=3, max_depth=3, random_state=42)
+    one = run_benchmark({"forest": forest}, (X, y, qid), metrics=["ndcg@5"], n_splits=3,
+                        random_state=7)
+    splits = QueryKFold(3, shuffle=True, random_state=7).split(X, y, qid=qid)
+    for k, (train, test) in enumerate(splits):  # the forest of random_state=42, as given
+        model = RandomForestRegressor(n_estimators=3, max_depth=3, random_state=42)
+        expected = evaluate_per_query(y[test], model.fit(X[train], y[train]).predict(X[test]),
+                                      qid=qid[test], metrics=["ndcg@5"])
+        per_query = one.folds[None, None]["forest"]["per_query"]
+        np.testing.assert_allclose(per_query["ndcg@5"][per_query["fold"] == k],
+                                   expected["ndcg@5"])
+    repeated = run_benchmark({"forest": forest}, (X, y, qid), metrics=["ndcg@5"], n_splits=3,
+                             seeds=[7])
+    train, test = next(QueryKFold(3, shuffle=True, random_state=7).split(X, y, qid=qid))
+    model = RandomForestRegressor(n_estimators=3, max_depth=3, random_state=7)
+    expected = evaluate_per_query(y[test], model.fit(X[train], y[train]).predict(X[test]),
+                                  qid=qid[test], metrics=["ndcg@5"])
+    per_query = repeated.folds[None, 7]["forest"]["per_query"]
+    np.testing.assert_allclose(per_query["ndcg@5"][per_query["fold"] == 0], expected["ndcg@5"])
+    assert forest.random_state == 42  # the estimator given is left as it is

@@ -322,7 +322,9 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
     models : dict of str to estimator
         Model label -> unfitted scikit-learn estimator (a ranker of
         :mod:`sklearn_rank.lightgbm`, :mod:`sklearn_rank.xgboost`, ... or any regressor).
-        Under each seed, a clone gets the seed as its ``random_state`` when it has one.
+        In a run repeated over seeds (``n_repeats``, ``seeds``), each repeat fits a clone
+        whose ``random_state`` is the repeat's seed, when it has one; in a run of one seed,
+        the estimators are fitted as given.
     data : dict, tuple or data set
         Data set name -> data set, where a data set is an ``(X, y, qid)`` tuple or an object
         with ``X``, ``y``, ``qid`` attributes (the command line's data sets); or one such data
@@ -336,7 +338,7 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
     n_splits : int, default=5
         The folds of each split.
     random_state : int, default=0
-        The seed of the split and the models, in a run of one seed; the first seed of
+        The seed of the split, in a run of one seed; the first seed of
         ``n_repeats``; the ``random_state`` of the bootstrap of :meth:`BenchmarkResult.compare`.
     n_repeats : int, default=None
         Repeat the split (and the models' seeds) with the seeds ``random_state``,
@@ -410,6 +412,8 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
     built = {}
 
     def estimator_for(label, seed):
+        if repeats[0][0] is None:  # one seed: the estimators as given, their seeds theirs
+            return models[label]
         if (label, seed) not in built:
             built[label, seed] = _reseeded(models[label], seed)
         return built[label, seed]
