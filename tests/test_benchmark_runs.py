@@ -494,3 +494,32 @@ def test_models_keep_their_seed_in_a_run_of_one_seed_and_take_each_repeats():
     per_query = repeated.folds[None, 7]["forest"]["per_query"]
     np.testing.assert_allclose(per_query["ndcg@5"][per_query["fold"] == 0], expected["ndcg@5"])
     assert forest.random_state == 42  # the estimator given is left as it is
+
+
+def test_tune_searches_each_dataset_on_its_own(two_files, capsys, monkeypatch):
+    import json
+
+    monkeypatch.chdir(two_files)
+    base = ["--n-splits", "3", "--model", "sklearn.linear_model:Ridge", "--param",
+            "alpha=0.1,1000", "--metric", "err@5", "-q"]
+    argv = ["tune", "--dataset", "A=a.txt", "--dataset", "B=b.txt", *base, "--store",
+            "t.sqlite"]
+    code, out, err = run_cli(capsys, *argv, "--output", "both.json")
+    assert code == 0, err
+    assert "Data sets (2, each searched on its own)" in " ".join(out.split())
+    both = json.loads(Path("both.json").read_text())["datasets"]
+    for name, path in (("A", "a.txt"), ("B", "b.txt")):  # as a search of it alone
+        code, _, err = run_cli(capsys, "tune", "--data", path, *base, "--output", "one.json")
+        assert code == 0, err
+        alone = json.loads(Path("one.json").read_text())
+        assert both[name]["best_params"] == alone["best_params"]
+        for key in ("split0_test_err@5", "split2_test_err@5", "mean_test_err@5",
+                    "rank_test_err@5"):
+            assert both[name]["cv_results"][key] == alone["cv_results"][key]
+    code, again, err = run_cli(capsys, *argv, "--resume")
+    assert code == 0 and "run 1 is finished" in err and again == out
+    assert run_cli(capsys, "report", "t.sqlite", "-o", "r.html")[0] == 0
+    page = Path("r.html").read_text()
+    assert "Search on data set A" in page and "Search on data set B" in page
+    code, _, err = run_cli(capsys, *argv, "--save-model", "m.joblib")
+    assert code == 2 and "--save-model goes with one data set" in one_line_error(err, "tune")

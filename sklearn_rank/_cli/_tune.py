@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ..benchmark import library_versions
-from ._axes import add_axis_options, seeds_of
+from ._axes import add_axis_options, named_datasets, seeds_of
 from ._common import (
     USAGE,
     CLIError,
@@ -164,7 +164,7 @@ def add_arguments(parser):
                         help="the parameter on the x axis of --plot (default: the first)")
     add_quiet_option(output)
     add_store_options(parser)
-    add_axis_options(parser, datasets=False)
+    add_axis_options(parser)
 
 
 def run(args):
@@ -195,9 +195,12 @@ def run(args):
                           f"expected one of {', '.join(params)}.")
     check_test_apart(args.data, args.test)
     seeds = seeds_of(args)
+    named = named_datasets(args)
     if seeds[0][0] is not None and args.per_query_output is not None:
         raise usage_error("--per-query-output goes with one split; this search repeats it "
                           "(--repeats/--seeds).")
+    if named is not None:
+        return _run_several(args, choice, params, source, named, seeds, config_inputs)
     sidecar = _check_outputs(args, config_inputs)
     check_store_options(args, [*source_inputs(args.data, "--data"),
                                *source_inputs(args.test, "--test"), *config_inputs])
@@ -298,6 +301,154 @@ def run(args):
         with literal_text():
             _plot(cv_results, plot_param, params, args)
     return 0
+
+
+def _run_several(args, choice, params, source, named, seeds, config_inputs):
+    """``tune --dataset NAME=SOURCE ...``: the search on each data set on its own (its own
+    best parameters), all in one run of the store."""
+    for option, value in (("--test", args.test), ("--save-model", args.save_model),
+                          ("--plot", args.plot), ("--per-query-output", args.per_query_output)):
+        if value is not None:
+            raise usage_error(f"{option} goes with one data set; this search has several "
+                              "(--dataset). Search each data set on its own for it.")
+    inputs = [i for name, sources in named.items()
+              for i in source_inputs(sources, f"--dataset {name}")]
+    _check_outputs(args, [*config_inputs, *inputs])
+    check_store_options(args, [*inputs, *config_inputs])
+    estimator = choice.build(args.n_estimators, args.seed)
+    note = note_printer(getattr(args, "prog", "sklearn-rank tune"))
+    datasets = {name: load_benchmark_data(sources, f"--dataset {name}", args, note=note,
+                                          quiet=args.quiet)
+                for name, sources in named.items()}
+    if (why := kind_note(choice, estimator)) is not None:
+        note(why)
+    scales, keys = {}, {}
+    for name, data in datasets.items():
+        check_enough_queries(data, args.n_splits)
+        check_grades(data, f"--dataset {name}")
+        check_rankable([choice], {choice.label: estimator}, data)
+        if dense_models([choice], {choice.label: estimator}, [(f"--dataset {name}", data)],
+                        note):
+            datasets[name] = data = data.densified()
+        check_params(choice, estimator, params, data)
+        # each data set on its own grade scale, as a search of it alone
+        scales[name] = grade_scale_options(args.metric, args.convention, data.y)
+        try:
+            keys[name] = metric_keys([args.metric], args.convention, {args.metric: scales[name]})
+        except OverflowError as exc:
+            raise CLIError(f"--metric: cannot compute the metric: {exc}", USAGE) from None
+        except (TypeError, ValueError) as exc:
+            raise CLIError(f"--metric: {exc}", USAGE) from None
+    first = next(iter(datasets.values()))
+    for name in check_settings(choice, args.n_estimators, args.seed, first):
+        note(f"{name!r} is not a named parameter of {type(estimator).__name__}; it is passed "
+             "to the booster as it is.")
+    _note_unknown(estimator, params, note)
+    candidates = _candidates({name: p.search_space for name, p in params.items()}, args)
+    metadata = _metadata(args, first, None, choice, next(iter(keys.values())), params)
+    metadata["datasets"] = {name: {**data.metadata(), "metrics": keys[name]}
+                            for name, data in datasets.items()}
+    if seeds[0][0] is not None:
+        metadata["seeds"] = [seed for seed, _ in seeds]
+
+    sampler = ("ParameterGrid" if args.search == "grid"
+               else f"ParameterSampler, random_state={args.seed}")
+    repeats = ("" if seeds[0][0] is None else
+               f" x {len(seeds)} repeats with the seeds {', '.join(str(s) for s, _ in seeds)}")
+    lines = [
+        f"Data sets ({len(datasets)}, each searched on its own): "
+        + "; ".join(f"{name} = {data.description}" for name, data in datasets.items()) + ".",
+        f"Model: {choice.describe()}{_trees(choice, params, args.n_estimators)}.",
+        (f"Search: {args.search} ({sampler}), {len(candidates)} candidates x {args.n_splits} "
+         f"folds{repeats} of QueryKFold(shuffle=True) on each data set, maximising "
+         f"{args.metric}."),
+        "Parameters: " + " ".join(f"--param {p.text}" for p in params.values())
+        + (f" (the default {'grid' if args.search == 'grid' else 'distributions'} of "
+           f"{choice.spec})" if source == "default" else "") + ".",
+    ]
+    if any(scales.values()):
+        lines.append("Grade scale of each data set (its largest grade): " + "; ".join(
+            f"{name}: {args.metric} with max_grade={scale['max_grade']}"
+            for name, scale in scales.items() if scale) + ".")
+    lines.append(describe_metrics(next(iter(keys.values())), args.convention))
+    lines.append(f"sklearn-rank {metadata['sklearn_rank_version']}, seed {args.seed}, data "
+                 + ", ".join(f"{name} sha256:{d['sha256'][:12]}"
+                             for name, d in metadata["datasets"].items()) + ".")
+    print(wrap(lines))
+    print(flush=True)
+    with tied_scores_in_row_order(args.convention):
+        results = _search_several(choice, estimator, candidates, datasets, seeds, args, scales,
+                                  metadata)
+    best_of = {}
+    for name in datasets:
+        mine = [r for r in results if r.unit.dataset == name]
+        cv_results = _cv_results(candidates, mine, args.metric, args.n_splits, seeds)
+        best = int(np.argmin(cv_results[f"rank_test_{args.metric}"]))
+        print(f"Data set {name}:\n")
+        print(_summary(cv_results, args.metric, list(params), args.n_splits * len(seeds),
+                       args.top))
+        print()
+        best_of[name] = _best(cv_results, best, args, choice, metadata, None)
+    if args.output is not None:
+        write_json(args.output, {"metadata": metadata, "datasets": {
+            name: {k: v for k, v in best.items() if k != "metadata"}
+            for name, best in best_of.items()}}, "--output")
+    return 0
+
+
+def _search_several(choice, estimator, candidates, datasets, seeds, args, scales, metadata):
+    """Every (data set, seed, candidate, fold) unit, run and recorded as one run."""
+    from sklearn.base import clone
+
+    from ..benchmark import Task, Unit, processes, run_units, unit_scoring
+    from ..model_selection import QueryKFold
+    from ._scoring import recorder_for
+
+    try:
+        scoring = {name: unit_scoring([args.metric], scales={args.metric: scales[name]},
+                                      convention=args.convention) for name in datasets}
+    except ValueError as exc:
+        raise CLIError(f"--metric: {exc}", USAGE) from None
+    n = len(candidates)
+    tasks = []
+    for name, data in datasets.items():
+        for unit_seed, repeat in seeds:
+            seeded = (estimator if repeat == args.seed
+                      else choice.build(args.n_estimators, repeat))
+            splits = QueryKFold(args.n_splits, shuffle=True, random_state=repeat).split(
+                data.X, data.y, qid=data.qid)
+            for fold, (train, test_rows) in enumerate(splits):
+                for i, candidate in enumerate(candidates):
+                    unit = Unit(choice.label, fold, candidate=i, dataset=name, seed=unit_seed)
+                    tasks.append(Task(
+                        unit, clone(seeded).set_params(**candidate),
+                        {**choice.params, **candidate}, train, test_rows,
+                        f"{name}, candidate {i + 1}/{n}"
+                        + ("" if unit_seed is None else f", seed {unit_seed}")
+                        + f", fold {fold + 1}/{args.n_splits}", data=data,
+                        scoring=scoring[name]))
+    recorder = recorder_for(args, metadata, [t.unit for t in tasks])
+    progress = Progress(len(tasks), f"{args.search} search", enabled=not args.quiet)
+    n_jobs = processes(args.n_jobs, len(tasks))
+    progress.begin(f"({len(datasets)} data sets x {n} candidates x {args.n_splits} folds"
+                   + (f" x {len(seeds)} seeds" if seeds[0][0] is not None else "")
+                   + f", {n_jobs} process{'es' if n_jobs > 1 else ''})")
+    try:
+        with boosters_quiet():
+            results = list(run_units(tasks, None, scoring=None, n_jobs=args.n_jobs,
+                                     progress=progress, recorder=recorder))
+    except CLIError:  # the results store's, not the model's
+        raise
+    except fit_errors([choice.spec]) as exc:
+        shown = (f"{type(exc).__name__}: {exc}" if choice.user_class
+                 and not isinstance(exc, (ValueError, TypeError)) else str(exc))
+        raise CLIError(f"the search failed: {shown}") from None
+    except OverflowError as exc:
+        raise CLIError(f"--metric: cannot compute the metric: {exc}", USAGE) from None
+    finally:
+        progress.close()
+    recorder.finish()
+    return results
 
 
 def _search_space(args, choice):

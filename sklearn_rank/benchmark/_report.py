@@ -418,21 +418,30 @@ def _differences(systems, result, seed):
 
 
 def _tune_section(path, run):
-    import numpy as np
-
-    from ..stats import bootstrap_ci, compare
     from ._store import ResultsStore, load_store
 
-    systems = load_store(path, run["id"])
-    if len(systems.seeds) > 1:  # a repeated split: each query averaged over the seeds
-        systems = systems.select()
-    metric = run["provenance"]["metric"]
-    seed = systems.seed
+    stored = load_store(path, run["id"])
     store = ResultsStore(path, create=False)
     try:
         units = store.read_units(run["id"])
     finally:
         store.close()
+    if list(stored.datasets) == [None]:
+        # a repeated split: each query averaged over the seeds
+        return _tune_dataset(run, stored.select() if len(stored.seeds) > 1 else stored, units)
+    return "".join(f"<h3>Search on data set {_e(name)}</h3>\n"
+                   + _tune_dataset(run, stored.select(name),
+                                   [u for u in units if u["dataset"] == name], heading="h4")
+                   for name in stored.datasets)
+
+
+def _tune_dataset(run, systems, units, heading="h3"):
+    import numpy as np
+
+    from ..stats import bootstrap_ci, compare
+
+    metric = run["provenance"]["metric"]
+    seed = systems.seed
     folds = [u for u in units if u["split"] == "cv"]
     by_candidate = {}
     for u in folds:
@@ -455,7 +464,8 @@ def _tune_section(path, run):
     ax.set_ylabel(f"mean test {metric}")
     ax.set_title(f"Search curve, {run['provenance'].get('search', '')} search")
     ax.legend()
-    parts = [f"<h3>Search curve: {len(candidates)} candidates × {n_folds} folds</h3>\n",
+    parts = [f"<{heading}>Search curve: {len(candidates)} candidates × {n_folds} folds"
+             f"</{heading}>\n",
              _image(figure, "search curve: mean test score per candidate")]
 
     order = np.argsort(-means, kind="stable")
@@ -467,21 +477,24 @@ def _tune_section(path, run):
                     f"</td><td class=\"num\">{_number(means[i])} ± {_number(stds[i])}</td>"
                     f"<td><code>{_e(json.dumps(params))}</code></td>"
                     f"<td class=\"num\">{fit_times[i]:.2f} s</td></tr>")
-    parts.append(f"<h3>Best candidates</h3>\n<table>\n<tr><th>Rank</th><th>Candidate</th>"
+    parts.append(f"<{heading}>Best candidates</{heading}>\n<table>\n<tr><th>Rank</th>"
+                 "<th>Candidate</th>"
                  f"<th>{_e(metric)} (mean ± std)</th><th>Parameters</th><th>Fit time</th>"
                  "</tr>\n" + "\n".join(rows) + "\n</table>\n")
     top = [names[i] for i in order[:_TOP]]
     if len(top) >= 2:
         result = compare({name: systems[name] for name in top}, metric=metric,
                          baseline=top[0], random_state=seed)
-        parts.append(f"<h3>The top {len(top)} candidates against the best, per query</h3>\n"
+        parts.append(f"<{heading}>The top {len(top)} candidates against the best, per query"
+                     f"</{heading}>\n"
                      + _comparison_table(result))
     refit = [u for u in units if u["split"] == "test" and u["per_query"]]
     if refit:
         values = refit[-1]["per_query"][metric]
         estimate = bootstrap_ci(values, random_state=seed)
         low, high = estimate.confidence_interval
-        parts.append(f"<h3>Held-out test set</h3>\n<p>The model refitted with the best "
+        parts.append(f"<{heading}>Held-out test set</{heading}>\n<p>The model refitted with "
+                     "the best "
                      f"parameters on all of the data: {_e(metric)} {_number(estimate.mean)} "
                      f"[{_number(low)}, {_number(high)}] (mean over {len(values)} queries, "
                      f"{round(100 * estimate.confidence_level)}% {_e(estimate.method)} "
