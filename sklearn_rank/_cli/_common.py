@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..benchmark._report import figure_label, literal_text  # noqa: F401 (standard library)
+
 #: Exit code of a usage error (a bad option), as argparse has it.
 USAGE = 2
 #: Exit code of a data error (a missing or unreadable file, data a command cannot use).
@@ -390,7 +392,7 @@ class Progress:
     @property
     def stream(self):
         """``sys.stderr`` when written to: the fits hide the native standard error meanwhile
-        (:func:`~sklearn_rank._cli._models.native_stderr_hidden`), and move Python's to a
+        (:func:`~sklearn_rank.benchmark._models.native_stderr_hidden`), and move Python's to a
         copy of it, which this follows."""
         return sys.stderr
 
@@ -457,38 +459,6 @@ def new_figure(option, ncols=1):
     figure = Figure(figsize=(6.4 * ncols, 4.8), layout="constrained")
     axes = figure.subplots(1, ncols, squeeze=False)[0]
     return figure, list(axes)
-
-
-#: The longest label drawn in a figure; a longer one is shortened in its middle.
-_LABEL_WIDTH = 30
-
-
-def figure_label(label):
-    """``label`` as a figure shows it: at most :data:`_LABEL_WIDTH` characters, its start
-    and end kept (labels often differ at the end), so that a long ``--model`` label does
-    not crowd the axes out of the figure."""
-    label = str(label)
-    if len(label) <= _LABEL_WIDTH:
-        return label
-    head = (_LABEL_WIDTH - 1) // 2
-    return label[:head] + "…" + label[-(_LABEL_WIDTH - 1 - head):]
-
-
-@contextlib.contextmanager
-def literal_text():
-    """Draw the texts of the figures made and saved inside as they are written.
-
-    matplotlib reads a text holding two ``$`` as a mathtext formula: a model label such as
-    ``a$\\foo$`` from the command line or a results store would fail to parse, and end
-    the command with a traceback. Its layout warnings (a text too wide for the figure) are
-    kept off the output: the figure is drawn all the same.
-    """
-    import matplotlib
-
-    with matplotlib.rc_context({"text.parse_math": False}), warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=UserWarning,
-                                message=".*(constrained_layout|tight_layout) not applied")
-        yield
 
 
 def save_figure(figure, path, option):
@@ -701,23 +671,6 @@ def _load_error(exc, option, name, like):
 
 # ----------------------------------------------------------------------------------------
 # What the outputs of cv and tune record
-
-
-def library_versions():
-    """The versions of Python, sklearn-rank and the libraries this process has imported."""
-    import platform
-
-    from .. import __version__
-
-    versions = {"python": platform.python_version(), "sklearn-rank": __version__}
-    for module, name in (("numpy", "numpy"), ("scipy", "scipy"), ("sklearn", "scikit-learn"),
-                         ("joblib", "joblib"), ("lightgbm", "lightgbm"),
-                         ("xgboost", "xgboost"), ("catboost", "catboost"),
-                         ("pandas", "pandas"), ("polars", "polars")):
-        version = getattr(sys.modules.get(module), "__version__", None)
-        if version is not None:
-            versions[name] = str(version)
-    return versions
 
 
 def json_safe(value):

@@ -25,7 +25,8 @@ _EXPORTS = {
     ),
     "._power": ("QuerySetSize", "query_set_size"),
     "._seeds": ("SeedSpread", "SeedSummary", "seed_summary"),
-    "._store": ("StoredRun", "load_store"),
+    # the results store lives in sklearn_rank.benchmark; its reader stays importable here
+    "..benchmark._store": ("StoredRun", "load_store"),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

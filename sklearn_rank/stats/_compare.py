@@ -7,6 +7,7 @@ from numbers import Real
 
 import numpy as np
 
+from ..benchmark._store import StoredRun, load_store
 from ..utils._optional import import_optional
 from ..utils._param_validation import Interval, StrOptions, validate_params
 from . import _table
@@ -19,7 +20,6 @@ from ._paired import (
     fill_doc,
     rng_source,
 )
-from ._store import StoredRun, load_store
 
 CORRECTIONS = ("holm", "bonferroni")
 
@@ -356,8 +356,8 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
     ----------
     systems : dict, str or path-like
         A results store (``sklearn-rank cv --store FILE``), whose latest finished run is
-        read by :func:`load_store`; or system name -> per-query values, each value in one of
-        these forms:
+        read by :func:`~sklearn_rank.benchmark.load_store`; or system name -> per-query
+        values, each value in one of these forms:
 
         - a :class:`~sklearn_rank.metrics.PerQueryResult` (unweighted), aligned by query
           id, with its folds when it has a fold column;
@@ -375,9 +375,9 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
         Either every system comes with query ids, or none does: pairing by position
         happens only between inputs without ids, and a mix is refused.
 
-        A run of a results store (:func:`load_store`, or a store's path) brings its metrics,
-        baseline and seed as the defaults of ``metric``, ``baseline`` and ``random_state``:
-        the table is the one that the command printed.
+        A run of a results store (:func:`~sklearn_rank.benchmark.load_store`, or a store's
+        path) brings its metrics, baseline and seed as the defaults of ``metric``,
+        ``baseline`` and ``random_state``: the table is the one that the command printed.
 
         All systems must have been evaluated on the same queries (an error names the
         query ids that differ; keep the common ones in every input to compare on them).
