@@ -11,6 +11,7 @@ variable ``SKLEARN_RANK_DOCS_INTERSPHINX=1`` is set.
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from docutils import nodes
@@ -127,6 +128,9 @@ def warn_mailto_references(app, doctree):
 
 #: The comment of metrics.rst that the table of metric names replaces when Sphinx reads the page.
 METRIC_NAMES_TABLE = ".. The table of metric names: docs/conf.py writes it here from the registry."
+#: The comment of api.rst that the lists of metric functions by family replace.
+METRIC_FUNCTIONS_LISTS = (".. The lists of metric functions by family: docs/conf.py writes them "
+                          "here from the registry.")
 TREC_MEASURES_TABLE = (".. The table of trec_eval's measures: docs/conf.py writes it here from "
                        "sklearn_rank.metrics._trec_names.")
 
@@ -166,6 +170,44 @@ def metric_names_table():
     return "\n".join(lines)
 
 
+def metric_function_lists():
+    """The API reference's sections of metric functions, one a family, from the registry.
+
+    Each entry of the registry (``sklearn_rank/metrics/_registry.py``) names its family
+    (:data:`~sklearn_rank.metrics._registry.FAMILIES`, which gives the headings and their
+    order); its public function is listed under that heading, in the registry's order.
+    """
+    from sklearn_rank.metrics._registry import FAMILIES, METRICS
+
+    lines = []
+    for family, heading in FAMILIES.items():
+        lines += [heading, "-" * len(heading), "", ".. autosummary::", "   :toctree: generated/",
+                  "   :template: function.rst", ""]
+        lines += [f"   {metric.function_name}" for metric in METRICS.values()
+                  if metric.family == family]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def generate_metric_function_pages(app):
+    """Write the page of each function of :func:`metric_function_lists`, as autosummary does.
+
+    autosummary writes the pages of the functions that it finds in the source files as they
+    are on disk, where api.rst holds a comment in place of these lists: it is given them here,
+    in a file of their own, before Sphinx reads the pages.
+    """
+    from sphinx.ext.autosummary.generate import generate_autosummary_docs
+
+    generated = Path(app.srcdir) / "generated"
+    lists = metric_function_lists().replace(":toctree: generated/", f":toctree: {generated}")
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / "metric_functions.rst"
+        source.write_text(f".. currentmodule:: sklearn_rank.metrics\n\n{lists}", encoding="utf-8")
+        generate_autosummary_docs([str(source)], app=app,
+                                  overwrite=app.config.autosummary_generate_overwrite,
+                                  encoding=app.config.source_encoding)
+
+
 def _trec_measures_table():
     from sklearn_rank.metrics._trec_names import trec_measures_table
 
@@ -176,6 +218,7 @@ def _trec_measures_table():
 # function that builds the table).
 GENERATED_TABLES = {
     "metrics": (METRIC_NAMES_TABLE, metric_names_table),
+    "api": (METRIC_FUNCTIONS_LISTS, metric_function_lists),
     "trec_eval": (TREC_MEASURES_TABLE, _trec_measures_table),
 }
 
@@ -196,6 +239,7 @@ def insert_generated_tables(app, docname, source):
 
 
 def setup(app):
+    app.connect("builder-inited", generate_metric_function_pages)
     app.connect("source-read", insert_generated_tables)
     app.connect("autodoc-skip-member", skip_foreign_members)
     app.connect("doctree-read", warn_mailto_references)

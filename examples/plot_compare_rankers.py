@@ -69,7 +69,7 @@ results = {
 for name, result in results.items():
     print(f"{name:>20}: nDCG@10 per fold {np.round(result['test_ndcg@10'], 3)}")
 per_query = results["LambdaRank"]["per_query"]
-print(f"per-query values: {len(per_query['qid'])} queries, keys {sorted(per_query)}")
+print(f"per-query values: {per_query!r}, folds {np.unique(per_query.fold).tolist()}")
 
 # %%
 # Queries, not folds, are the unit

@@ -866,7 +866,7 @@ def test_cross_validate_predicts_once_per_fold():
         model = clone(estimator).fit(X[train], y[train])
         np.testing.assert_array_equal(predictions[test], model.predict(X[test]))
         # the per-query values are the metrics of those predictions
-        in_fold = result["per_query"]["fold"] == fold
+        in_fold = result["per_query"].fold == fold
         expected = evaluate(y[test], predictions[test], qid=qid[test], metrics=["map"],
                             return_per_query=True)["map"]
         np.testing.assert_array_equal(result["per_query"]["map"][in_fold], expected)
@@ -875,8 +875,7 @@ def test_cross_validate_predicts_once_per_fold():
                            cv=cv, return_per_query=True)
     for key in ("test_ndcg@10", "test_err@10", "test_map"):
         np.testing.assert_array_equal(plain[key], result[key])
-    for key, values in plain["per_query"].items():
-        np.testing.assert_array_equal(values, result["per_query"][key])
+    assert plain["per_query"] == result["per_query"]
 
 
 def test_cross_validate_predictions_with_train_scores_and_estimators():

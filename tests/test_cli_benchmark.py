@@ -69,8 +69,12 @@ def pointwise(n_estimators=4, **params):
 def reference_cv(estimator, X, y, qid, metrics, n_splits=3, seed=0):
     """Per-query values of the library's cross_validate on the command line's folds."""
     cv = QueryKFold(n_splits, shuffle=True, random_state=seed)
-    return cross_validate(estimator, X, y, qid=qid, scoring=metrics, cv=cv,
-                          return_per_query=True)["per_query"]
+    result = cross_validate(estimator, X, y, qid=qid, scoring=metrics, cv=cv,
+                            return_per_query=True)["per_query"]
+    # a PerQueryResult in query order: as columns fold by fold, as the command writes them
+    order = np.argsort(result.fold, kind="stable")
+    return {"qid": result.query_ids[order], "fold": result.fold[order],
+            **{m: result[m][order] for m in result.metrics}}
 
 
 def per_query_rows(path, model, split):

@@ -9,6 +9,7 @@ values; mistakes raise clear errors. The expected values come from the in-memory
 fitted model.
 """
 
+import logging
 import math
 import pickle
 import subprocess
@@ -399,6 +400,35 @@ def test_bad_input_raises_a_clear_error(client, data, case):
     model, X, y, kwargs = build(data)
     with pytest.raises(exception, match=message):
         model.fit(X, y, **kwargs)
+
+
+@pytest.mark.parametrize("Ranker", [DaskLGBMRanker, DaskXGBRanker])
+def test_other_divisions_are_refused_in_the_words_of_the_metrics(client, data, Ranker):
+    # one check of the partitions serves the rankers and the metrics (utils/_dask.py): the
+    # same misalignment gets the same diagnosis, with the divisions that differ
+    ddf = data[4]
+    moved = ddf.repartition(divisions=[0, 9, 150, 200, ddf.divisions[-1]])
+    assert moved.npartitions == ddf.npartitions and moved.divisions != ddf.divisions
+    head = r"have different divisions \(\(0, \d+, \.\.\., \d+\) and \(0, 9, \.\.\., \d+\)\)"
+    with pytest.raises(ValueError, match=rf"X and qid {head}, so their partitions hold "
+                                         r"different rows\. Pass columns of one Dask DataFrame"):
+        Ranker(n_estimators=2).fit(features(ddf), ddf["label"], qid=moved["qid"])
+    with pytest.raises(ValueError, match=rf"y_true and qid {head}"):
+        evaluate(ddf["label"], ddf["f0"], qid=moved["qid"], metrics=["ndcg@10"])
+
+
+@pytest.mark.parametrize("Ranker", [DaskLGBMRanker, DaskXGBRanker])
+def test_no_shuffle_warnings_when_fitting(client, data, Ranker, caplog, monkeypatch):
+    # distributed's scheduler (in this process with a LocalCluster) logs two WARNING lines per
+    # shuffle, its start and its end, which users read as problems; the rankers shuffle as
+    # the metrics do, without them. The filter is set once per process: start without it.
+    logger = logging.getLogger("distributed.shuffle._scheduler_plugin")
+    monkeypatch.setattr(logger, "filters", [])
+    ddf = data[4]
+    with caplog.at_level(logging.WARNING, logger="distributed"):
+        Ranker(n_estimators=2).fit(features(ddf), ddf["label"])
+    shuffle = [r.getMessage() for r in caplog.records if "Shuffle" in r.getMessage()]
+    assert shuffle == []
 
 
 def test_predict_refuses_data_in_memory(client, data):

@@ -30,7 +30,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_rank.datasets import make_ranking
-from sklearn_rank.metrics import get_scorer, make_ranking_scorer
+from sklearn_rank.metrics import PerQueryResult, get_scorer, make_ranking_scorer
 from sklearn_rank.model_selection import (
     HalvingRandomSearchCV,
     QueryKFold,
@@ -108,6 +108,9 @@ def assert_same(actual, expected, where):
         assert sorted(actual) == sorted(expected), where
         for key in expected:
             assert_same(actual[key], expected[key], f"{where}[{key!r}]")
+    elif isinstance(expected, PerQueryResult):  # cross_validate's per-query values
+        # ids, folds, values, masks, weights and options, bit for bit
+        assert isinstance(actual, PerQueryResult) and actual == expected, where
     elif isinstance(expected, np.ma.MaskedArray):
         np.testing.assert_array_equal(np.ma.getmaskarray(actual), np.ma.getmaskarray(expected),
                                       err_msg=f"{where}: mask")

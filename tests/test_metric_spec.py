@@ -8,10 +8,12 @@ when one of them is out of step with the registry, and say what to add.
 """
 
 import dataclasses
+import importlib
 import importlib.util
 import inspect
 import math
 import os
+import subprocess
 import sys
 from collections import defaultdict
 from numbers import Real
@@ -37,6 +39,7 @@ from sklearn_rank.metrics import (
 from sklearn_rank.metrics import _per_query as pq
 from sklearn_rank.metrics._input import check_ranking_input
 from sklearn_rank.metrics._registry import (
+    FAMILIES,
     GEOMETRIC_MEAN_FLOOR,
     METRICS,
     Metric,
@@ -147,6 +150,74 @@ def test_public_function_signature_follows_the_spec(name):
             f"{spec_default!r}")
     own = tuple(p.name for p in keyword[len(expected):])
     assert own == OWN_ARGUMENTS.get(name, ())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_public_function_is_written_in_the_module_of_its_family(name):
+    metric = METRICS[name]
+    module = importlib.import_module(metric.module)
+    assert module.__name__ == f"sklearn_rank.metrics._{metric.family}"
+    function = vars(module).get(metric.function_name)
+    assert function is not None, (
+        f"write {metric.function_name} in sklearn_rank/metrics/_{metric.family}.py (the "
+        f"registry puts {name} in family {metric.family!r})")
+    assert function.__module__ == module.__name__, (
+        f"{metric.function_name} is imported into _{metric.family}.py, not written there")
+    assert metric.function is function
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_family_modules_hold_the_functions_of_the_registry_only(family):
+    # a public function without a registry entry (or with an entry of another family) would
+    # be neither exported nor listed in the API reference
+    module = importlib.import_module(f"sklearn_rank.metrics._{family}")
+    written = {name for name, value in vars(module).items()
+               if inspect.isfunction(value) and value.__module__ == module.__name__
+               and not name.startswith("_")}
+    expected = {m.function_name for m in METRICS.values() if m.family == family}
+    assert written == expected, (
+        f"sklearn_rank/metrics/_{family}.py: add a registry entry of family {family!r} for "
+        f"{sorted(written - expected)}; write the functions {sorted(expected - written)}")
+
+
+def test_every_family_has_its_module_and_every_module_its_family():
+    folder = Path(metrics.__file__).parent
+    assert {m.family for m in METRICS.values()} == set(FAMILIES)
+    assert all((folder / f"_{family}.py").is_file() for family in FAMILIES)
+
+
+def test_metrics_exports_the_function_of_every_registry_entry():
+    functions = {m.function_name for m in METRICS.values()}
+    others = {name for names in metrics._EXPORTS.values() for name in names}
+    assert not functions & others, "a metric's function is listed by hand in _EXPORTS"
+    assert metrics.__all__ == sorted(functions | others)
+    assert functions <= set(dir(metrics))
+    namespace = {}
+    exec("from sklearn_rank.metrics import *", namespace)
+    assert all(namespace[m.function_name] is m.function for m in METRICS.values())
+
+
+def test_import_of_metrics_reads_the_registry_on_first_use_only():
+    # the export list comes from the registry, which imports numpy and the kernels: `import
+    # sklearn_rank.metrics` stays as cheap as it was (the CLI's quick paths rely on it)
+    code = ("import sys\n"
+            "import sklearn_rank.metrics as metrics\n"
+            "print(sorted(m for m in ('numpy', 'sklearn', 'sklearn_rank.metrics._registry')"
+            " if m in sys.modules))\n"
+            "metrics.ndcg_score\n"
+            "print(sorted(m for m in sys.modules if m.startswith('sklearn_rank.metrics._')"
+            " and m.removeprefix('sklearn_rank.metrics._') in metrics._registry.FAMILIES))\n")
+    root = Path(metrics.__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root)})
+    assert out.stdout.splitlines() == ["[]", "['sklearn_rank.metrics._graded']"]
+
+
+def test_an_entry_without_a_known_family_is_refused():
+    entry = {"name": "x", "kernel": pq.ndcg, "option_specs": ()}
+    for family in (None, "rates"):
+        with pytest.raises(ValueError, match="family must be one of"):
+            Metric(**entry, **({} if family is None else {"family": family}))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -276,7 +347,7 @@ def test_names_aliases_and_option_aliases_parse(name):
 def test_hits_is_the_count_and_hit_is_refused():
     # "hits" named the hit rate up to issue 12; it is now ranx's hits@k, a count. "hit",
     # which reads as either, is refused with both spellings to choose from.
-    from sklearn_rank.metrics._registry import AMBIGUOUS
+    from sklearn_rank.metrics._names import AMBIGUOUS
 
     metric, options = parse_metric("Hits@10")
     assert metric is METRICS["hits"] and options == {"k": 10}
@@ -351,6 +422,29 @@ def test_docs_table_lists_every_metric_with_its_aliases_and_options(docs_conf):
     page = (DOCS / "metrics.rst").read_text(encoding="utf-8")
     assert docs_conf.METRIC_NAMES_TABLE in page.splitlines()
     assert "list-table:: The metric names" not in page
+
+
+def test_docs_lists_every_metric_function_under_its_family(docs_conf):
+    lines = docs_conf.metric_function_lists().splitlines()
+    listed, heading = {}, None
+    for line, next_line in zip(lines, [*lines[1:], ""]):
+        if next_line and set(next_line) == {"-"} and len(next_line) == len(line):
+            heading = line
+            listed[heading] = []
+        elif line.startswith("   ") and not line.strip().startswith(":"):
+            listed[heading].append(line.strip())
+    assert listed == {
+        title: [m.function_name for m in METRICS.values() if m.family == family]
+        for family, title in FAMILIES.items()
+    }
+    # api.rst holds the place of the lists, and no list of metric functions by hand
+    page = (DOCS / "api.rst").read_text(encoding="utf-8")
+    assert docs_conf.METRIC_FUNCTIONS_LISTS in page.splitlines()
+    by_hand = {line.strip() for line in page.splitlines()} & {
+        m.function_name for m in METRICS.values()}
+    assert not by_hand
+    assert docs_conf.GENERATED_TABLES["api"] == (docs_conf.METRIC_FUNCTIONS_LISTS,
+                                                 docs_conf.metric_function_lists)
 
 
 def test_docs_table_is_valid_rst(docs_conf):

@@ -231,6 +231,28 @@ def test_grid_search_routing_on(data):
     check_against_manual(search, X, y, qid)
 
 
+def test_score_request_of_sample_weight_keeps_the_qid_request(data):
+    """scikit-learn's set_score_request replaces the whole request: the ranking scorer's
+    default request of qid must survive a request of sample_weight, or cross_validate
+    fails for want of query ids."""
+    X, y, qid = data
+    weight = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    with sklearn.config_context(enable_metadata_routing=True):
+        scorer = make_ranking_scorer("map").set_score_request(sample_weight=True)
+        routing = scorer.get_metadata_routing().score.requests
+        assert routing["qid"] is True and routing["sample_weight"] is True
+        model = Ridge().set_fit_request(sample_weight=False)
+        result = sk_cross_validate(model, X, y, cv=QueryKFold(3), scoring=scorer,
+                                params={"qid": qid, "sample_weight": weight})
+        explicit = make_ranking_scorer("map").set_score_request(qid=True, sample_weight=True)
+        expected = sk_cross_validate(model, X, y, cv=QueryKFold(3), scoring=explicit,
+                                  params={"qid": qid, "sample_weight": weight})
+        np.testing.assert_array_equal(result["test_score"], expected["test_score"])
+        # the request can still be withdrawn on purpose
+        off = make_ranking_scorer("map").set_score_request(qid=False)
+        assert off.get_metadata_routing().score.requests["qid"] is False
+
+
 def test_multi_metric_search_predicts_once_per_fold(data):
     X, y, qid = data
     CountingRidge.calls = 0
@@ -303,11 +325,11 @@ def test_cross_validate_per_query_matches_folds(data):
     X, y, qid = data
     result = cross_validate(Ridge(), X, y, qid=qid, scoring=METRICS, cv=QueryKFold(3),
                             return_per_query=True)
-    per_query = result["per_query"]
-    assert set(per_query) == {"qid", "fold", *METRICS}
-    np.testing.assert_array_equal(np.sort(per_query["qid"]), np.unique(qid))
+    per_query = result["per_query"]  # a PerQueryResult, no longer a dict of columns
+    assert per_query.metrics == tuple(METRICS)
+    np.testing.assert_array_equal(np.sort(per_query.query_ids), np.unique(qid))
     for m in METRICS:
-        means = [per_query[m][per_query["fold"] == k].mean() for k in range(3)]
+        means = [per_query[m][per_query.fold == k].mean() for k in range(3)]
         np.testing.assert_allclose(result[f"test_{m}"], means, rtol=0, atol=1e-12)
     assert "estimator" not in result and "indices" not in result
 

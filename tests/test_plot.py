@@ -293,8 +293,8 @@ def test_differences_from_cv_results_align_by_query(plt, data):
     b = cross_validate(Ridge(alpha=1.0), X[:, :3], y, qid=qid, cv=cv, scoring=scoring,
                        return_per_query=True)
     display = PerQueryDifferenceDisplay.from_cv_results(a, b, metric="map", **FAST)
-    value_a = dict(zip(a["per_query"]["qid"].tolist(), a["per_query"]["map"]))
-    value_b = dict(zip(b["per_query"]["qid"].tolist(), b["per_query"]["map"]))
+    value_a = dict(zip(a["per_query"].query_ids.tolist(), a["per_query"]["map"]))
+    value_b = dict(zip(b["per_query"].query_ids.tolist(), b["per_query"]["map"]))
     expected = [value_a[q] - value_b[q] for q in display.query_ids.tolist()]
     assert display.differences.tolist() == expected
     assert len(expected) == len(np.unique(qid))

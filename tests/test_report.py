@@ -29,8 +29,9 @@ import pytest
 import sklearn_rank._cli as cli
 from sklearn_rank._cli import _report, main
 from sklearn_rank._cli._common import ArgumentParser, CLIError
+from sklearn_rank.benchmark import _report as _page
+from sklearn_rank.benchmark._store import ResultsStore, load_store
 from sklearn_rank.stats import compare
-from sklearn_rank.stats._store import ResultsStore, load_store
 
 pytest.importorskip("matplotlib")
 
@@ -178,7 +179,7 @@ def test_report_difference_interval_belongs_to_the_test_or_says_it_does_not(caps
     rows = r'<tr(?: class="significant")?><td>score</td><td>new − old</td>' \
            r'<td class="num">(\S+) \[(\S+), (\S+)\]</td><td class="num">(\S+)</td>' \
            r'<td class="num">\S+</td><td>(yes|no)</td></tr>'
-    table = _report._comparison_table(compare(systems, baseline="old", random_state=0))
+    table = _page._comparison_table(compare(systems, baseline="old", random_state=0))
     ((mean, low, high, p, significant),) = re.findall(rows, table)
     assert float(p) > 0.05 and significant == "no"
     assert float(low) < 0 < float(high)  # before: the BCa interval, [-0.0840, -0.0030]
@@ -188,7 +189,7 @@ def test_report_difference_interval_belongs_to_the_test_or_says_it_does_not(caps
             "below 0.05.") in table
     assert "[95% BCa bootstrap CI of the mean]" in table
     # another interval, asked for, is said to come from another method
-    table = _report._comparison_table(compare(systems, baseline="old", ci_method="BCa",
+    table = _page._comparison_table(compare(systems, baseline="old", ci_method="BCa",
                                               random_state=0))
     ((mean, low, high, p, significant),) = re.findall(rows, table)
     assert float(high) < 0 and significant == "no"

@@ -22,7 +22,8 @@ from sklearn_rank.metrics import (
     evaluate_per_query,
 )
 from sklearn_rank.metrics._input import check_ranking_input
-from sklearn_rank.metrics._registry import METRICS, parse_metric
+from sklearn_rank.metrics._names import parse_metric
+from sklearn_rank.metrics._registry import METRICS
 from sklearn_rank.utils._qid import unique_ids
 
 # Every metric of the registry, with a cut-off where it takes one, and the graded variants.

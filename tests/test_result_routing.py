@@ -191,13 +191,13 @@ def test_cross_validate_per_query_ids_are_the_results():
     scoring = {"a": make_ranking_scorer("map"), "b": make_ranking_scorer("mrr@3")}
     cv = cross_validate(Ridge(), X, y_true, qid=qid, scoring=scoring, cv=3,
                         return_per_query=True, return_predictions=True, return_indices=True)
-    per_query = cv["per_query"]
-    assert sorted(per_query) == ["a", "b", "fold", "qid"]
+    per_query = cv["per_query"]  # a PerQueryResult with a fold column (was a dict)
+    assert per_query.metrics == ("a", "b")
     for fold, test in enumerate(cv["indices"]["test"]):
-        rows = per_query["fold"] == fold
+        rows = per_query.fold == fold
         result = evaluate_per_query(y_true[test], cv["predictions"][test], qid=qid[test],
                                     metrics=["map", "mrr@3"])
-        np.testing.assert_array_equal(per_query["qid"][rows], result.query_ids)
+        np.testing.assert_array_equal(per_query.query_ids[rows], result.query_ids)
         np.testing.assert_array_equal(per_query["a"][rows], result["map"])
         np.testing.assert_array_equal(per_query["b"][rows], result["mrr@3"])
         assert per_query["a"][rows].mean() == pytest.approx(cv["test_a"][fold], rel=1e-12)

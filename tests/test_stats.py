@@ -446,13 +446,14 @@ def test_per_query_result_inputs_compose_with_cross_validate_and_folds():
                         cv=QueryKFold(3, shuffle=True, random_state=0))
     feature = evaluate_per_query(y, X[:, 0], qid=qid, metrics=["ndcg@10"])
     got = paired_test(cv, feature, metric="ndcg@10", random_state=0)
-    per_query = cv["per_query"]
-    expected = paired_test((per_query["qid"], per_query["ndcg@10"]),
+    per_query = cv["per_query"]  # a PerQueryResult with a fold column (was a dict)
+    expected = paired_test((per_query.query_ids, per_query["ndcg@10"]),
                            (feature.query_ids, feature["ndcg@10"]), random_state=0)
     assert got.pvalue == expected.pvalue
     assert_array_equal(got.ids, np.unique(qid))
-    # cross_validate's per-query dict as a frame indexed by (qid, fold) keeps its folds
-    frame = pd.DataFrame(per_query).set_index(["qid", "fold"])
+    # cross_validate's per-query values as a frame indexed by (qid, fold) keep their folds
+    frame = per_query.to_frame().set_index("fold", append=True)
+    assert isinstance(frame.index, pd.MultiIndex)
     result = compare({"cv": frame, "feature": feature}, random_state=0)
     assert result.n_folds == 3
     assert result.pvalues["ndcg@10"][0, 1] == expected.pvalue

@@ -23,8 +23,9 @@ import pytest
 from _cli import one_line_error
 
 from sklearn_rank._cli import main
-from sklearn_rank.stats import _store, compare
-from sklearn_rank.stats._store import ResultsStore, load_store
+from sklearn_rank.benchmark import _store
+from sklearn_rank.benchmark._store import ResultsStore, load_store
+from sklearn_rank.stats import compare
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -31,14 +31,18 @@ from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_allclose
 from test_trec_eval_fixtures import read_qrels, read_run
 
-from sklearn_rank.metrics import dcg_score, evaluate, evaluate_per_query, ndcg_score, parse_metric
-from sklearn_rank.metrics._ranking import (
+from sklearn_rank.metrics import (
     bing_score,
+    dcg_score,
     eleven_point_average_score,
+    evaluate,
+    evaluate_per_query,
     g_score,
     gm_map_score,
     iprec_at_recall_score,
     ndcg_rel_score,
+    ndcg_score,
+    parse_metric,
     rndcg_score,
     rprec_mult_score,
     yaap_score,

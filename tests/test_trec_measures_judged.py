@@ -25,8 +25,9 @@ from numpy.testing import assert_allclose
 from sklearn.exceptions import UndefinedMetricWarning
 from test_trec_eval_fixtures import read_qrels, read_run
 
-from sklearn_rank.metrics import _ranking, evaluate
-from sklearn_rank.metrics._registry import METRICS, parse_metric
+from sklearn_rank.metrics import evaluate, map_score, rbp_score
+from sklearn_rank.metrics._names import parse_metric
+from sklearn_rank.metrics._registry import METRICS
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -42,7 +43,7 @@ def score(name, *args, **kwargs):
     """The public function of ``name`` (read from the module that defines it), on one query
     (``qid="single_query"``) unless ``qid`` is given: the tests by hand take one query."""
     kwargs.setdefault("qid", "single_query")
-    return getattr(_ranking, f"{name}_score")(*args, **kwargs)
+    return METRICS[name].function(*args, **kwargs)
 
 
 # --------------------------------------------------------------------------------------
@@ -435,9 +436,8 @@ def test_rbp_residual_of_judged_lists_is_rbps(seed):
     qid = rng.integers(0, 5, 30)
     retrieved = rng.random(30) < 0.8
     for k in (None, 2, 7):
-        _, expected = _ranking.rbp_score(y, s, qid=qid, k=k, persistence=0.7,
-                                         retrieved=retrieved, return_residual=True,
-                                         return_per_query=True)
+        _, expected = rbp_score(y, s, qid=qid, k=k, persistence=0.7, retrieved=retrieved,
+                                return_residual=True, return_per_query=True)
         got = score("rbp_residual", y, s, qid=qid, k=k, persistence=0.7, retrieved=retrieved,
                     return_per_query=True)
         assert_allclose(got, expected, rtol=1e-15, atol=0)
@@ -568,7 +568,7 @@ def test_infap_ties_beyond_the_budget_are_refused():
     # the other rules have no such cost; nor have blocks of judged documents only
     assert 0 < score("infap", y, np.zeros(n), judged="y_true", ties="stable") <= 1
     # (every document judged: AP's exact expectation, up to infAP's epsilon)
-    expected = _ranking.map_score(np.nan_to_num(y), np.zeros(n), qid="single_query")
+    expected = map_score(np.nan_to_num(y), np.zeros(n), qid="single_query")
     assert score("infap", np.nan_to_num(y), np.zeros(n)) == pytest.approx(expected, abs=2e-5)
 
 

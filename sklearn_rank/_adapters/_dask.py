@@ -11,6 +11,9 @@ plumbing of this package:
   (brought there by Dask's own shuffle on the query ids) and contiguous in it, with the
   group sizes, or increasing query codes, that the boosters want.
 
+The alignment checks of the inputs and the shuffle by query are those of the metrics of Dask
+collections: :mod:`sklearn_rank.utils._dask`, the Dask room both sides share.
+
 Dask is imported inside the functions: importing this module does not import it.
 """
 
@@ -19,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..metrics import aggregate, evaluate_per_query
 from ..utils._arrays import check_finite_nonnegative
+from ..utils._dask import as_series, check_same_partitions, grouped_by_index, shuffle_by_query
 from ..utils._optional import import_optional
 from ..utils._qid import group_sizes
 from ..utils._trained import TrainedQueries
@@ -38,6 +42,12 @@ _QID = "__sklearn_rank_qid__"
 _WEIGHT = "__sklearn_rank_weight__"
 _SCORE = "__sklearn_rank_score__"
 _RESERVED = (_Y, _QID, _WEIGHT)
+# The fixes that the messages of check_same_partitions say, in the terms of the rankers.
+_SAME_FRAME_FIXES = {
+    "partitions": "Pass columns of one Dask DataFrame, with the same partitions.",
+    "divisions": "Pass columns of one Dask DataFrame.",
+    "example": "X=ddf[features], y=ddf['label'], qid=ddf['qid']",
+}
 
 
 def import_dask(purpose):
@@ -371,8 +381,7 @@ class DaskRankerMixin:
             grouped = False
             _check_blocks(X, inputs, names, caller, da)
             X = dd.from_dask_array(X.rechunk({1: -1}))
-            inputs = {name: None if x is None else dd.from_dask_array(x)
-                      for name, x in inputs.items()}
+            inputs = {name: None if x is None else as_series(x) for name, x in inputs.items()}
         meta = X._meta
         qid_meta = meta[self.qid_column] if from_column else inputs["qid"]._meta
         features = [c for c in meta.columns if c != self.qid_column or kind == "array"]
@@ -388,7 +397,7 @@ class DaskRankerMixin:
             align_dataframes=False, enforce_metadata=False,
         )
         if not grouped:  # Dask's own shuffle brings the rows of each query into one partition
-            combined = combined.shuffle(on=_QID, ignore_index=True)
+            combined = shuffle_by_query(combined, _QID, ignore_index=True)
         return _finish(combined.map_partitions(_sort_partition, rows, meta=meta), features,
                        kind, sample_weight is not None, client)
 
@@ -574,8 +583,9 @@ def _check_partners(X, inputs, names, caller, dd):
         if isinstance(x, dd.DataFrame) and len(x.columns) == 1:
             x = inputs[name] = x[x.columns[0]]
         if isinstance(x, dd.Index):
-            grouped = name == "qid" and X.known_divisions and x.known_divisions
-            x = inputs[name] = x.to_series()
+            # the divisions of X are those of x, checked below
+            grouped = name == "qid" and grouped_by_index(x)
+            x = inputs[name] = as_series(x)
         if not isinstance(x, dd.Series):
             fix = (f"a Dask Series of the same DataFrame as {names['X']}, e.g. "
                    f"{names[name]}=ddf['{name}']")
@@ -584,36 +594,9 @@ def _check_partners(X, inputs, names, caller, dd):
             raise TypeError(
                 f"{caller} takes {names[name]} as {fix}; got {_kind(x)}{what}."
             )
-        if x.npartitions != X.npartitions:
-            raise ValueError(
-                f"{caller}: {names['X']} has {X.npartitions} partitions and {names[name]} "
-                f"has {x.npartitions}. Pass columns of one Dask DataFrame, with the same "
-                "partitions."
-            )
-        if X.known_divisions and x.known_divisions and X.divisions != x.divisions:
-            raise ValueError(
-                f"{caller}: {names['X']} and {names[name]} have different divisions, so "
-                "their partitions hold different rows. Pass columns of one Dask DataFrame."
-            )
-        if not _co_aligned(X, x):
-            raise ValueError(
-                f"{caller}: {names['X']} and {names[name]} come from different Dask "
-                "DataFrames, whose partitions need not hold the same rows in the same order. "
-                "Pass columns of one frame (X=ddf[features], y=ddf['label'], "
-                "qid=ddf['qid']): put the data in one Dask DataFrame first (a join on a "
-                "document key, for instance)."
-            )
+        check_same_partitions((names["X"], X), {names[name]: x}, caller,
+                              fixes=_SAME_FRAME_FIXES)
     return grouped
-
-
-def _co_aligned(a, b):
-    """Whether Dask knows ``a`` and ``b`` to come from one frame (True when it cannot say:
-    the lengths and indexes of the partitions are checked on the workers anyway)."""
-    try:
-        from dask.dataframe.dask_expr._expr import are_co_aligned
-    except ImportError:  # pragma: no cover - dask's expressions moved
-        return True
-    return are_co_aligned(a.expr, b.expr)
 
 
 def _check_blocks(X, inputs, names, caller, da):

@@ -1,7 +1,8 @@
 """The eval-metric bridge: sklearn-rank metrics as a booster's eval metrics, and routing.
 
-- :class:`BoosterEvalMetric`: a registry metric, checked once, whose value on rows grouped
-  by query is computed by :func:`sklearn_rank.metrics.evaluate`; the boosters' subclasses
+- :class:`BoosterEvalMetric`: a registry metric, bound once
+  (:func:`~sklearn_rank.metrics._bound.bind_metric`), whose value on rows grouped by query
+  is computed as :func:`sklearn_rank.metrics.evaluate` computes it; the boosters' subclasses
   (``sklearn_rank.lightgbm``, ``sklearn_rank.xgboost``) only read their booster's data
   structures and call :meth:`BoosterEvalMetric._value`;
 - :func:`split_eval_metrics`: an adapter's ``eval_metric`` entries, parted between the
@@ -10,11 +11,10 @@
 
 import numpy as np
 
-from ..metrics import evaluate, parse_metric
-from ..metrics._ranking import CONSTRAINTS
-from ..metrics._registry import metric_options
-from ..metrics._scorer import _check_options, check_grade_scale
-from ..utils._param_validation import validate_parameter_constraints
+from ..metrics._bound import bind_metric
+from ..metrics._input import check_ranking_input
+from ..metrics._names import parse_metric
+from ..metrics._result import means_of, result_of
 from ._queries import query_codes
 
 
@@ -83,20 +83,14 @@ class BoosterEvalMetric:
     _how_to_group = "give the data its query groups"
 
     def __init__(self, name, *, convention=None, **options):
-        metric, fixed = parse_metric(name)
-        caller = f"eval_metric({name!r})"
-        _check_options(metric, name, fixed, options, caller)
-        # every fit of a search monitors its own validation queries: one declared scale
-        check_grade_scale(name, options=options, convention=convention, caller=caller)
-        validate_parameter_constraints(
-            {**metric.constraints, "convention": CONSTRAINTS["convention"]},
-            {**metric_options(metric, fixed, options), "convention": convention},
-            caller_name=caller,
-        )
+        # bound once; every fit of a search monitors its own validation queries: one
+        # declared scale
+        self.bound = bind_metric(name, options=options, convention=convention,
+                                 caller=f"eval_metric({name!r})", declared_scale=True)
         self.name = name
         self.convention = convention
         self.options = options
-        self.maximize = metric.higher_is_better
+        self.maximize = self.bound.metric.higher_is_better
         # The booster's name of the metric, in its logs and evals_result_: no spaces, which
         # XGBoost's log parser would split on.
         self.__name__ = "".join(name.split())
@@ -132,6 +126,6 @@ class BoosterEvalMetric:
                 "one group of all rows (group=[n_rows])."
             )
         qid = query_codes(np.asarray(sizes, dtype=np.intp))
-        return evaluate(y_true, y_score, qid=qid, metrics=[self.name],
-                        sample_weight=sample_weight, convention=self.convention,
-                        **self.options)[self.name]
+        # the bound metric on the rows, as evaluate computes it (its messages name evaluate)
+        data = check_ranking_input(y_true, y_score, qid, sample_weight, caller="evaluate")
+        return means_of(result_of(data, [(self.name, self.bound)]), stacklevel=2)[self.name]

@@ -37,7 +37,7 @@ def build_parser():
     """
     import argparse
 
-    from .._version import __version__
+    from .. import __version__
 
     parser = ArgumentParser(
         prog=PROG, allow_abbrev=False, epilog=_EPILOG,

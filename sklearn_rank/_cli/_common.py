@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..utils._qid import unique_ids  # numpy only: keeps --help fast
+from ..benchmark._report import figure_label, literal_text  # noqa: F401 (standard library)
 
 #: Exit code of a usage error (a bad option), as argparse has it.
 USAGE = 2
@@ -124,7 +124,7 @@ def check_distinct(values, option):
 
 def add_convention_option(parser, what):
     """``--convention``: a preset of :data:`sklearn_rank.metrics.CONVENTIONS`."""
-    from .._conventions import CONVENTION_NAMES  # numpy only: keeps --help fast
+    from ..metrics import CONVENTION_NAMES  # numpy only: keeps --help fast
 
     parser.add_argument(
         "--convention", choices=CONVENTION_NAMES, metavar="NAME",
@@ -187,97 +187,11 @@ def add_quiet_option(parser):
 # Data
 
 
-class Dataset:
-    """Features, grades and query ids, and where they came from (a path or a generator call).
-
-    ``kind`` says how the features are named: ``"svmlight"`` (by index: SVMlight files and
-    the fetchers' data sets), ``"table"`` (by column, ``feature_names``) or ``"generated"``.
-    ``inputs`` are the ``(option, path)`` pairs of the files read, which no output may
-    replace.
-    """
-
-    def __init__(self, X, y, qid, source, kind="svmlight", feature_names=None, inputs=()):
-        self.X = X
-        self.y = y
-        self.qid = qid
-        self.source = source
-        self.kind = kind
-        self.feature_names = feature_names
-        self.inputs = list(inputs)
-        self._fingerprint = None
-        self._dense = None
-
-    @property
-    def sparse(self):
-        return hasattr(self.X, "toarray")
-
-    def dense_nbytes(self):
-        """The bytes of the features as a dense array."""
-        return int(self.X.shape[0]) * int(self.X.shape[1]) * self.X.dtype.itemsize
-
-    def densified(self):
-        """This data with dense features, for a model that takes no sparse input.
-
-        The dense copy is made once and shared by every model that needs it; it keeps the
-        fingerprint of the sparse data, which is the data read.
-        """
-        if not self.sparse:
-            return self
-        if self._dense is None:
-            dense = Dataset(self.X.toarray(), self.y, self.qid, self.source, self.kind,
-                            self.feature_names, self.inputs)
-            dense._fingerprint = self.fingerprint()
-            self._dense = dense
-        return self._dense
-
-    @property
-    def n_queries(self):
-        return len(unique_ids(self.qid))
-
-    def fingerprint(self):
-        """The SHA-256 of the features, grades and query ids (computed once): two runs
-        report the same one exactly when they read the same data."""
-        if self._fingerprint is None:
-            import hashlib
-
-            digest = hashlib.sha256()
-            X = self.X
-            if hasattr(X, "tocsr"):  # a sparse matrix: its CSR arrays
-                X = X.tocsr()
-                digest.update(f"csr{X.shape}{X.dtype}".encode())
-                parts = [X.data, X.indices, X.indptr]
-            else:
-                X = np.asarray(X)
-                digest.update(f"dense{X.shape}{X.dtype}".encode())
-                parts = [X]
-            parts.append(np.asarray(self.y, dtype=np.float64))
-            qid = np.asarray(self.qid)
-            digest.update(f"qid{qid.dtype.kind}".encode())
-            for part in parts + ([] if qid.dtype == object else [qid]):
-                digest.update(memoryview(np.ascontiguousarray(part)).cast("B"))
-            if qid.dtype == object:
-                digest.update("\x00".join(map(str, qid)).encode())
-            self._fingerprint = digest.hexdigest()
-        return self._fingerprint
-
-    def metadata(self):
-        """What the outputs record of the data: source, size and fingerprint."""
-        return {"source": self.source, "n_queries": self.n_queries,
-                "n_documents": len(self.y), "n_features": int(self.X.shape[1]),
-                "sha256": self.fingerprint()}
-
-    @property
-    def description(self):
-        return (f"{self.source}: {self.n_queries:,} queries, {len(self.y):,} documents, "
-                f"{self.X.shape[1]} features")
-
-
 def generated_data(n_queries, seed):
     """:func:`~sklearn_rank.datasets.make_ranking` data."""
-    from ..datasets import make_ranking
+    from ..datasets import RankingDataset
 
-    X, y, qid = make_ranking(n_queries, random_state=seed)
-    return Dataset(X, y, qid, f"make_ranking(n_queries={n_queries}, random_state={seed})")
+    return RankingDataset.from_make_ranking(n_queries, random_state=seed)
 
 
 def check_input_file(path, option):
@@ -289,60 +203,6 @@ def check_input_file(path, option):
     if not os.access(path, os.R_OK):
         raise CLIError(f"{option} {str(path)!r}: permission denied; the file cannot be read.")
     return Path(path)
-
-
-def letor_inputs(paths, option="--data"):
-    """The ``(option, path)`` pairs of LETOR files and of the query-size side files they use."""
-    from ..datasets._files import default_query_file
-
-    inputs = []
-    for path in paths:
-        inputs.append((option, path))
-        side = default_query_file(path)
-        if side.is_file():
-            inputs.append((f"{option} (its query sizes)", side))
-    return inputs
-
-
-def load_letor(paths, option="--data", min_queries=2):
-    """LETOR / SVMlight files as one :class:`Dataset`, with errors that name the option.
-
-    Several files are pooled: :func:`~sklearn_rank.datasets.load_svmlight_ranking_files`
-    gives queries numbered from side files distinct ids across the files, and refuses a
-    query id read from ``qid:`` fields of two files, since pooling would merge two queries.
-    """
-    from ..datasets import load_svmlight_ranking_files
-    from ..datasets._files import NoQueryIdsError, default_query_file
-
-    paths = [check_input_file(path, option) for path in paths]
-    check_distinct_files(paths, option)
-    shown = " ".join(repr(str(p)) for p in paths)
-    try:
-        loaded = load_svmlight_ranking_files(paths)
-    except NoQueryIdsError as exc:
-        raise CLIError(
-            f"{option} {str(exc.path)!r} has no query ids: its lines need 'qid:<query>' "
-            f"fields, or the query sizes must be in the side file {str(exc.side)!r} next to it "
-            "(one number of rows per line, for each consecutive query)."
-        ) from None
-    except (OSError, ValueError) as exc:  # the message names the file
-        raise CLIError(f"{option}: {exc}") from None
-    Xs, ys, qids = loaded[0::3], loaded[1::3], loaded[2::3]
-    if len(paths) == 1:
-        X, y, qid = Xs[0], ys[0], qids[0]
-    else:
-        import scipy.sparse
-
-        X, y, qid = scipy.sparse.vstack(Xs, format="csr"), np.concatenate(ys), np.concatenate(qids)
-    expected = ("lines like '<grade> qid:<query> <feature>:<value> ...', or the query sizes "
-                f"in a side file {default_query_file(paths[0]).name!r}")
-    n_queries = len(unique_ids(qid))
-    if n_queries < min_queries:
-        raise CLIError(f"{option} {shown} holds {n_queries} "
-                       f"{'query' if n_queries == 1 else 'queries'}; expected at least "
-                       f"{min_queries}, with {expected}.")
-    source = str(paths[0]) if len(paths) == 1 else " + ".join(map(str, paths))
-    return Dataset(X, y, qid, source)
 
 
 def check_enough_queries(data, n_splits):
@@ -381,16 +241,6 @@ def _same_file(a, b):
         return os.path.samefile(a, b)
     except OSError:  # one of them does not exist (yet)
         return False
-
-
-def check_distinct_files(paths, option):
-    """Refuse a file given twice to a list option (as itself, a symlink or a hard link)."""
-    for i, path in enumerate(paths):
-        for other in paths[:i]:
-            if _same_file(path, other):
-                raise usage_error(f"{option} names the file {str(other)!r} twice"
-                                  + ("" if str(other) == str(path) else f" (as {str(path)!r})")
-                                  + "; its queries would count twice.")
 
 
 def check_output_path(path, option, suffixes, inputs=()):
@@ -542,7 +392,7 @@ class Progress:
     @property
     def stream(self):
         """``sys.stderr`` when written to: the fits hide the native standard error meanwhile
-        (:func:`~sklearn_rank._cli._models.native_stderr_hidden`), and move Python's to a
+        (:func:`~sklearn_rank.benchmark._models.native_stderr_hidden`), and move Python's to a
         copy of it, which this follows."""
         return sys.stderr
 
@@ -611,38 +461,6 @@ def new_figure(option, ncols=1):
     return figure, list(axes)
 
 
-#: The longest label drawn in a figure; a longer one is shortened in its middle.
-_LABEL_WIDTH = 30
-
-
-def figure_label(label):
-    """``label`` as a figure shows it: at most :data:`_LABEL_WIDTH` characters, its start
-    and end kept (labels often differ at the end), so that a long ``--model`` label does
-    not crowd the axes out of the figure."""
-    label = str(label)
-    if len(label) <= _LABEL_WIDTH:
-        return label
-    head = (_LABEL_WIDTH - 1) // 2
-    return label[:head] + "…" + label[-(_LABEL_WIDTH - 1 - head):]
-
-
-@contextlib.contextmanager
-def literal_text():
-    """Draw the texts of the figures made and saved inside as they are written.
-
-    matplotlib reads a text holding two ``$`` as a mathtext formula: a model label such as
-    ``a$\\foo$`` from the command line or a results store would fail to parse, and end
-    the command with a traceback. Its layout warnings (a text too wide for the figure) are
-    kept off the output: the figure is drawn all the same.
-    """
-    import matplotlib
-
-    with matplotlib.rc_context({"text.parse_math": False}), warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=UserWarning,
-                                message=".*(constrained_layout|tight_layout) not applied")
-        yield
-
-
 def save_figure(figure, path, option):
     """Save a figure with :func:`write_atomic`, in the format of the file's suffix."""
     image_format = Path(path).suffix.lower().lstrip(".")
@@ -665,22 +483,24 @@ def figure_suffixes():
 #: is the one on which listwise training beats a pointwise regressor, as on MSLR.
 BENCHMARK_GENERATOR = {"realistic": True}
 
-#: The suffixes of the tables ``--data`` reads (anything else is an SVMlight file).
-TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
-_SUBSETS = ("train", "vali", "test", "all")
 # Files larger than this (bytes) are announced before they are read.
 _LARGE = 50_000_000
+#: How the command line names the parameters of the data readers of sklearn_rank.datasets.
+DATA_FLAGS = {
+    "qid_column": "--qid-column", "label_column": "--label-column",
+    "feature_columns": "--feature-columns", "ignore_columns": "--ignore-columns",
+    "qid_type=int": "--qid-type int", "qid_type=str": "--qid-type str",
+    "download_if_missing=False": "--no-download",
+    "with download_if_missing=True": "without --no-download",
+}
 
 
 def benchmark_data(n_queries, seed):
     """The generated data of ``cv`` and ``tune``: :data:`BENCHMARK_GENERATOR`'s
     :func:`~sklearn_rank.datasets.make_ranking`."""
-    from ..datasets import make_ranking
+    from ..datasets import RankingDataset
 
-    X, y, qid = make_ranking(n_queries, random_state=seed, **BENCHMARK_GENERATOR)
-    options = "".join(f", {k}={v!r}" for k, v in BENCHMARK_GENERATOR.items())
-    return Dataset(X, y, qid, f"make_ranking(n_queries={n_queries}, random_state={seed}"
-                   f"{options})", kind="generated")
+    return RankingDataset.from_make_ranking(n_queries, random_state=seed, **BENCHMARK_GENERATOR)
 
 
 def add_benchmark_data_options(parser, defaults, seeded):
@@ -728,10 +548,18 @@ def add_benchmark_data_options(parser, defaults, seeded):
 
 
 def source_inputs(sources, option):
-    """The ``(option, path)`` pairs of the files of ``--data`` or ``--test`` (data set names
-    read no file of the user's)."""
-    return letor_inputs([s for s in sources or [] if dataset_name(s, option) is None],
-                        option)
+    """The ``(option, path)`` pairs of the files of ``--data`` or ``--test`` and of the
+    query-size side files they use (data set names read no file of the user's)."""
+    from ..datasets import source_files
+
+    inputs = []
+    for source in sources or []:
+        if dataset_name(source, option) is not None:
+            continue
+        inputs.append((option, source))
+        inputs += [(f"{option} (its query sizes)", path)
+                   for path, what in source_files(source) if what == "query sizes"]
+    return inputs
 
 
 def note_printer(prog):
@@ -743,238 +571,106 @@ def note_printer(prog):
     return note
 
 
+def data_error(exc, option, flags=DATA_FLAGS):
+    """The :class:`CLIError` of an error of :func:`sklearn_rank.datasets.load_source` (or
+    :func:`~sklearn_rank.datasets.parse_dataset_name`) called for ``option``.
+
+    The error's attributes say what failed: its ``parameter`` is mapped to the option that
+    sets it (``source`` to ``option``, ``qid_column`` to ``--qid-column``...), and its
+    ``cause`` to the exit code: a wrong argument is a usage error, unusable data a data
+    error. A table's reading errors (:class:`~sklearn_rank.datasets.TableError`) follow the
+    option and a colon, as the SVMlight reader's errors do.
+    """
+    from ..datasets import DataSourceError, NoQueryIdsError, TableError
+
+    if isinstance(exc, NoQueryIdsError):
+        return CLIError(
+            f"{option} {str(exc.path)!r} has no query ids: its lines need 'qid:<query>' "
+            f"fields, or the query sizes must be in the side file {str(exc.side)!r} next to it "
+            "(one number of rows per line, for each consecutive query).")
+    if isinstance(exc, TableError):
+        return CLIError(f"{option}: {exc.describe(flags)}")
+    if isinstance(exc, DataSourceError):
+        return CLIError(exc.describe({**flags, "source": option}),
+                        USAGE if exc.cause == "parameter" else DATA)
+    if isinstance(exc, ImportError):  # the message names the extra to install
+        return CLIError(str(exc))
+    return CLIError(f"{option}: {exc}")  # the reader's message names the file
+
+
 def dataset_name(text, option="--data"):
-    """``(name, fold, subset)`` when ``text`` names a data set of the fetchers
-    (``mslr-web10k:1``, ``istella-s:test``...), else None. Bad folds and subsets are usage
-    errors naming ``option``; an existing file of that name is a file."""
-    from ..datasets._fetch import FETCHERS
+    """The :class:`~sklearn_rank.datasets.DatasetName` (``name, fold, subset``) when
+    ``text`` names a data set of the fetchers (``mslr-web10k:1``, ``istella-s:test``...),
+    else None. Bad folds and subsets are usage errors naming ``option``; an existing file of
+    that name is a file."""
+    from ..datasets import DataSourceError, parse_dataset_name
 
-    parts = str(text).split(":")
-    name = parts[0].strip().lower()
-    if name not in FETCHERS or os.path.exists(text):
-        return None
-    takes_fold = "fold" in _parameters(FETCHERS[name])
-    grammar = (f"{name}[:FOLD][:SUBSET], FOLD from 1 to 5" if takes_fold
-               else f"{name}[:SUBSET]") + f", SUBSET one of {', '.join(_SUBSETS)}"
-    fold, subset = (1 if takes_fold else None), "train"
-    rest = [p.strip().lower() for p in parts[1:]]
-    if takes_fold and rest and rest[0].isdigit():
-        fold = int(rest.pop(0))
-        if not 1 <= fold <= 5:
-            raise usage_error(f"{option} {text!r}: {name} has folds 1 to 5, not {fold}; "
-                              f"expected {grammar}.")
-    if rest:
-        subset = rest.pop(0)
-    if rest or subset not in _SUBSETS:
-        raise usage_error(f"{option} {text!r}: expected {grammar}.")
-    return name, fold, subset
-
-
-def _parameters(function):
-    import inspect
-
-    return inspect.signature(function).parameters
+    try:
+        return parse_dataset_name(text)
+    except DataSourceError as exc:
+        raise data_error(exc, option) from None
 
 
 def load_benchmark_data(sources, option, settings, *, note, quiet, min_queries=2, like=None):
-    """The :class:`Dataset` of ``--data`` or ``--test``, with errors naming ``option``.
+    """The :class:`~sklearn_rank.datasets.RankingDataset` of ``--data`` or ``--test``:
+    :func:`~sklearn_rank.datasets.load_source`, with errors naming ``option`` and notes of
+    what takes time.
 
     ``sources`` is the list given to the option: SVMlight files (pooled), one table, or one
     data set name. ``settings`` holds the reading options (``qid_column``...,
     ``data_home``, ``download``); ``like`` is the training data, which a test set must
     match (same kind, same feature columns).
     """
+    from ..datasets import load_source
+
     sources = [str(s) for s in sources]
     names = [dataset_name(s, option) for s in sources]
-    tables = [s for s in sources if Path(s).suffix.lower() in TABLE_SUFFIXES]
-    if any(names) or tables:
-        if len(sources) > 1:
-            what = "a data set name" if any(names) else "a table"
-            raise usage_error(f"{option} {' '.join(sources)}: {what} stands alone; pool "
-                              "SVMlight files only.")
-        if any(names):
-            data = _fetch(sources[0], names[0], option, settings, note=note, quiet=quiet)
-        else:
-            data = _load_table(sources[0], option, settings, like)
-    else:
-        _refuse_misspelled_names(sources, option)
-        size = sum(os.path.getsize(s) for s in sources if os.path.isfile(s))
+    name = names[0] if len(sources) == 1 else None
+    if name is not None and not quiet:
+        note(f"loading {sources[0]} ({name.title})...")
+    elif not any(names) and all(os.path.isfile(s) for s in sources):
+        size = sum(os.path.getsize(s) for s in sources)
         if size > _LARGE and not quiet:  # a load of minutes: say so before
             note(f"loading {' '.join(sources)} ({size / 1e6:,.0f} MB)...")
-        data = load_letor(sources, option, min_queries=min_queries)
-        data.inputs = letor_inputs(sources, option)
-    if data.n_queries < min_queries:
-        raise CLIError(f"{option} {data.source} holds {data.n_queries} "
-                       f"{'query' if data.n_queries == 1 else 'queries'}; expected at least "
-                       f"{min_queries}.")
-    if like is not None:
-        _match(like, data, option)
+    with warnings.catch_warnings(record=name is not None) as caught:
+        if name is not None:  # the fetchers' warnings, as notes
+            warnings.simplefilter("always")
+        try:
+            data = load_source(
+                sources, qid_column=settings.qid_column or "qid",
+                label_column=settings.label_column or "label",
+                feature_columns=settings.feature_columns,
+                ignore_columns=settings.ignore_columns, qid_type=settings.qid_type,
+                like=like, min_queries=min_queries, data_home=settings.data_home,
+                download_if_missing=settings.download is not False, progress=not quiet)
+        except (OSError, ValueError, ImportError) as exc:
+            raise _load_error(exc, option, sources[0] if name is not None else None,
+                              like) from None
+    for warning in caught or ():
+        note(str(warning.message))
     return data
 
 
-def _refuse_misspelled_names(sources, option):
-    """``mslr-web1Ok:1``, not a file: a usage error that names the data sets."""
-    from ..datasets._fetch import FETCHERS
+def _load_error(exc, option, name, like):
+    """The :class:`CLIError` of an error of ``load_source`` for ``option``; ``name`` is the
+    data set name given, if any."""
+    from ..datasets import DataSourceError, FetchError, TableError
 
-    for source in sources:
-        head = source.split(":")[0].lower()
-        if ":" in source and not os.path.exists(source):
-            close = difflib.get_close_matches(head, list(FETCHERS), n=1, cutoff=0.6)
-            if close:
-                raise usage_error(f"{option} {source!r}: no such file, and {head!r} is no data "
-                                  f"set. Did you mean {close[0]!r}? The data sets: "
-                                  f"{', '.join(FETCHERS)}.")
+    if isinstance(exc, FetchError):  # the fetchers' words, in the options' names
+        return CLIError(f"{option} {name}: {exc.describe(DATA_FLAGS)}")
+    if name is not None and not isinstance(exc, (DataSourceError, ImportError)):
+        return CLIError(f"{option} {name}: {exc}")  # a download that failed...
+    error = data_error(exc, option)
+    if (isinstance(exc, TableError) and like is None and exc.parameter == "feature_columns"
+            and exc.location is not None):  # a cell of a feature column: maybe no feature
+        return CLIError(f"{error} If {exc.column!r} is not a feature, leave it out with "
+                        f"--ignore-columns {exc.column}.")
+    return error
 
-
-def _fetch(text, parsed, option, settings, *, note, quiet):
-    """A data set of :data:`sklearn_rank.datasets._fetch.FETCHERS`, its warnings as notes."""
-    import warnings
-
-    from ..datasets._fetch import DATASETS, FETCHERS
-
-    name, fold, subset = parsed
-    fetcher = FETCHERS[name]
-    kwargs = {"subset": subset, "data_home": settings.data_home, "return_X_y_qid": True,
-              "download_if_missing": settings.download is not False, "progress": not quiet}
-    if fold is not None:
-        kwargs["fold"] = fold
-    where = f"{DATASETS[name].title}{'' if fold is None else f' fold {fold}'}, {subset}"
-    if not quiet:
-        note(f"loading {text} ({where})...")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            X, y, qid = fetcher(**kwargs)
-        except (OSError, ValueError) as exc:  # the fetchers' words, in the options' names
-            message = str(exc).replace("download_if_missing=False", "--no-download").replace(
-                "with download_if_missing=True", "without --no-download")
-            raise CLIError(f"{option} {text}: {message}") from None
-    for warning in caught:
-        note(str(warning.message))
-    return Dataset(X, y, qid, f"{text} ({where})")
-
-
-def _table_header(path, option):
-    """The column names of a table, as written (stripped)."""
-    from ..datasets import _tables
-
-    suffix = path.suffix.lower()
-    try:
-        if suffix in (".parquet", ".pq"):
-            return [str(c) for c in _tables._parquet_columns(path)]
-        header, _ = _tables._header(path, "," if suffix == ".csv" else "\t", ["qid", "label"])
-    except ImportError as exc:
-        raise CLIError(str(exc)) from None
-    except (OSError, ValueError) as exc:
-        raise CLIError(f"{option}: {exc}") from None
-    if header is None:
-        raise CLIError(f"{option} {str(path)!r} is empty; expected a header line naming its "
-                       "columns.")
-    return [cell.strip() for cell in header]
-
-
-def _load_table(source, option, settings, like):
-    """A CSV, TSV or Parquet table: a query-id column, a grade column and features."""
-    from ..datasets import _tables
-
-    path = check_input_file(source, option)
-    header = _table_header(path, option)
-    qid_column = settings.qid_column or "qid"
-    label_column = settings.label_column or "label"
-    shown = ", ".join(repr(c) for c in header)
-    for flag, name in (("--qid-column", qid_column), ("--label-column", label_column)):
-        if name not in header:
-            raise CLIError(f"{option} {str(path)!r} has no column {name!r} (its columns: "
-                           f"{shown}); name the column with {flag}.")
-    ignored = list(settings.ignore_columns or [])
-    if like is not None:
-        features = list(like.feature_names)
-        flag = f"the feature columns of {like.source}"
-    elif settings.feature_columns:
-        features = list(settings.feature_columns)
-        flag = "--feature-columns"
-    else:
-        features = [c for c in header if c not in (qid_column, label_column, *ignored)]
-        flag = None
-    for name in ignored if like is None else ():  # a test set reads the training features
-        if name not in header:
-            raise usage_error(f"--ignore-columns {name!r}: {str(path)!r} has no such column "
-                              f"(its columns: {shown}).")
-    for name in features:
-        if name not in header:
-            raise CLIError(f"{option} {str(path)!r} has no column {name!r}, one of "
-                           f"{flag} (its columns: {shown}).")
-        if name in (qid_column, label_column):
-            raise usage_error(f"--feature-columns names {name!r}, the "
-                              f"{'query ids' if name == qid_column else 'grades'}.")
-    for name in (qid_column, label_column, *features):
-        if header.count(name) > 1:
-            raise CLIError(f"{option} {str(path)!r} has {header.count(name)} columns named "
-                           f"{name!r}; rename them.")
-    if not features:
-        raise CLIError(f"{option} {str(path)!r} has no feature column besides {qid_column!r} "
-                       f"and {label_column!r} (its columns: {shown}).")
-    spelled = {"qid_column": "--qid-column", "label_column": "--label-column",
-               "score_column": "--feature-columns", "qid_type=int": "--qid-type int",
-               "qid_type=str": "--qid-type str"}
-    try:
-        qid, y, *columns = _tables._read_table(path, [qid_column, label_column, *features],
-                                               settings.qid_type, spelled)
-    except ImportError as exc:
-        raise CLIError(str(exc)) from None
-    except (OSError, ValueError) as exc:
-        message = str(exc)
-        bad = next((f for f in features if f"column {f!r} holds" in message), None)
-        hint = (f" If {bad!r} is not a feature, leave it out with --ignore-columns {bad}."
-                if bad is not None and like is None else "")
-        raise CLIError(f"{option}: {message}{hint}") from None
-    X = np.column_stack(columns)
-    return Dataset(X, y, qid, str(path), kind="table", feature_names=features,
-                   inputs=[(option, path)])
-
-
-def _match(train, test, option):
-    """Make a test set's features those of the training data, or refuse it.
-
-    SVMlight features are numbered: a file whose largest feature number is lower has
-    fewer columns, which are the absent (zero) features; both get the larger width.
-    """
-    import scipy.sparse
-
-    if (train.kind == "table") != (test.kind == "table"):
-        kinds = {True: "a table (features by column name)",
-                 False: "SVMlight data (features by number)"}
-        raise usage_error(f"{option} {test.source} is {kinds[test.kind == 'table']}, but the "
-                          f"training data {train.source} is {kinds[train.kind == 'table']}.")
-    if train.kind == "table":
-        return
-    width = max(train.X.shape[1], test.X.shape[1])
-    for data in (train, test):
-        if data.X.shape[1] < width:
-            X = scipy.sparse.csr_matrix(data.X)
-            data.X = scipy.sparse.csr_matrix((X.data, X.indices, X.indptr),
-                                             shape=(X.shape[0], width))
 
 
 # ----------------------------------------------------------------------------------------
 # What the outputs of cv and tune record
-
-
-def library_versions():
-    """The versions of Python, sklearn-rank and the libraries this process has imported."""
-    import platform
-
-    from .._version import __version__
-
-    versions = {"python": platform.python_version(), "sklearn-rank": __version__}
-    for module, name in (("numpy", "numpy"), ("scipy", "scipy"), ("sklearn", "scikit-learn"),
-                         ("joblib", "joblib"), ("lightgbm", "lightgbm"),
-                         ("xgboost", "xgboost"), ("catboost", "catboost"),
-                         ("pandas", "pandas"), ("polars", "polars")):
-        version = getattr(sys.modules.get(module), "__version__", None)
-        if version is not None:
-            versions[name] = str(version)
-    return versions
 
 
 def json_safe(value):
@@ -1006,14 +702,12 @@ def write_json(path, data, option):
 
 def metric_keys(metrics, convention, scales):
     """Metric name -> its canonical key (:meth:`~sklearn_rank.metrics.Metric.key`) with
-    the grade scale the command gives it and the convention: what the number is."""
-    from ..metrics import parse_metric
+    the grade scale the command gives it and the convention: what the number is, the key
+    of its bound metric."""
+    from ..metrics._bound import bind_metric
 
-    keys = {}
-    for name in metrics:
-        metric, options = parse_metric(name)
-        keys[name] = metric.key({**options, **scales.get(name, {})}, convention)
-    return keys
+    return {name: bind_metric(name, options=scales.get(name, {}), convention=convention).key
+            for name in metrics}
 
 
 def describe_metrics(keys, convention):

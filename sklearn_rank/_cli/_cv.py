@@ -1,10 +1,12 @@
 """``sklearn-rank cv``: cross-validated comparison of rankers, with intervals and tests.
 
 Every model is fitted on the same folds of whole queries (:class:`~sklearn_rank.model_
-selection.QueryKFold`); each (model, fold) is a unit of work
-(:class:`~sklearn_rank._cli._scoring.Unit`), run by :func:`~sklearn_rank._cli._scoring.
-run_units` in ``--n-jobs`` processes, which hands each result to the progress line and to
-a :class:`~sklearn_rank._cli._scoring.Recorder` as it ends. A unit is one fold of
+selection.QueryKFold`) of every data set (``--dataset``), under every seed (``--repeats``);
+each (data set, seed, model, fold) is a unit of work (:class:`~sklearn_rank.benchmark.Unit`,
+laid out by :func:`~sklearn_rank.benchmark.benchmark_tasks`), run by
+:func:`~sklearn_rank.benchmark.run_units` in ``--n-jobs`` processes, which hands each result
+to the progress line and to a :class:`~sklearn_rank.benchmark.Recorder` as it ends. A unit
+is one fold of
 :func:`sklearn_rank.model_selection.cross_validate`, which returns its per-query test values
 (and, for ``--plot``, its predictions). With ``--test``, each model refitted on all the
 training data is one more unit, scored on the held-out test set. The per-query values go to
@@ -16,6 +18,8 @@ import io
 
 import numpy as np
 
+from ..benchmark import library_versions
+from ._axes import add_axis_options, named_datasets, seeds_of
 from ._common import (
     USAGE,
     CLIError,
@@ -38,7 +42,6 @@ from ._common import (
     grade_scale_options,
     import_extra,
     int_at_least,
-    library_versions,
     literal_text,
     load_benchmark_data,
     metric_keys,
@@ -83,6 +86,9 @@ Models (--model NAME, repeated, each followed by its --set options):
   MODULE:CLASS  a scikit-learn estimator class, imported (the current folder first)
 
 Without --data, the models are compared on generated LETOR-like data (make_ranking).
+Several files after one --data are pooled into one data set; --dataset NAME=SOURCE, repeated,
+compares the models on each data set on its own. --repeats N (or --seeds) repeats the split
+with N seeds: each query's value is averaged over the seeds, and the spread over seeds shown.
 """
 EPILOG = """\
 examples:
@@ -93,6 +99,8 @@ examples:
   sklearn-rank cv --model small=lightgbm --set num_leaves=7 --model large=lightgbm \\
       --set num_leaves=63 --output results.json --per-query-output per_query.csv
   sklearn-rank cv --config benchmark.toml --n-jobs 4
+  sklearn-rank cv --dataset web10k=mslr-web10k:1 --dataset yahoo=set1.train.txt \
+      --repeats 3 --store results.sqlite
 """
 DEFAULT_METRICS = ("ndcg@10", "err@10", "map")
 # The options' defaults, applied after the configuration file (options given are None).
@@ -158,6 +166,7 @@ def add_arguments(parser):
                         "differences of the best one with the baseline (needs matplotlib)")
     add_quiet_option(output)
     add_store_options(parser)
+    add_axis_options(parser)
 
 
 def run(args, demo=False):
@@ -180,26 +189,45 @@ def run(args, demo=False):
                           f"({' '.join(labels)}); add it with --model.")
     if len(choices) < 2:
         raise usage_error(f"--model names {len(choices)} model; a comparison needs at least 2.")
+    named = named_datasets(args)
+    seeds = seeds_of(args)
+    several = named is not None or seeds[0][0] is not None
     if args.test is not None and args.data is None:
         raise usage_error("--test needs --data: the models are refitted on all of --data "
                           "and scored on --test.")
+    if several:
+        _check_several(args)
     check_test_apart(args.data, args.test)
-    output_format = _check_outputs(args, config_inputs)
+    named_inputs = [i for name, sources in (named or {}).items()
+                    for i in source_inputs(sources, f"--dataset {name}")]
+    output_format = _check_outputs(args, [*config_inputs, *named_inputs])
     check_store_options(args, [*source_inputs(args.data, "--data"),
-                               *source_inputs(args.test, "--test"), *config_inputs])
+                               *source_inputs(args.test, "--test"), *named_inputs,
+                               *config_inputs])
     estimators = {c.label: c.build(args.n_estimators, args.seed) for c in choices}
 
     note = note_printer(getattr(args, "prog", "sklearn-rank cv"))
-    data = (load_benchmark_data(args.data, "--data", args, note=note, quiet=args.quiet)
-            if args.data is not None else benchmark_data(args.n_queries, args.seed))
+    if named is not None:
+        datasets = {name: load_benchmark_data(sources, f"--dataset {name}", args, note=note,
+                                              quiet=args.quiet)
+                    for name, sources in named.items()}
+    else:
+        datasets = {None: load_benchmark_data(args.data, "--data", args, note=note,
+                                              quiet=args.quiet)
+                    if args.data is not None else benchmark_data(args.n_queries, args.seed)}
+    data = next(iter(datasets.values()))
     test = (load_benchmark_data(args.test, "--test", args, note=note, quiet=args.quiet,
                                 min_queries=1, like=data)
             if args.test is not None else None)
-    check_enough_queries(data, args.n_splits)
-    check_grades(data, "--data")
+    for name, each in datasets.items():
+        check_enough_queries(each, args.n_splits)
+        check_grades(each, "--data" if name is None else f"--dataset {name}")
     check_grades(test, "--test")
-    check_rankable(choices, estimators, data)
-    dense = dense_models(choices, estimators, [("--data", data), ("--test", test)], note)
+    for each in datasets.values():
+        check_rankable(choices, estimators, each)
+    dense = dense_models(choices, estimators,
+                         [("--data" if name is None else f"--dataset {name}", each)
+                          for name, each in datasets.items()] + [("--test", test)], note)
     for c in choices:
         if (why := kind_note(c, estimators[c.label])) is not None:
             note(why)
@@ -207,23 +235,35 @@ def run(args, demo=False):
         for name in check_settings(c, args.n_estimators, args.seed, fitted_on):
             note(f"{name!r} is not a named parameter of {type(estimators[c.label]).__name__}; "
                  "it is passed to the booster as it is.")
-    grades = data.y if test is None else np.concatenate([data.y, test.y])
+    grades = np.concatenate([each.y for each in datasets.values()]
+                            + ([] if test is None else [test.y]))
     scales = {m: options for m in metrics_given
               if (options := grade_scale_options(m, args.convention, grades))}
     keys = _keys(metrics_given, args.convention, scales)
-    metadata = _metadata(args, data, test, choices, keys, baseline)
+    if None not in datasets:  # each data set on its own grade scale, as a run of it alone
+        scales = {name: {m: options for m in metrics_given
+                         if (options := grade_scale_options(m, args.convention, each.y))}
+                  for name, each in datasets.items()}
+        keys = {name: _keys(metrics_given, args.convention, scales[name])
+                for name in datasets}
+    metadata = _metadata(args, data, test, choices, keys, baseline, datasets, seeds)
 
     text = args.format == "text"
     if demo:
         print(_demo_header(labels, args), end="\n\n")
-    header = _header(data, test, choices, baseline, left_out, args, scales, keys, metadata)
+    header = _header(data, test, choices, baseline, left_out, args, scales, keys, metadata,
+                     datasets, seeds)
     if text:
         print(header)
         print(flush=True)
 
     with tied_scores_in_row_order(args.convention):
-        folds, tested = _cross_validate(choices, estimators, data, test, metrics_given, args,
-                                        scales, keys, metadata, dense)
+        folds, tested = _cross_validate(choices, estimators, datasets, seeds, test,
+                                        metrics_given, args, scales, keys, metadata, dense)
+    if several:
+        return _report_several(folds, datasets, seeds, labels, metrics_given, baseline, args,
+                               header, keys, metadata, output_format)
+    folds = folds[None, None]
     result = _compare({label: fold["per_query"] for label, fold in folds.items()},
                       metrics_given, baseline, args.seed)
     held_out = _compare(tested, metrics_given, baseline, args.seed) if test else None
@@ -245,6 +285,19 @@ def run(args, demo=False):
         with literal_text():
             _plot(folds, data, metrics_given, baseline, result, args, scales)
     return 0
+
+
+def _check_several(args):
+    """The outputs a run of several data sets or seeds does not write (yet): refused before
+    the work, with what to use instead."""
+    for option, value in (("--test", args.test), ("--plot", args.plot)):
+        if value is not None:
+            raise usage_error(f"{option} goes with one data set and one seed; this run has "
+                              "--dataset or --repeats/--seeds. Run it on its own data set.")
+    if args.output is not None and args.output.lower().endswith(".csv"):
+        raise usage_error("--output: a run of several data sets or seeds writes .txt, .md, "
+                          ".tex or .json tables, not .csv; --per-query-output writes every "
+                          "value as CSV.")
 
 
 def _check_outputs(args, config_inputs):
@@ -276,11 +329,12 @@ def _keys(metrics, convention, scales):
         raise CLIError(f"--metrics: {exc}", USAGE) from None
 
 
-def _metadata(args, data, test, choices, keys, baseline):
-    """What the outputs record of the run (provenance)."""
+def _metadata(args, data, test, choices, keys, baseline, datasets, seeds):
+    """What the outputs record of the run (provenance); ``datasets`` and ``seeds`` of a run
+    of several (or named) data sets or seeds."""
     from .._version import __version__
 
-    return {
+    metadata = {
         "command": "sklearn-rank cv",
         "sklearn_rank_version": __version__,
         "data": data.metadata(),
@@ -295,6 +349,13 @@ def _metadata(args, data, test, choices, keys, baseline):
         "n_estimators": args.n_estimators,
         "versions": library_versions(),
     }
+    if None not in datasets:  # keys: per data set
+        metadata["metrics"] = next(iter(keys.values()))
+        metadata["datasets"] = {name: {**each.metadata(), "metrics": keys[name]}
+                                for name, each in datasets.items()}
+    if seeds[0][0] is not None:
+        metadata["seeds"] = [seed for seed, _ in seeds]
+    return metadata
 
 
 def _subcommands():
@@ -314,7 +375,8 @@ def _demo_header(labels, args):
     return wrap([text]).replace("\n  ", "\n")  # a paragraph: no hanging indent
 
 
-def _header(data, test, choices, baseline, left_out, args, scales, keys, metadata):
+def _header(data, test, choices, baseline, left_out, args, scales, keys, metadata, datasets,
+            seeds):
     models = "; ".join(c.describe() + (" (the baseline)" if c.label == baseline else "")
                        for c in choices)
     # the built-in models whose trees are --n-estimators, not a --set of their own
@@ -324,19 +386,45 @@ def _header(data, test, choices, baseline, left_out, args, scales, keys, metadat
     trees = ("" if not default_trees else f"; {args.n_estimators} trees each"
              if len(default_trees) == len(choices)
              else f"; {args.n_estimators} trees for {', '.join(default_trees)}")
-    lines = [f"Data: {data.description}."]
+    if None in datasets:
+        lines = [f"Data: {data.description}."]
+        if args.data is not None and len(args.data) > 1:
+            lines.append(f"The {len(args.data)} files of --data are pooled into one data set "
+                         "(--dataset NAME=SOURCE, repeated, compares on each on its own).")
+    else:
+        lines = [f"Data sets ({len(datasets)}, each compared on its own): "
+                 + "; ".join(f"{name} = {each.description}" for name, each in datasets.items())
+                 + "."]
     if test is not None:
         lines.append(f"Held-out test set: {test.description}; each model refitted on all of "
                      "the data.")
     lines += [
         f"Models: {models}{trees}.",
         (f"Folds: QueryKFold(n_splits={args.n_splits}, shuffle=True, "
-         f"random_state={args.seed}), every query whole in one test fold."),
+         f"random_state={args.seed}), every query whole in one test fold."
+         if seeds[0][0] is None else
+         f"Folds: QueryKFold(n_splits={args.n_splits}, shuffle=True), repeated with the "
+         f"seeds {', '.join(str(seed) for seed, _ in seeds)} (of the split and the models), "
+         "every query whole in one test fold of each repeat; the tables average each "
+         "query's value over the repeats."),
     ]
-    if scales:
+    if None not in datasets:
+        if any(scales.values()):
+            lines.append("Grade scale of each data set (its largest grade, shared by its folds "
+                         "and seeds): " + "; ".join(
+                             f"{name}: " + ", ".join(f"{m} with max_grade={o['max_grade']}"
+                                                     for m, o in scales[name].items())
+                             for name in datasets if scales[name]) + ".")
+        keys = metadata["metrics"]
+    elif scales:
         lines.append(describe_grade_scales(scales))
     lines.append(describe_metrics(keys, args.convention))
-    lines.append(describe_run(metadata) + ".")
+    if "datasets" in metadata:  # the fingerprint of every data set, not of the first
+        lines.append(f"sklearn-rank {metadata['sklearn_rank_version']}, seed {args.seed}, "
+                     "data " + ", ".join(f"{name} sha256:{d['sha256'][:12]}"
+                                         for name, d in metadata["datasets"].items()) + ".")
+    else:
+        lines.append(describe_run(metadata) + ".")
     lines += [f'{m.name} left out: {m.library} is not installed (pip install '
               f'"sklearn-rank[{m.extra}]").' for m in left_out]
     return wrap(lines)
@@ -346,34 +434,45 @@ def _header(data, test, choices, baseline, left_out, args, scales, keys, metadat
 # Cross-validation
 
 
-def _cross_validate(choices, estimators, data, test, metrics, args, scales, keys, metadata,
-                    dense=frozenset()):
-    """Run every (model, fold) unit, and (model, test) with ``--test``; the models labelled
-    in ``dense`` are given dense features.
+def _cross_validate(choices, estimators, datasets, seeds, test, metrics, args, scales, keys,
+                    metadata, dense=frozenset()):
+    """Run every (data set, seed, model, fold) unit, and (model, test) with ``--test``; the
+    models labelled in ``dense`` are given dense features.
 
-    Returns, per model label, the per-query values of all folds, the fit times and the
-    out-of-fold scores (``--plot``); and the per-query values on the held-out test set.
+    Returns :func:`sklearn_rank.benchmark.assemble_folds`: per (data set, seed), per model
+    label, the per-query values of all folds, the fit times and the out-of-fold scores
+    (``--plot``); and the per-query values on the held-out test set.
     """
-    from ..model_selection import QueryKFold
-    from ._scoring import QuietScorer, Task, Unit, processes, recorder_for, run_units
+    from ..benchmark import assemble_folds, benchmark_tasks, processes, run_units, unit_scoring
+    from ._scoring import recorder_for
 
     try:
-        scoring = {m: QuietScorer(m, scales.get(m, {}), "auto", "qid", args.convention)
-                   for m in metrics}
+        scoring = (unit_scoring(metrics, scales=scales, convention=args.convention)
+                   if None in datasets else None)
+        by_dataset = None if None in datasets else {
+            name: unit_scoring(metrics, scales=scales[name], convention=args.convention)
+            for name in datasets}
     except ValueError as exc:
         raise CLIError(f"--metrics: {exc}", USAGE) from None
-    cv = QueryKFold(args.n_splits, shuffle=True, random_state=args.seed)
-    splits = list(cv.split(data.X, data.y, qid=data.qid))
-    tasks = [Task(Unit(c.label, fold), estimators[c.label], c.params, train, test_rows,
-                  f"{c.label}, fold {fold + 1}/{args.n_splits}", dense=c.label in dense)
-             for c in choices for fold, (train, test_rows) in enumerate(splits)]
-    if test is not None:
-        tasks += [Task(Unit(c.label, None), estimators[c.label], c.params,
-                       detail=f"{c.label}, test", dense=c.label in dense) for c in choices]
+    by_label = {c.label: c for c in choices}
+    built = {}
+
+    def estimator_for(label, seed):
+        if seed == args.seed:
+            return estimators[label]
+        if (label, seed) not in built:  # a repeat: the model under the repeat's seed
+            built[label, seed] = by_label[label].build(args.n_estimators, seed)
+        return built[label, seed]
+
+    tasks = benchmark_tasks([c.label for c in choices], estimator_for, datasets, seeds,
+                            args.n_splits, params={c.label: c.params for c in choices},
+                            dense=dense, test=test, scoring=by_dataset)
     recorder = recorder_for(args, metadata, [task.unit for task in tasks])
     progress = Progress(len(tasks), "cross-validation", enabled=not args.quiet)
     n_jobs = processes(args.n_jobs, len(tasks))
-    progress.begin(f"({len(choices)} models x {args.n_splits} folds"
+    axes = "".join([f"{len(datasets)} data sets x " if None not in datasets else "",
+                    f"{len(seeds)} seeds x " if seeds[0][0] is not None else ""])
+    progress.begin(f"({len(choices)} models x {axes}{args.n_splits} folds"
                    + (" + test" if test is not None else "")
                    + f", {n_jobs} process{'es' if n_jobs > 1 else ''})")
     results = []
@@ -381,7 +480,7 @@ def _cross_validate(choices, estimators, data, test, metrics, args, scales, keys
     try:
         with boosters_quiet():
             results.extend(run_units(
-                tasks, data, scoring=scoring, n_jobs=args.n_jobs, progress=progress,
+                tasks, None, scoring=scoring, n_jobs=args.n_jobs, progress=progress,
                 recorder=recorder, predict=args.plot is not None, test_data=test,
                 test_keys=keys))
     except CLIError:  # the results store's, not the models'
@@ -393,7 +492,7 @@ def _cross_validate(choices, estimators, data, test, metrics, args, scales, keys
     finally:
         progress.close()
     recorder.finish()
-    return _assemble(results, labels, metrics, len(data.y))
+    return assemble_folds(results, labels, metrics, datasets, seeds)
 
 
 def _error_text(exc, choices):
@@ -402,29 +501,84 @@ def _error_text(exc, choices):
     return str(exc)
 
 
-def _assemble(results, labels, metrics, n_rows):
-    """Per model, the units' results in fold order: what one ``cross_validate`` returns."""
-    folds, tested = {}, {}
-    for label in labels:
-        mine = sorted((r for r in results if r.unit.model == label and r.unit.fold is not None),
-                      key=lambda r: r.unit.fold)
-        per_query = {"qid": np.concatenate([r.per_query["qid"] for r in mine]),
-                     "fold": np.concatenate([np.full(len(r.per_query["qid"]), r.unit.fold)
-                                             for r in mine])}
-        per_query.update({m: np.concatenate([r.per_query[m] for r in mine]) for m in metrics})
-        scores = None
-        if mine and mine[0].predictions is not None:
-            scores = np.full(n_rows, np.nan)
-            for r in mine:
-                scores[r.rows] = r.predictions
-        folds[label] = {"per_query": per_query, "fit_time": [r.fit_time for r in mine],
-                        "score_time": [r.score_time for r in mine],
-                        "scores_by_fold": {m: [r.scores[m] for r in mine] for m in metrics},
-                        "scores": scores}
-        held_out = [r for r in results if r.unit.model == label and r.unit.fold is None]
-        if held_out:
-            tested[label] = held_out[0].per_query
-    return folds, tested
+def _report_several(folds, datasets, seeds, labels, metrics, baseline, args, header, keys,
+                    metadata, output_format):
+    """Print (and write) the tables of a run of several data sets or seeds: per data set,
+    the comparison of each query's value averaged over the seeds, and the spread of the
+    means over the seeds."""
+    from ..benchmark import seed_mean, seed_spread
+
+    text = args.format == "text"
+    sections, rows = [], {}
+    for name in datasets:
+        by_seed = {label: [folds[name, seed][label]["per_query"] for seed, _ in seeds]
+                   for label in labels}
+        systems = (by_seed if len(seeds) > 1 else None)
+        systems = ({label: seed_mean(values, metrics) for label, values in by_seed.items()}
+                   if systems is not None else
+                   {label: values[0] for label, values in by_seed.items()})
+        result = _compare(systems, metrics, baseline, args.seed)
+        title = ("The data set" if name is None else f"Data set {name}") + (
+            f", each query averaged over {len(seeds)} seeds:" if len(seeds) > 1 else ":")
+        spread = {label: seed_spread(values, metrics) for label, values in by_seed.items()}
+        lines = [_RENDERERS[args.format](result)]
+        if len(seeds) > 1:
+            lines.append(_spread_text(spread, metrics, seeds, args.format))
+        sections.append((title, lines))
+        rows[name] = {"cv": _rows(result),
+                      "seed_spread": {label: {m: {"mean": mean, "std": std}
+                                              for m, (mean, std) in values.items()}
+                                      for label, values in spread.items()}}
+    rendered = "\n\n".join(
+        _COMMENTS[args.format](title) if args.format == "latex" else title
+        + "\n\n" + "\n\n".join(lines) for title, lines in sections)
+    print(rendered)
+    if text:
+        times = ", ".join(
+            f"{label} {np.mean([t for key in folds for t in folds[key][label]['fit_time']]):.2f}"
+            " s" for label in labels)
+        print(f"\nMean fit time per fold: {times}.")
+    if args.output is not None:
+        if output_format == "json":
+            write_json(args.output, {"metadata": metadata, "datasets": {
+                "" if name is None else name: values for name, values in rows.items()}},
+                "--output")
+        else:
+            write_text(args.output, f"{_COMMENTS[output_format](header)}\n\n{rendered}",
+                       "--output")
+    if args.per_query_output is not None:
+        _write_per_query_several(args.per_query_output, folds, labels, metrics)
+    return 0
+
+
+def _spread_text(spread, metrics, seeds, fmt):
+    """The spread of the means over the seeds, one line per model."""
+    lines = [wrap([f"Spread over the {len(seeds)} seeds "
+                   f"({', '.join(str(s) for s, _ in seeds)}): the mean over queries under "
+                   "each seed, their mean ± standard deviation (ddof=1):"]).replace("\n  ", "\n")]
+    for label, values in spread.items():
+        lines.append(f"  {label}: " + ", ".join(
+            f"{m} {mean:.4f} ± {std:.4f}" for m, (mean, std) in values.items()))
+    body = "\n".join(lines)
+    return _COMMENTS[fmt](body) if fmt == "latex" else body
+
+
+def _write_per_query_several(path, folds, labels, metrics):
+    """The per-query values as CSV: ``model, dataset, seed, split, fold, qid``, then the
+    metrics, every value with all its digits."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["model", "dataset", "seed", "split", "fold", "qid", *metrics])
+    for (name, repeat), systems in folds.items():
+        for label in labels:
+            per_query = systems[label]["per_query"]
+            columns = [per_query[m].tolist() for m in metrics]
+            for i, (q, f) in enumerate(zip(per_query["qid"].tolist(),
+                                           per_query["fold"].tolist())):
+                writer.writerow([label, "" if name is None else name,
+                                 "" if repeat is None else repeat, "cv", f, q,
+                                 *(column[i] for column in columns)])
+    write_text(path, buffer.getvalue(), "--per-query-output")
 
 
 def _compare(systems, metrics, baseline, seed):

@@ -5,7 +5,6 @@ import os
 import re
 import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 
@@ -188,8 +187,8 @@ def _read_trec(run, qrels, complete=False):
             # said below, in the description of the input, with what --complete does
             warnings.filterwarnings("ignore", message=r".* have no line in the run")
             data = read_trec(qrels, run, complete=complete)
-    except (OSError, ValueError) as exc:  # the message names the file
-        option = "--run" if repr(str(run)) in str(exc) else "--qrels"
+    except (OSError, ValueError) as exc:  # the message names the file; the attribute too
+        option = {"run": "--run"}.get(getattr(exc, "parameter", None), "--qrels")
         raise CLIError(f"{option}: {exc}") from None
     if len(data["qid"]) == 0:
         raise CLIError(f"no query of --run {str(run)!r} is judged in --qrels {str(qrels)!r}: "
@@ -237,21 +236,24 @@ _TABLE_OPTIONS = {
 
 def _read_table(path, qid_column, label_column, score_column, qid_type=None,
                 docno_column=None):
-    from ..datasets._tables import _read_table
+    from ..datasets import TableError, read_table
 
     path = check_input_file(path, "--table")
     try:
-        qid, y_true, y_score, *docno = _read_table(
-            path, [qid_column, label_column, score_column], qid_type, _TABLE_OPTIONS,
-            docno_column)
+        data = read_table(path, qid_column=qid_column, label_column=label_column,
+                          score_column=score_column, docno_column=docno_column,
+                          qid_type=qid_type)
+    except TableError as exc:  # the message starts with the file's name
+        raise CLIError(f"--table {exc.describe(_TABLE_OPTIONS)}") from None
     except (ValueError, ImportError) as exc:  # the message starts with the file's name
         raise CLIError(f"--table {exc}") from None
     except OSError as exc:
         raise CLIError(f"--table {str(path)!r}: cannot read it: {exc.strerror}.") from None
+    qid, y_true, y_score = data["qid"], data["y_true"], data["y_score"]
     if len(qid) == 0:
         raise CLIError(f"--table {str(path)!r} has no rows.")
     return {"y_true": y_true, "y_score": y_score, "qid": qid, "retrieved": None, "judged": None,
-            "docno": docno[0] if docno else None, "ties_in": "the rows of --table",
+            "docno": data.get("docno"), "ties_in": "the rows of --table",
             "describe": lambda n_queries: f"{path}: {n_queries:,} queries, {len(qid):,} rows",
             "grade_error": lambda exc: _refused_grades(f"--table {str(path)!r}", label_column,
                                                       exc, exc.row)}
@@ -276,9 +278,6 @@ def _refused_grades(where, label_column, exc, row=None):
 
 # A directory of Parquet files: read and evaluated by Dask, partition by partition.
 
-_PARQUET_SUFFIXES = (".parquet", ".parq", ".pq")
-
-
 def _check_dask_options(args, directory):
     """The Dask options go with a directory; --workers with --scheduler local."""
     given = [option for option, value in (("--scheduler", args.scheduler),
@@ -300,16 +299,14 @@ def _evaluate_directory(args, metrics, per_query):
     files; with ``per_query`` False, ``query_ids`` is ``range(n_queries)`` and the values
     None: the per-query values never reach this process."""
     import_extra("dask.dataframe", "dask", "--table DIR")
-    from ..metrics._dask import SplitQueryError, dask_evaluate, dask_summary
-    from ..metrics._input import GradeError
+    from ..datasets import TableError, read_table_dask
+    from ..metrics import GradeError, SplitQueryError, TiedScoresWarning, evaluate
+
+    # the means with the numbers of queries and rows, in one pass: no public function
+    # gives them (see the report of the CLI's private imports, tests/test_cli_imports.py)
+    from ..metrics._dask import dask_summary
 
     path = args.table
-    files = [p for p in _files_under(path) if p.lower().endswith(_PARQUET_SUFFIXES)]
-    if not files:
-        raise CLIError(f"--table {str(path)!r} is a directory without Parquet files "
-                       f"({', '.join(_PARQUET_SUFFIXES)}); expected a directory of Parquet "
-                       "files, or a .csv, .tsv or .parquet file.")
-    from ..metrics import TiedScoresWarning
 
     with _dask_scheduler(args.scheduler, args.workers) as where, \
             warnings.catch_warnings(record=True) as caught:
@@ -318,16 +315,24 @@ def _evaluate_directory(args, metrics, per_query):
         # nothing that a user of the command can act on
         warnings.filterwarnings("ignore", message="The inplace keyword",
                                 module=r"dask\.dataframe\.io\.parquet")
-        files_read, frame = _read_directory(path, args)
-        y_true, y_score, qid = frame["label"], frame["score"], frame["qid"]
-        docno = frame["docno"] if args.docno_column is not None else None
+        try:
+            data = read_table_dask(path, qid_column=args.qid_column,
+                                   label_column=args.label_column,
+                                   score_column=args.score_column,
+                                   docno_column=args.docno_column, qid_type=args.qid_type,
+                                   partitioned_by_query=args.partitioned_by_query)
+        except TableError as exc:
+            raise CLIError(f"--table {exc.describe(_TABLE_OPTIONS)}") from None
+        files = data["files"]
+        y_true, y_score, qid = data["y_true"], data["y_score"], data["qid"]
+        docno = data.get("docno")
         try:
             if per_query:
-                table = dask_evaluate(
-                    y_true, y_score, qid, metrics, None, None, None, args.convention, {},
-                    caller="evaluate", return_per_query=True,
-                    partitioned_by_query=args.partitioned_by_query, docno=docno).compute()
-                n_rows = len(files_read)  # from the files' metadata
+                table = evaluate(
+                    y_true, y_score, qid=qid, metrics=metrics, convention=args.convention,
+                    return_per_query=True, partitioned_by_query=args.partitioned_by_query,
+                    docno=docno).compute()
+                n_rows = len(data["rows"])  # from the files' metadata
             else:
                 summary = dask_summary(y_true, y_score, qid, metrics, args.convention,
                                        partitioned_by_query=args.partitioned_by_query,
@@ -346,10 +351,11 @@ def _evaluate_directory(args, metrics, per_query):
         except GradeError as exc:
             raise CLIError(_refused_grades(f"--table {str(path)!r}", args.label_column,
                                            exc)) from None
+        except TableError as exc:  # the reader's, in a partition of the directory
+            message = " ".join([exc.describe(_TABLE_OPTIONS), *getattr(exc, "__notes__", ())])
+            raise CLIError(f"--table {message}") from None
         except (TypeError, ValueError) as exc:
             message = " ".join([str(exc), *getattr(exc, "__notes__", ())])
-            if message.startswith(repr(str(path))):  # the reader's, naming the directory
-                raise CLIError(f"--table {message}") from None
             raise CLIError(f"cannot compute the metrics: {message}") from None
         except OSError as exc:
             raise CLIError(f"--table {str(path)!r}: cannot read it: {exc}") from None
@@ -364,11 +370,6 @@ def _evaluate_directory(args, metrics, per_query):
     description = (f"{path}: {len(query_ids):,} queries, {n_rows:,} rows in {len(files):,} "
                    f"Parquet files, evaluated with Dask on {where}")
     return query_ids, result, means, description
-
-
-def _files_under(path):
-    for folder, _, names in os.walk(path):
-        yield from (os.path.join(folder, name) for name in names)
 
 
 @contextlib.contextmanager
@@ -418,86 +419,6 @@ def _check_address(address):
         parse_host_port(location)
 
 
-def _read_directory(path, args):
-    """The Dask DataFrames of the Parquet files under ``path``: as read, and its three
-    columns checked, then read in each partition as the single-file path reads a table (the
-    same checks, messages naming the partition and row)."""
-    import dask.dataframe as dd
-
-    from ..datasets._tables import _check_columns
-
-    names = [args.qid_column, args.label_column, args.score_column]
-    spelled = _TABLE_OPTIONS
-    if args.docno_column is not None:
-        names.append(args.docno_column)
-        spelled = {**spelled, "options": [_TABLE_OPTIONS[f"{role}_column"]
-                                          for role in ("qid", "label", "score", "docno")]}
-    _check_parquet_files(path)
-    try:
-        # files in the order of their names, and, when they hold whole queries, one
-        # partition each: a file's row groups read as several partitions would split them
-        frame = dd.read_parquet(path, split_row_groups=False if args.partitioned_by_query
-                                else "infer")
-    except (OSError, ValueError, TypeError) as exc:
-        raise CLIError(f"--table {str(path)!r}: cannot read it as a directory of Parquet "
-                       f"files: {exc}") from None
-    try:  # the checks of a single file's columns
-        _check_columns(path, [str(c) for c in frame.columns], names, spelled)
-    except ValueError as exc:
-        raise CLIError(f"--table {exc}") from None
-    frame = frame[names]
-    return frame, frame.map_partitions(_table_partition, str(path), names, args.qid_type,
-                                       meta=_table_partition(frame._meta, str(path), names,
-                                                             args.qid_type),
-                                       enforce_metadata=False, align_dataframes=False)
-
-
-def _check_parquet_files(path):
-    """Name the first file under ``path`` whose Parquet footer cannot be read.
-
-    Dask reads the files when it computes, and pyarrow's error then names no file. The
-    footers are read here first (a few bytes each), in the order of the names, skipping
-    what Parquet readers skip (names starting with ``_`` or ``.``).
-    """
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:  # another engine: its own errors
-        return
-    for name in sorted(_files_under(path)):
-        relative = os.path.relpath(name, path)
-        if any(part.startswith(("_", ".")) for part in Path(relative).parts):
-            continue
-        try:
-            pq.read_metadata(name)
-        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
-            raise CLIError(f"--table {str(path)!r}: its file {relative!r} cannot be read as "
-                           f"Parquet: {exc}") from None
-
-
-def _table_partition(part, path, names, qid_type, partition_info=None):
-    """One partition's ``qid``, ``label`` and ``score``, read as ``read_table`` reads them:
-    grades and scores as floats, query ids as --qid-type says (the column's type by
-    default); a missing id, or a cell that is not a number, is an error naming its row."""
-    import pandas as pd
-
-    from ..datasets._tables import _document_names, _numbers, _pandas_values, _query_ids
-
-    number = partition_info["number"] if partition_info else 0
-
-    def where(i):
-        return f"partition {number}, row {i + 1}"
-
-    qid, label, score, *docno = (_pandas_values(part[name]) for name in names)
-    columns = {
-        "qid": _query_ids(path, names[0], qid, where, qid_type, _TABLE_OPTIONS),
-        "label": _numbers(path, names[1], label, where, finite=True),
-        "score": _numbers(path, names[2], score, where),
-    }
-    if docno:  # --docno-column: the names as text
-        columns["docno"] = _document_names(path, names[3], docno[0], where)
-    return pd.DataFrame(columns, index=part.index)
-
-
 def _per_query_result(table, metrics):
     """The collected per-query frame as a :class:`PerQueryResult` in query order, and its
     means, aggregated as ``evaluate`` aggregates them."""
@@ -516,8 +437,7 @@ def _per_query_result(table, metrics):
 
 def _compute(data, metrics, convention):
     """The per-query result of ``metrics`` on ``data`` (one computation), and its means."""
-    from ..metrics import TiedScoresWarning, aggregate, evaluate_per_query
-    from ..metrics._input import GradeError
+    from ..metrics import GradeError, TiedScoresWarning, aggregate, evaluate_per_query
 
     try:
         with warnings.catch_warnings(record=True) as caught:

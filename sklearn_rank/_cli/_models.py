@@ -1,197 +1,36 @@
-"""The models of ``cv`` and ``tune``: the built-in table, user classes, and ``--set``.
+"""The models of ``cv`` and ``tune``: ``--model``, ``--set`` and their checks.
 
-``--model NAME`` chooses from :data:`MODELS` (each entry builds an unfitted estimator and holds
-the default search space of ``tune``) or imports a class, ``--model MODULE:CLASS``; ``--set
-name=value`` sets a parameter of the model named before it. :class:`ModelChoice` is one such
-choice, with its label in the results. The boosters and user modules are imported only when a
-model is built, never for ``--help``.
+``--model NAME`` chooses from :data:`sklearn_rank.benchmark.MODELS` (the catalogue lives in
+the library) or imports a class, ``--model MODULE:CLASS``; ``--set name=value`` sets a
+parameter of the model named before it. :class:`ModelChoice` is one such choice, with its
+label in the results. The boosters and user modules are imported only when a model is built,
+never for ``--help``.
 """
 
 import argparse
-import contextlib
-import importlib
 import inspect
 import numbers
 import os
 import re
-import sys
-import tempfile
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..benchmark import (
+    MODELS,
+    Model,
+    ModelImportError,
+    boosters_quiet,
+    default_models,
+    fit_errors,
+    fit_params,
+)
+from ..benchmark import code_fingerprint as _code_fingerprint
+from ..benchmark import import_object as _import_object
 from ._common import CLIError, close_matches, usage_error
 
-# Every model trains on one thread: on data of this size it is about as fast, and it does not
-# slow down tenfold when other processes keep the cores busy (OpenMP threads spin while they
-# wait). --n-jobs parallelises over folds or candidates instead, in separate processes.
-N_THREADS = 1
-# Comparable capacity: at most 15 leaves for LightGBM, depth 4 (at most 16 leaves) for XGBoost
-# and CatBoost.
-_NUM_LEAVES = 15
-_MAX_DEPTH = 4
-_LEARNING_RATE = 0.1
-
-
-@dataclass(frozen=True)
-class Model:
-    """A built-in model of the command line.
-
-    Attributes
-    ----------
-    name : str
-        Its name in ``--model``, ``--models`` and the results tables.
-    estimator : str
-        The class it builds, for the output.
-    summary : str
-        What it optimises, for ``--help`` and the output.
-    library : str
-        The module it needs.
-    extra : str or None
-        The sklearn-rank extra that installs ``library``; None for a core dependency.
-    build : callable
-        ``build(n_estimators, random_state)`` -> an unfitted estimator.
-    grid : tuple of str
-        Default ``--param`` options of ``tune --search grid``.
-    distributions : tuple of str
-        Default ``--param`` options of ``tune --search random``.
-    error : str, default=""
-        ``"module.Class"`` of the exception the library raises on parameters or data it
-        refuses, besides ``ValueError``: a user error, reported in one line.
-    default : bool, default=True
-        Whether ``cv`` compares it when no model is named.
-    aliases : tuple of tuple of str, default=()
-        Groups of parameter names that set the same thing (CatBoost's ``iterations`` and
-        ``n_estimators``): a ``--set`` of one unsets the others that ``build`` set.
-    trees : str or None, default="n_estimators"
-        The parameter of the number of trees, which the trial fits set to 2.
-    """
-
-    name: str
-    estimator: str
-    summary: str
-    library: str
-    extra: object
-    build: object
-    grid: tuple
-    distributions: tuple
-    error: str = ""
-    default: bool = True
-    aliases: tuple = ()
-    trees: object = "n_estimators"
-
-    def available(self):
-        """Whether its library imports."""
-        try:
-            importlib.import_module(self.library)
-        except ImportError:
-            return False
-        return True
-
-
-def _pointwise(n_estimators, random_state):
-    from lightgbm import LGBMRegressor
-
-    # The same trees as lambdarank, fitted to the grades by least squares: the comparison
-    # isolates the objective. LightGBM also takes the sparse matrices of SVMlight files.
-    return LGBMRegressor(n_estimators=n_estimators, learning_rate=_LEARNING_RATE,
-                         num_leaves=_NUM_LEAVES, random_state=random_state,
-                         n_jobs=N_THREADS, verbose=-1)
-
-
-def _lambdarank(n_estimators, random_state):
-    from ..lightgbm import LGBMRanker
-
-    return LGBMRanker(objective="lambdarank", n_estimators=n_estimators,
-                      learning_rate=_LEARNING_RATE, num_leaves=_NUM_LEAVES,
-                      random_state=random_state, n_jobs=N_THREADS, verbose=-1)
-
-
-def _xgboost(n_estimators, random_state):
-    from ..xgboost import XGBRanker
-
-    return XGBRanker(objective="rank:ndcg", n_estimators=n_estimators,
-                     learning_rate=_LEARNING_RATE, max_depth=_MAX_DEPTH, tree_method="hist",
-                     random_state=random_state, n_jobs=N_THREADS)
-
-
-def _catboost(n_estimators, random_state):
-    from ..catboost import CatBoostRanker
-
-    # no catboost_info/ folder in the working directory, no log lines
-    return CatBoostRanker(iterations=n_estimators, learning_rate=_LEARNING_RATE,
-                          depth=_MAX_DEPTH, random_seed=random_state, thread_count=N_THREADS,
-                          verbose=0, allow_writing_files=False)
-
-
-_LIGHTGBM_GRID = ("num_leaves=7,15,31", "learning_rate=0.05,0.1")
-_LIGHTGBM_DISTRIBUTIONS = ("num_leaves=randint(7,63)", "learning_rate=loguniform(0.01,0.3)",
-                           "min_child_samples=randint(5,50)")
-_LIGHTGBM_ERROR = "lightgbm.basic.LightGBMError"
-
-MODELS = {
-    model.name: model
-    for model in (
-        Model("pointwise", "LGBMRegressor", "least-squares regression on the grades",
-              "lightgbm", None, _pointwise, _LIGHTGBM_GRID, _LIGHTGBM_DISTRIBUTIONS,
-              _LIGHTGBM_ERROR),
-        Model("lambdarank", "LGBMRanker", "LightGBM LambdaRank (nDCG)",
-              "lightgbm", None, _lambdarank, _LIGHTGBM_GRID, _LIGHTGBM_DISTRIBUTIONS,
-              _LIGHTGBM_ERROR),
-        Model("lightgbm", "LGBMRanker", "LightGBM LambdaRank (nDCG)",
-              "lightgbm", None, _lambdarank, _LIGHTGBM_GRID, _LIGHTGBM_DISTRIBUTIONS,
-              _LIGHTGBM_ERROR, default=False),
-        Model("xgboost", "XGBRanker", "XGBoost rank:ndcg",
-              "xgboost", "xgboost", _xgboost,
-              ("max_depth=3,4,6", "learning_rate=0.05,0.1"),
-              ("max_depth=randint(2,8)", "learning_rate=loguniform(0.01,0.3)",
-               "min_child_weight=loguniform(0.1,10)"),
-              "xgboost.core.XGBoostError"),
-        Model("catboost", "CatBoostRanker", "CatBoost YetiRank",
-              "catboost", "catboost", _catboost,
-              ("depth=4,6", "learning_rate=0.05,0.1"),
-              ("depth=randint(2,8)", "learning_rate=loguniform(0.01,0.3)",
-               "l2_leaf_reg=loguniform(1,10)"),
-              "_catboost.CatBoostError", default=False,
-              aliases=(("iterations", "n_estimators", "num_boost_round", "num_trees"),
-                       ("random_seed", "random_state"), ("learning_rate", "eta"),
-                       ("depth", "max_depth")),
-              trees="iterations"),
-    )
-}
-
-
-def _error_class(path):
-    module, _, cls = path.rpartition(".")
-    return getattr(importlib.import_module(module), cls) if module else None
-
-
-def fit_errors(names):
-    """The exceptions that fitting the built-in models ``names`` raises on what a user gave
-    them. A name that is not a built-in model (a user class) adds :class:`Exception`: the
-    command line cannot tell its bugs from its refusals, and reports either in one line."""
-    errors = [ValueError, TypeError]
-    for name in names:
-        model = MODELS.get(name)
-        if model is None:
-            errors.append(Exception)
-        elif model.error:
-            errors.append(_error_class(model.error))
-    return tuple(errors)
-
-
-def default_models():
-    """The models ``cv`` compares by default: all whose library imports, and those left out.
-
-    The pointwise regressor comes first: it is the baseline the ranking objectives are
-    tested against. XGBoost is an optional dependency, compared when installed.
-    """
-    defaults = [m for m in MODELS.values() if m.default]
-    chosen = [m.name for m in defaults if m.available()]
-    missing = [m for m in defaults if not m.available()]
-    return chosen, missing
-
+__all__ = ["MODELS", "Model", "boosters_quiet", "default_models", "fit_errors", "fit_params"]
 
 # ----------------------------------------------------------------------------------------
 # --model and --set on the command line: the order says which model a --set belongs to
@@ -372,97 +211,20 @@ def resolve_model(spec, where, label=None):
 
 
 def import_object(spec, where):
-    """Import ``MODULE:NAME`` (``NAME`` may be dotted); usage errors name what is missing.
-
-    A module of the current folder comes first, as ``python -m`` finds it, so that
-    ``--model mymodels:Ranker`` finds ``mymodels.py`` where the command runs. Only that
-    module is taken from there: the folder goes behind the installed libraries on the
-    Python path, so that a ``lightgbm.py`` lying there never stands in for the library.
-    """
-    module_name, _, attribute = (part.strip() for part in spec.partition(":"))
-    if not module_name or not attribute:
-        raise usage_error(f"{where}: expected MODULE:CLASS, e.g. sklearn.linear_model:Ridge.")
-    here = os.getcwd()
+    """:func:`sklearn_rank.benchmark.import_object`, its errors as usage errors that name
+    the option ``where``."""
     try:
-        module = _import_module(module_name, here)
-    except ModuleNotFoundError as exc:
-        missing = exc.name or ""
-        if module_name == missing or module_name.startswith(missing + "."):
-            raise usage_error(
-                f"{where}: no module named {missing!r} (searched in the current folder "
-                f"{here!r} and on the Python path).") from None
-        raise usage_error(f"{where}: importing {module_name!r} failed: it needs the module "
-                          f"{missing!r}, which is not installed.") from None
-    except Exception as exc:  # the user's module fails as it runs: say how
-        raise usage_error(f"{where}: importing {module_name!r} failed: "
-                          f"{type(exc).__name__}: {exc}") from None
-    found = module
-    for i, part in enumerate(attribute.split(".")):
-        if not hasattr(found, part):
-            owner = ".".join([module_name, *attribute.split(".")[:i]])
-            names = sorted(n for n in dir(found) if not n.startswith("_")
-                           and isinstance(getattr(found, n, None), type))
-            listed = f" Its classes: {', '.join(names)}." if 0 < len(names) <= 40 else ""
-            raise usage_error(f"{where}: the module {owner!r} has no attribute {part!r}."
-                              f"{close_matches(part, names)}{listed}")
-        found = getattr(found, part)
-    if not callable(found):
-        raise usage_error(f"{where}: {attribute!r} is a {type(found).__name__}, not a class.")
-    return found
-
-
-def _import_module(name, folder):
-    """``importlib.import_module(name)``, where a top-level module of ``folder`` comes
-    first, as ``python -m`` would find it. Only that module is taken from the folder: it is
-    loaded from there directly, and the folder goes at the end of ``sys.path`` (for that
-    module's own imports of its neighbours, and for the worker processes), behind the
-    installed libraries."""
-    from importlib.machinery import PathFinder
-    from importlib.util import module_from_spec
-
-    top = name.partition(".")[0]
-    spec = None if top in sys.modules else PathFinder.find_spec(top, [folder])
-    if spec is not None:
-        if folder not in sys.path:
-            sys.path.append(folder)
-        module = module_from_spec(spec)
-        sys.modules[top] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[top]
-            raise
-    return importlib.import_module(name)
+        return _import_object(spec)
+    except ModelImportError as exc:
+        raise usage_error(f"{where}: {exc}") from None
 
 
 def code_fingerprint(spec, where):
-    """The qualified name of a ``MODULE:CLASS`` and the SHA-256 of the source files of its
-    class and base classes.
-
-    Part of the units' keys in a results store: a run resumed after the class's code
-    changed computes its units again, instead of mixing the folds of two versions. The
-    library classes among the bases are hashed as well: editing an installed library
-    changes no version number.
-    """
-    import hashlib
-
-    factory = import_object(spec, where)
-    owners = inspect.getmro(factory) if isinstance(factory, type) else (factory,)
-    digest = hashlib.sha256()
-    files = []
-    for owner in owners:
-        module = sys.modules.get(getattr(owner, "__module__", None) or "")
-        path = getattr(module, "__file__", None)
-        if path is None or path in files:  # builtins; a module met already
-            continue
-        files.append(path)
-        try:
-            with open(path, "rb") as handle:
-                digest.update(handle.read())
-        except OSError:  # a module loaded from an archive: its name stands for it
-            digest.update(path.encode())
-    name = f"{getattr(factory, '__module__', '')}.{getattr(factory, '__qualname__', spec)}"
-    return {"class": name, "sha256": digest.hexdigest()}
+    """:func:`sklearn_rank.benchmark.code_fingerprint`, its errors as usage errors."""
+    try:
+        return _code_fingerprint(spec)
+    except ModelImportError as exc:
+        raise usage_error(f"{where}: {exc}") from None
 
 
 def _instantiate(spec, where):
@@ -599,95 +361,6 @@ def check_labels(choices, option="--model"):
 # The boosters' own output, and the parameters they refuse
 
 
-class _Collector:
-    """A LightGBM logger that keeps the native log lines instead of printing them."""
-
-    def __init__(self):
-        self.messages = []
-
-    def info(self, message):
-        self.messages.append(str(message))
-
-    warning = info
-
-
-@contextlib.contextmanager
-def quiet_boosters():
-    """Keep LightGBM's native log lines (``[LightGBM] [Fatal] ...``) off the output.
-
-    The error that follows a fatal line is raised as an exception, which the command line
-    prints as its one-line error; the line itself would only repeat it, on stdout. Yields
-    the list of the lines logged meanwhile. The previous logger is restored on exit.
-    """
-    collector = _Collector()
-    lightgbm = sys.modules.get("lightgbm")
-    basic = getattr(lightgbm, "basic", None)
-    if basic is None or not hasattr(basic, "_LOGGER"):
-        yield collector.messages
-        return
-    previous = (basic._LOGGER, getattr(basic, "_INFO_METHOD_NAME", "info"),
-                getattr(basic, "_WARNING_METHOD_NAME", "warning"))
-    lightgbm.register_logger(collector)
-    try:
-        yield collector.messages
-    finally:
-        lightgbm.register_logger(*previous)
-
-
-def silence_lightgbm():
-    """Keep LightGBM's native log lines off the output of this process, for good.
-
-    For the worker processes of ``--n-jobs``, which exist only for the command's fits.
-    """
-    try:
-        import lightgbm
-    except ImportError:
-        return
-    lightgbm.register_logger(_Collector())
-
-
-@contextlib.contextmanager
-def native_stderr_hidden():
-    """Send what C code writes on the standard error (file descriptor 2) to nowhere.
-
-    LightGBM writes ``[LightGBM] [Fatal] ...`` there itself before it raises the error that
-    the command line reports in one line. Python's own ``sys.stderr`` (progress, warnings)
-    keeps its destination: when it writes to descriptor 2, it is moved to a copy of it.
-    """
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError):  # no descriptor 2 (an embedded interpreter)
-        yield
-        return
-    swapped = None
-    with tempfile.TemporaryFile() as sink:
-        os.dup2(sink.fileno(), 2)
-        try:
-            try:
-                on_fd2 = sys.stderr.fileno() == 2
-            except (AttributeError, OSError, ValueError):  # a capture, a StringIO
-                on_fd2 = False
-            if on_fd2:
-                swapped = sys.stderr
-                sys.stderr = os.fdopen(os.dup(saved), "w", buffering=1,
-                                       encoding=swapped.encoding, errors=swapped.errors)
-            yield
-        finally:
-            if swapped is not None:
-                sys.stderr.close()
-                sys.stderr = swapped
-            os.dup2(saved, 2)
-            os.close(saved)
-
-
-@contextlib.contextmanager
-def boosters_quiet():
-    """:func:`quiet_boosters` and :func:`native_stderr_hidden` at once."""
-    with native_stderr_hidden(), quiet_boosters() as lines:
-        yield lines
-
-
 # What the boosters say of a parameter they ignore instead of refusing it, and why, by name.
 _IGNORED = (
     (re.compile(r"Unknown parameter:?\s*(?P<names>\S+)"), "it is not one of its parameters"),
@@ -696,20 +369,6 @@ _IGNORED = (
     (re.compile(r"Parameters: \{(?P<names>.*?)\} (?:are|is) not used", re.DOTALL),
      "it is not one of its parameters"),
 )
-
-
-def fit_params(estimator, qid):
-    """``{"qid": qid}`` when the estimator takes the query ids in ``fit``, else ``{}``.
-
-    Asked of scikit-learn's metadata routing, so that a pipeline whose steps request the
-    query ids gets them as well as a ranker does. Call ``fit`` with routing enabled.
-    """
-    import sklearn
-    from sklearn.utils.metadata_routing import get_routing_for_object
-
-    with sklearn.config_context(enable_metadata_routing=True):
-        wants = get_routing_for_object(estimator).consumes("fit", ["qid"])
-    return {"qid": qid} if wants else {}
 
 
 def _trial_fit(estimator, X, y, qid):

@@ -1,31 +1,15 @@
 """``sklearn-rank report``: one self-contained HTML page of the runs of a results store.
 
-For every finished run of ``cv`` (``--store``): the comparison table of
-:func:`sklearn_rank.stats.compare` (means, bootstrap confidence intervals, Holm-corrected
-paired tests against the baseline), the same on the held-out test set, the metric at each
-cut-off k when the run has several, and the per-query differences of each model with the
-baseline. For every finished run of ``tune``: the search curve (the mean test score of each
-candidate, in the order tried, with the best so far), the top candidates and their paired
-comparison with the best. For every run, its provenance. An unfinished run is listed with
-its count of units and how to complete it, never shown as results.
-
-The page holds everything: figures are PNG images in ``data:`` URIs, styles are inline, it
-has no script, and its Content-Security-Policy forbids any request (``default-src 'none'``).
+The page is :func:`sklearn_rank.benchmark.write_report`'s; this command checks the store and
+the output path, writes the page safely and says what it reported.
 """
-
-import base64
-import html
-import io
-import json
 
 from ._common import (
     CLIError,
     check_input_file,
     check_output_path,
-    figure_label,
     import_extra,
     int_at_least,
-    literal_text,
     write_text,
 )
 
@@ -47,23 +31,6 @@ examples:
   sklearn-rank report results.sqlite --output report.html
   sklearn-rank report results.sqlite --run 2 3 --output report.html
 """
-# Per-query difference plots per run at most (the non-baseline models, in order).
-_MAX_DIFFERENCE_PLOTS = 6
-# Candidates of a tune run in its table and paired comparison.
-_TOP = 5
-
-_STYLE = """
-body { font-family: sans-serif; margin: 2em auto; max-width: 70em; color: #222; }
-h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
-table { border-collapse: collapse; margin: 0.8em 0; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.significant { font-weight: bold; }
-.warning { background: #fff3cd; border: 1px solid #e0c060; padding: 0.6em; }
-img { max-width: 100%; height: auto; display: block; margin: 0.5em 0; }
-code, pre { font-family: monospace; font-size: 0.9em; }
-p.note { color: #555; font-size: 0.9em; }
-"""
 
 
 def add_arguments(parser):
@@ -77,7 +44,7 @@ def add_arguments(parser):
 
 def run(args):
     """Run ``sklearn-rank report``; returns the exit code."""
-    from ..stats._store import ResultsStore, StoreError
+    from ..benchmark import ResultsStore, StoreError, report_html
 
     check_input_file(args.store, "STORE")
     from ._store import store_files
@@ -105,314 +72,12 @@ def run(args):
         raise CLIError(f"STORE {args.store!r} holds no run; write one with "
                        "'sklearn-rank cv --store' or 'sklearn-rank tune --store'.")
     try:
-        with literal_text():  # labels with '$' are no formulas
-            sections = [_section(args.store, r) for r in runs]
+        page = report_html(args.store, runs)
     except StoreError as exc:  # a damaged store: its units cannot be read
         raise CLIError(f"STORE {exc}") from None
-    write_text(args.output, _page(args.store, runs, sections), "--output")
+    write_text(args.output, page, "--output")
     finished = sum(1 for r in runs if r["finished"])
     print(f"{args.output}: {finished} finished run{'s' if finished != 1 else ''}"
           + (f", {len(runs) - finished} unfinished" if finished < len(runs) else "")
           + f" of {args.store}.")
     return 0
-
-
-# ----------------------------------------------------------------------------------------
-# The page
-
-
-def _e(value):
-    return html.escape(str(value), quote=True)
-
-
-def _page(path, runs, sections):
-    toc = "".join(f'<li><a href="#run-{r["id"]}">Run {r["id"]}: {_e(r["command"])}, '
-                  f'{_e(r["started"])}{"" if r["finished"] else " (unfinished)"}</a></li>'
-                  for r in runs)
-    return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        # nothing may be fetched: images are data: URIs, the style is inline
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-        "img-src data:; style-src 'unsafe-inline'\">\n"
-        f"<title>sklearn-rank report: {_e(path)}</title>\n<style>{_STYLE}</style>\n"
-        "</head>\n<body>\n"
-        f"<h1>sklearn-rank report of <code>{_e(path)}</code></h1>\n<ul>{toc}</ul>\n"
-        + "\n".join(sections) + "\n</body>\n</html>\n")
-
-
-def _section(path, run):
-    title = (f'<h2 id="run-{run["id"]}">Run {run["id"]}: <code>{_e(run["command"])}'
-             "</code></h2>\n")
-    if not run["finished"]:
-        body = (f'<p class="warning">This run is unfinished: {run["n_stored"]} of '
-                f'{len(run["units"])} units of work are stored (started {_e(run["started"])}'
-                "). Its partial results are not reported. Complete it by running the same "
-                "command with <code>--resume</code>.</p>\n")
-    elif run["command"].endswith(" tune"):
-        body = _tune_section(path, run)
-    else:
-        body = _cv_section(path, run)
-    return title + body + _provenance(run)
-
-
-def _figure(ncols=1, nrows=1, width=6.4, height=4.0):
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
-    return figure, figure.subplots(nrows, ncols, squeeze=False).ravel()
-
-
-def _image(figure, alt):
-    """The figure as an ``<img>`` of a PNG ``data:`` URI."""
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=100)
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return f'<img alt="{_e(alt)}" src="data:image/png;base64,{data}">\n'
-
-
-def _number(value, digits=4):
-    return "nan" if value != value else f"{value:.{digits}f}"
-
-
-# ----------------------------------------------------------------------------------------
-# cv
-
-
-def _cv_section(path, run):
-    from ..stats import compare
-    from ..stats._store import load_store
-
-    parts = []
-    systems = load_store(path, run["id"])
-    seed = systems.seed
-    result = compare(systems, metric=systems.metrics, baseline=systems.baseline,
-                     random_state=seed)
-    n_folds = len({int(f) for v in systems.values() for f in v["fold"]})
-    parts.append(f"<h3>Cross-validation, {n_folds} folds</h3>\n")
-    parts.append(_comparison_table(result))
-    tested = load_store(path, run["id"], split="test")
-    if len(tested) >= 2:
-        held_out = compare(tested, metric=tested.metrics, baseline=tested.baseline,
-                           random_state=seed)
-        source = run["provenance"].get("test") or {}
-        parts.append(f"<h3>Held-out test set, {_e(source.get('source', ''))}</h3>\n"
-                     "<p>Each model refitted on all of the training data.</p>\n")
-        parts.append(_comparison_table(held_out))
-    parts.append(_metric_at_k(result))
-    parts.append(_differences(systems, result, seed))
-    return "".join(parts)
-
-
-def _comparison_table(result):
-    """Means with their intervals, then the paired tests, as HTML tables."""
-    from ..stats._table import ci_name, difference_interval_note, test_name
-
-    level = f"{100 * result.confidence_level:g}"
-    head = "".join(f"<th>{_e(m)}</th>" for m in result.metrics)
-    rows = []
-    for system in result.systems:
-        cells = []
-        for m in result.metrics:
-            estimate = result.estimates[m][system]
-            low, high = estimate.confidence_interval
-            mark = ""
-            for c in result.comparisons:
-                if c.metric == m and c.system_a == system and c.significant:
-                    mark = " †" if c.result.mean_difference > 0 else " ‡"
-            cells.append(f'<td class="num">{_number(estimate.mean)} [{_number(low)}, '
-                         f"{_number(high)}]{mark}</td>")
-        label = f"{system} (baseline)" if system == result.baseline else system
-        rows.append(f"<tr><th>{_e(label)}</th>{''.join(cells)}</tr>")
-    n = ", ".join(f"{result.n[m]} queries" for m in result.metrics[:1])
-    means = (f"<table>\n<tr><th>System</th>{head}</tr>\n" + "\n".join(rows) + "\n</table>\n"
-             f"<p class=\"note\">Mean over {n} [{level}% {_e(ci_name(result.ci_method))} "
-             "CI of the mean]. † / ‡: significantly higher / lower than "
-             + ("the baseline" if result.baseline is not None else "the other system")
-             + f" ({_e(test_name(result.test))} of the per-query differences, two-sided, "
-             f"{_e((result.correction or 'no').capitalize())} correction over the "
-             f"comparisons of each metric, alpha = {result.alpha}).</p>\n")
-    tests = []
-    for c in result.comparisons:
-        low, high = c.result.confidence_interval
-        significant = ' class="significant"' if c.significant else ""
-        tests.append(
-            f"<tr{significant}><td>{_e(c.metric)}</td><td>{_e(c.system_a)} − "
-            f"{_e(c.system_b)}</td><td class=\"num\">{_number(c.result.mean_difference)} "
-            f"[{_number(low)}, {_number(high)}]</td><td class=\"num\">{c.pvalue:.4g}</td>"
-            f"<td class=\"num\">{c.pvalue_corrected:.4g}</td>"
-            f"<td>{'yes' if c.significant else 'no'}</td></tr>")
-    correction = (result.correction or "uncorrected").capitalize()
-    return means + (
-        "<table>\n<tr><th>Metric</th><th>Difference</th><th>Mean difference "
-        f"[{level}% {_e(ci_name(result.difference_ci_method))} CI]</th><th>p</th>"
-        f"<th>p ({_e(correction)})</th><th>Significant</th></tr>\n"
-        + "\n".join(tests) + "\n</table>\n"
-        f"<p class=\"note\">{_e(difference_interval_note(result))}</p>\n")
-
-
-def _metric_at_k(result):
-    """The mean of each system at each cut-off, for a metric the run has at several k."""
-    from ..metrics import parse_metric
-
-    families = {}
-    for m in result.metrics:
-        entry, options = parse_metric(m)
-        k = options.get("k")
-        if k is not None:
-            rest = json.dumps({o: v for o, v in options.items() if o != "k"}, sort_keys=True,
-                              default=repr)
-            families.setdefault((entry.name, rest), []).append((k, m))
-    curves = [sorted(members) for members in families.values() if len(members) >= 2]
-    if not curves:
-        return ("<p class=\"note\">No metric-at-k curve: the run has no metric at two or "
-                "more cut-offs (e.g. --metrics ndcg@1 ndcg@5 ndcg@10).</p>\n")
-    figure, axes = _figure(ncols=len(curves))
-    for ax, members in zip(axes, curves):
-        ks = [k for k, _ in members]
-        for system in result.systems:
-            estimates = [result.estimates[m][system] for _, m in members]
-            means = [e.mean for e in estimates]
-            lows = [e.mean - e.confidence_interval[0] for e in estimates]
-            highs = [e.confidence_interval[1] - e.mean for e in estimates]
-            ax.errorbar(ks, means, yerr=[lows, highs], marker="o", capsize=3,
-                        label=figure_label(system))
-        name = members[0][1].split("@")[0]
-        ax.set_xlabel("k")
-        ax.set_ylabel(f"mean {name}@k")
-        ax.set_title(f"{name} at k, mean and {round(100 * result.confidence_level)}% CI")
-        ax.legend()
-    return "<h3>Metric at k</h3>\n" + _image(figure, "metric at k of every system")
-
-
-def _differences(systems, result, seed):
-    """Per-query differences of each model with the baseline, on the first metric."""
-    from ..plot import PerQueryDifferenceDisplay
-
-    baseline = result.baseline
-    others = [s for s in result.systems if s != baseline][:_MAX_DIFFERENCE_PLOTS]
-    if baseline is None or not others:
-        return ""
-    metric = result.metrics[0]
-    ncols = min(len(others), 2)
-    nrows = -(-len(others) // ncols)
-    figure, axes = _figure(ncols=ncols, nrows=nrows)
-    for ax, system in zip(axes, others):
-        PerQueryDifferenceDisplay.from_cv_results(
-            systems[system], systems[baseline], metric=metric,
-            names=(figure_label(system), figure_label(baseline)), ax=ax, random_state=seed)
-    for ax in axes[len(others):]:
-        ax.set_visible(False)
-    return (f"<h3>Per-query differences with the baseline, {_e(metric)}</h3>\n"
-            + _image(figure, f"per-query differences of {metric} with the baseline"))
-
-
-# ----------------------------------------------------------------------------------------
-# tune
-
-
-def _tune_section(path, run):
-    import numpy as np
-
-    from ..stats import bootstrap_ci, compare
-    from ..stats._store import ResultsStore, load_store
-
-    systems = load_store(path, run["id"])
-    metric = run["provenance"]["metric"]
-    seed = systems.seed
-    store = ResultsStore(path, create=False)
-    try:
-        units = store.read_units(run["id"])
-    finally:
-        store.close()
-    folds = [u for u in units if u["split"] == "cv"]
-    by_candidate = {}
-    for u in folds:
-        by_candidate.setdefault(u["candidate"], []).append(u)
-    candidates = sorted(by_candidate)
-    means = np.array([np.mean([u["scores"][metric] for u in by_candidate[c]])
-                      for c in candidates])
-    stds = np.array([np.std([u["scores"][metric] for u in by_candidate[c]])
-                     for c in candidates])
-    fit_times = [np.mean([u["fit_time"] for u in by_candidate[c]]) for c in candidates]
-    n_folds = len({u["fold"] for u in folds})
-
-    figure, (ax,) = _figure(width=8.0)
-    x = np.arange(1, len(candidates) + 1)
-    ax.errorbar(x, means, yerr=stds, fmt="o", capsize=3,
-                label=f"mean ± std over {n_folds} folds")
-    ax.step(x, np.maximum.accumulate(means), where="post", label="best so far")
-    ax.xaxis.get_major_locator().set_params(integer=True)
-    ax.set_xlabel("candidate (in the order tried)")
-    ax.set_ylabel(f"mean test {metric}")
-    ax.set_title(f"Search curve, {run['provenance'].get('search', '')} search")
-    ax.legend()
-    parts = [f"<h3>Search curve: {len(candidates)} candidates × {n_folds} folds</h3>\n",
-             _image(figure, "search curve: mean test score per candidate")]
-
-    order = np.argsort(-means, kind="stable")
-    names = list(systems)
-    rows = []
-    for rank, i in enumerate(order[:_TOP], start=1):
-        params = by_candidate[candidates[i]][0]["params"]
-        rows.append(f"<tr><td class=\"num\">{rank}</td><td class=\"num\">{candidates[i] + 1}"
-                    f"</td><td class=\"num\">{_number(means[i])} ± {_number(stds[i])}</td>"
-                    f"<td><code>{_e(json.dumps(params))}</code></td>"
-                    f"<td class=\"num\">{fit_times[i]:.2f} s</td></tr>")
-    parts.append(f"<h3>Best candidates</h3>\n<table>\n<tr><th>Rank</th><th>Candidate</th>"
-                 f"<th>{_e(metric)} (mean ± std)</th><th>Parameters</th><th>Fit time</th>"
-                 "</tr>\n" + "\n".join(rows) + "\n</table>\n")
-    top = [names[i] for i in order[:_TOP]]
-    if len(top) >= 2:
-        result = compare({name: systems[name] for name in top}, metric=metric,
-                         baseline=top[0], random_state=seed)
-        parts.append(f"<h3>The top {len(top)} candidates against the best, per query</h3>\n"
-                     + _comparison_table(result))
-    refit = [u for u in units if u["split"] == "test" and u["per_query"]]
-    if refit:
-        values = refit[-1]["per_query"][metric]
-        estimate = bootstrap_ci(values, random_state=seed)
-        low, high = estimate.confidence_interval
-        parts.append(f"<h3>Held-out test set</h3>\n<p>The model refitted with the best "
-                     f"parameters on all of the data: {_e(metric)} {_number(estimate.mean)} "
-                     f"[{_number(low)}, {_number(high)}] (mean over {len(values)} queries, "
-                     f"{round(100 * estimate.confidence_level)}% {_e(estimate.method)} "
-                     "bootstrap CI).</p>\n")
-    return "".join(parts)
-
-
-# ----------------------------------------------------------------------------------------
-# Provenance
-
-
-def _provenance(run):
-    p = run["provenance"]
-    rows = [("Command", p.get("command")), ("Started", run["started"]),
-            ("Finished", run["finished"] or "unfinished"),
-            ("Units of work", f"{run['n_stored']} of {len(run['units'])} stored")]
-    for key, title in (("data", "Data"), ("test", "Held-out test set")):
-        data = p.get(key)
-        if data:
-            rows.append((title, f"{data['source']}: {data['n_queries']} queries, "
-                                f"{data['n_documents']} documents, {data['n_features']} "
-                                f"features"))
-            rows.append((f"{title} SHA-256", data["sha256"]))
-    rows += [("Seed", p.get("seed")),
-             ("Convention", p.get("convention") or "sklearn-rank's defaults"),
-             ("Splitter", p.get("splitter")),
-             ("Metrics", "; ".join(f"{name} = {key}" for name, key in p["metrics"].items()))]
-    if "models" in p:
-        rows.append(("Models", "; ".join(
-            f"{label} = {m['model']}" + (f" {json.dumps(m['params'])}" if m["params"] else "")
-            for label, m in p["models"].items())))
-        rows.append(("Baseline", p.get("baseline")))
-    if "model" in p:
-        m = p["model"]
-        rows.append(("Model", f"{m['label']} = {m['model']}"
-                     + (f" {json.dumps(m['params'])}" if m["params"] else "")))
-        # each text is the --param option as given: NAME=VALUES
-        rows.append(("Search", f"{p.get('search')} over "
-                     + ", ".join(p.get("space", {}).values())))
-    rows.append(("Trees of built-in models (--n-estimators)", p.get("n_estimators")))
-    rows.append(("Versions", ", ".join(f"{k} {v}" for k, v in p.get("versions", {}).items())))
-    body = "\n".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
-    return f"<h3>Provenance</h3>\n<table>\n{body}\n</table>\n"

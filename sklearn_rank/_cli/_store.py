@@ -1,16 +1,10 @@
 """``--store`` and ``--resume`` of ``cv`` and ``tune``: the results store as a Recorder.
 
-:class:`StoreRecorder` writes each finished unit of work to a
-:class:`~sklearn_rank.stats._store.ResultsStore` as it ends, and, resuming, answers the
-units the store holds, which are then not run again.
-
-A run is known by its *run key*, the fingerprint of its provenance (command, data, test set,
-models and their settings, metrics, convention, splitter, seed, library versions). A unit
-is known by its *unit key*: the data's SHA-256 (and the test set's, for a refit), the
-model's label, specification and parameters (with a candidate's), the fingerprint of a
-``MODULE:CLASS``'s code, the fold, the splitter and seed, the number of trees, the metrics'
-canonical keys, the convention and the versions of the libraries that compute. A resumed
-run reuses a stored unit only when every one of these is equal: the same computation.
+:class:`CLIStoreRecorder` is the library's :class:`sklearn_rank.benchmark.StoreRecorder`
+(each finished unit of work written to the store as it ends; resuming, the units the store
+holds are answered, not run again), with its notes printed on stderr and its errors as the
+command line's, which name ``--store`` and ``--resume``. The run key and the unit keys are
+the library's (see :class:`~sklearn_rank.benchmark.StoreRecorder`).
 
 - ``--store PATH`` alone starts a new run in the store (creating the file if needed); it is
   refused when the store already holds a run of the same settings, with a message naming
@@ -23,18 +17,12 @@ run reuses a stored unit only when every one of these is equal: the same computa
 The standard library only at module level: imported by the argument builders.
 """
 
-import sqlite3
 import sys
 
 from ._common import USAGE, CLIError, check_output_path, usage_error
 
 #: File suffixes of a results store.
 STORE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
-# The libraries whose versions can change a unit's numbers (part of the unit key).
-_COMPUTING = ("python", "sklearn-rank", "numpy", "scipy", "scikit-learn", "lightgbm",
-              "xgboost", "catboost")
-
-
 def add_store_options(parser):
     """``--store PATH`` and ``--resume``."""
     group = parser.add_argument_group("results store")
@@ -75,7 +63,7 @@ def check_store_options(args, inputs=()):
 
 
 def _open(path):
-    from ..stats._store import ResultsStore, StoreError
+    from ..benchmark import ResultsStore, StoreError
 
     try:
         return ResultsStore(path)
@@ -83,178 +71,75 @@ def _open(path):
         raise CLIError(f"--store {exc}") from None
 
 
-def _versions(provenance):
-    versions = provenance.get("versions", {})
-    return {name: versions[name] for name in _COMPUTING if name in versions}
+def _failure(exc):
+    """The command line's error for a :class:`~sklearn_rank.benchmark.StoreError` met
+    during the run."""
+    if exc.corrupt:  # --resume cannot help: the store itself is damaged
+        return CLIError(f"--store {exc}")
+    advice = "make room, then" if exc.full else "then"
+    return CLIError(f"--store {exc} The run is not marked finished: {advice} rerun with "
+                    "--resume to complete it.")
 
 
-def _run_identity(provenance):
-    """What makes two runs the same run: their provenance, versions of the computing
-    libraries only (the others depend on what a process happened to import)."""
-    return {**provenance, "versions": _versions(provenance)}
-
-
-class StoreRecorder:
-    """A :class:`~sklearn_rank._cli._scoring.Recorder` that writes to a results store (its
-    methods, without the import of the base class: this module stays light).
-
-    Parameters
-    ----------
-    path : str
-        The store (``--store``).
-    resume : bool
-        ``--resume``: continue the stored run of the same settings.
-    prog : str
-        The command, for notes on stderr.
-    predictions : bool
-        The command needs the units' predictions (``cv --plot``): a stored unit without
-        them is run again.
-    refit_estimator : bool
-        The command needs the refitted model (``tune --save-model``): the refit is always
-        run, since the store does not keep models.
-    """
+class CLIStoreRecorder:
+    """:class:`sklearn_rank.benchmark.StoreRecorder` for ``--store``: notes on stderr
+    under ``prog``, errors as :class:`CLIError` naming the options."""
 
     def __init__(self, path, *, resume, prog, predictions=False, refit_estimator=False):
+        from ..benchmark import StoreRecorder
+
         self.path = path
-        self.resume = resume
         self.prog = prog
-        self.predictions = predictions
-        self.refit_estimator = refit_estimator
-        self.store = None
-        self.run_id = None
+        self.recorder = StoreRecorder(path, resume=resume, predictions=predictions,
+                                      refit_estimator=refit_estimator, note=self._note)
 
-    def _note(self, message):
-        print(f"{self.prog}: note: {message}", file=sys.stderr, flush=True)
-
-    def start(self, provenance, units):
-        from ..stats._store import StoreError, fingerprint
-
-        self.provenance = provenance
-        self.store = _open(self.path)
-        run_key = fingerprint(_run_identity(provenance))
-        try:
-            existing = self.store.find_run(run_key)
-        except StoreError as exc:
-            raise self._failure(exc) from None
-        if existing is not None and not self.resume:
-            state = ("finished " + existing["finished"] if existing["finished"]
-                     else f"unfinished, {existing['n_stored']} of {len(existing['units'])} "
-                     "units stored")
-            raise CLIError(
-                f"--store {self.path!r} already holds this run (run {existing['id']}, started "
-                f"{existing['started']}, {state}); add --resume to continue it (only the "
-                "missing units are computed), or give another --store.", USAGE)
-        if existing is None and self.resume:  # say why nothing is resumed
-            self._note(f"--store {self.path!r} holds no run of these settings to resume: the "
+    def _note(self, event, run):
+        if event == "no run to resume":
+            message = (f"--store {self.path!r} holds no run of these settings to resume: the "
                        "data, models (their code included), metrics, seed or library versions "
                        "differ. A new run starts, reusing only the stored units that are the "
                        "same computation.")
+        elif event == "finished":
+            message = (f"--store {self.path!r}: run {run['id']} is finished; its stored units "
+                       "are read, not run again.")
+        else:
+            message = (f"--store {self.path!r}: resuming run {run['id']} (started "
+                       f"{run['started']}): {run['n_stored']} of {len(run['units'])} units "
+                       "stored.")
+        print(f"{self.prog}: note: {message}", file=sys.stderr, flush=True)
+
+    def start(self, provenance, units):
+        from ..benchmark import RunExistsError, StoreError
+
         try:
-            if existing is None:
-                try:
-                    self.run_id = self.store.start_run(
-                        run_key, provenance["command"], provenance,
-                        [_label(unit) for unit in units])
-                except sqlite3.IntegrityError:  # another process started it meanwhile
-                    existing = self.store.find_run(run_key)
-            if existing is not None:
-                self.run_id = existing["id"]
-                if existing["finished"]:
-                    self._note(f"--store {self.path!r}: run {existing['id']} is finished; "
-                               "its stored units are read, not run again.")
-                else:
-                    self._note(f"--store {self.path!r}: resuming run {existing['id']} "
-                               f"(started {existing['started']}): {existing['n_stored']} of "
-                               f"{len(existing['units'])} units stored.")
+            self.recorder.start(provenance, units)
+        except RunExistsError as exc:
+            run = exc.run
+            raise CLIError(
+                f"--store {self.path!r} already holds this run (run {run['id']}, started "
+                f"{run['started']}, {exc.state}); add --resume to continue it (only the "
+                "missing units are computed), or give another --store.", USAGE) from None
         except StoreError as exc:
-            raise self._failure(exc) from None
+            if self.recorder.store is None:  # the store did not open
+                raise CLIError(f"--store {exc}") from None
+            raise _failure(exc) from None
 
-    def _failure(self, exc):
-        if exc.corrupt:  # --resume cannot help: the store itself is damaged
-            return CLIError(f"--store {exc}")
-        advice = "make room, then" if exc.full else "then"
-        return CLIError(f"--store {exc} The run is not marked finished: {advice} rerun with "
-                        "--resume to complete it.")
+    def _call(self, method, *args):
+        from ..benchmark import StoreError
 
-    def _key(self, unit, params):
-        from ..stats._store import fingerprint
-
-        p = self.provenance
-        models = p.get("models") or {p["model"]["label"]: p["model"]}
-        model = models.get(unit.model, {})
-        identity = {
-            "command": p["command"], "data": p["data"]["sha256"],
-            "test": None if unit.fold is not None or p.get("test") is None
-            else p["test"]["sha256"],
-            "model": unit.model, "spec": model.get("model"), "params": params,
-            "fold": unit.fold, "splitter": p["splitter"], "seed": p["seed"],
-            "n_estimators": p.get("n_estimators"), "metrics": p["metrics"],
-            "convention": p.get("convention"), "versions": _versions(p),
-        }
-        if model.get("code") is not None:  # a user class: its code (the keys of others kept)
-            identity["code"] = model["code"]
-        return fingerprint(identity)
+        try:
+            return method(*args)
+        except StoreError as exc:
+            raise _failure(exc) from None
 
     def known(self, unit, params):
-        from ..stats._store import StoreError
-        from ._scoring import UnitResult
-
-        if not self.resume:
-            return None
-        if unit.fold is None and self.refit_estimator:
-            return None
-        try:
-            stored = self.store.find_unit(self._key(unit, params), self.run_id)
-        except StoreError as exc:
-            raise self._failure(exc) from None
-        if stored is None or (self.predictions and unit.fold is not None
-                              and stored["predictions"] is None):
-            return None
-        result = UnitResult(
-            unit=unit, params=params, scores=stored["scores"], per_query=stored["per_query"],
-            fit_time=stored["fit_time"], score_time=stored["score_time"],
-            predictions=stored["predictions"] if self.predictions else None,
-            rows=stored["rows"])
-        if stored["run_id"] != self.run_id:  # an equal unit of another run: this run's too
-            self.record(result)
-        return result
+        return self._call(self.recorder.known, unit, params)
 
     def record(self, result):
-        from ..stats._store import StoreError
-
-        unit = result.unit
-        p = self.provenance
-        record = {
-            "key": self._key(unit, result.params),
-            "data_sha256": p["data"]["sha256"], "model": unit.model,
-            "candidate": unit.candidate, "fold": unit.fold,
-            "split": "cv" if unit.fold is not None else "test",
-            "params": result.params, "scores": result.scores,
-            "per_query": result.per_query, "fit_time": result.fit_time,
-            "score_time": result.score_time, "versions": p.get("versions", {}),
-            "seed": p["seed"], "predictions": result.predictions, "rows": result.rows,
-            "describe": _label(unit)}
-        try:
-            self.store.write_unit(self.run_id, record)
-        except StoreError as exc:
-            raise self._failure(exc) from None
+        return self._call(self.recorder.record, result)
 
     def finish(self):
-        from ..stats._store import StoreError
-
-        try:
-            self.store.finish_run(self.run_id)
-        except StoreError as exc:
-            raise self._failure(exc) from None
-        finally:
-            self.store.close()
-
-
-def _label(unit):
-    """``"lambdarank fold 2"``, ``"lambdarank candidate 3 fold 0"``, ``"lambdarank test"``."""
-    where = "test" if unit.fold is None else f"fold {unit.fold}"
-    who = unit.model if unit.candidate is None else f"{unit.model} candidate {unit.candidate}"
-    return f"{who} {where}"
+        return self._call(self.recorder.finish)
 
 
 def store_recorder(args, provenance, units):
@@ -262,9 +147,10 @@ def store_recorder(args, provenance, units):
     path = getattr(args, "store", None)
     if path is None:
         return None
-    recorder = StoreRecorder(
+    recorder = CLIStoreRecorder(
         path, resume=args.resume, prog=getattr(args, "prog", provenance["command"]),
-        predictions=provenance["command"].endswith(" cv") and args.plot is not None,
+        predictions=provenance["command"].endswith(" cv") and getattr(args, "plot", None)
+        is not None,
         refit_estimator=getattr(args, "save_model", None) is not None)
     recorder.start(provenance, units)
     return recorder

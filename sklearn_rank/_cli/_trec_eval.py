@@ -136,12 +136,11 @@ def run(args):
 
 
 def _plan(args):
-    """``[(item, options)]``: the measures of the -m arguments, in trec_eval's order, with
-    every option of their metric (None for runid and relstring), checked before the files
-    are read."""
-    from ..metrics._registry import metric_options
+    """``[(item, bound)]``: the measures of the -m arguments, in trec_eval's order, each with
+    its metric bound to its options and trec_eval's convention (None for runid and
+    relstring), checked before the files are read."""
+    from ..metrics._bound import bind_metric
     from ..metrics._trec_names import expand_measures, needs_collection_size
-    from ..utils._param_validation import validate_parameter_constraints
 
     try:
         items = expand_measures(args.measures)
@@ -172,13 +171,12 @@ def _plan(args):
                               "retrieved, which needs the number of documents in the "
                               "collection: give -N (trec_eval counts a collection of 0 "
                               "documents without it).")
-        options = metric_options(metric, fixed, {})
         try:
-            validate_parameter_constraints(metric.constraints, options,
-                                           caller_name=f"trec_eval's {item.name}")
+            bound = bind_metric(metric, options=fixed, convention="trec_eval",
+                                caller=f"trec_eval's {item.name}")
         except (TypeError, ValueError) as exc:
             raise usage_error(f"-m: cannot compute {item.name}: {exc}") from None
-        plan.append((item, options))
+        plan.append((item, bound))
     return plan
 
 
@@ -288,31 +286,29 @@ def _compute(data, plan, args):
     if args.complete and len(data["qrels_only_queries"]):
         missing = np.isin(query_ids, data["qrels_only_queries"])
     columns = []
-    for item, options in plan:
+    for item, bound in plan:
         if item.measure.name == "relstring":
             columns.append(_relstring(data, ranking, item.options["length"], args.judged_only))
             continue
-        if options is None:  # runid
+        if bound is None:  # runid
             columns.append(None)
             continue
-        metric = item.measure.entry
         evaluated = ranking
-        if from_zero is not None and _decides_relevance(options):
+        if from_zero is not None and _decides_relevance(bound.options):
             evaluated = from_zero[0]
-            if "gain" in options:  # Rndcg: its gains are those of the grades as given
-                options = {**options, "gain": from_zero[1](options["gain"])}
+            if "gain" in bound.options:  # Rndcg: its gains are those of the grades as given
+                bound = bound.replace(gain=from_zero[1](bound.options["gain"]))
         # gm_map and gm_bpref: map's and bpref's values, which their kernels compute once
         # per input, aggregated otherwise
         try:
-            values = metric.compute(evaluated, options, convention="trec_eval",
-                                    label=item.name)[0]
+            values = bound.compute(evaluated, label=item.name)[0]
         except (TypeError, ValueError) as exc:
             raise CLIError(f"cannot compute {item.name}: {exc}") from None
         if missing is not None and item.measure.name in _RESET_WHEN_MISSING:
             values = np.where(missing, 0.0, values)
-        # trec_eval adds the queries' values in query order, then divides
-        summary = metric.aggregate(values, ranking.query_weight, label=item.name,
-                                   in_order=True)
+        # trec_eval adds the queries' values in query order, then divides (the convention's
+        # order: bound.in_order)
+        summary = bound.aggregator(item.name).add(values, ranking.query_weight).result()
         columns.append((values, summary))
     return query_ids, columns
 

@@ -5,9 +5,9 @@ The candidates are those of scikit-learn's :class:`~sklearn.model_selection.Grid
 :class:`~sklearn.model_selection.RandomizedSearchCV` (:class:`~sklearn.model_selection.
 ParameterSampler` with the seed), over the folds of a :class:`~sklearn_rank.model_selection.
 QueryKFold`, and ``cv_results`` has their layout and numbers. Each (candidate, fold) is a unit
-of work (:class:`~sklearn_rank._cli._scoring.Unit`), run by :func:`~sklearn_rank._cli._scoring.
+of work (:class:`~sklearn_rank.benchmark.Unit`), run by :func:`~sklearn_rank.benchmark.
 run_units` in ``--n-jobs`` processes: the progress line moves as each ends, and a
-:class:`~sklearn_rank._cli._scoring.Recorder` receives each result. The model refitted with
+:class:`~sklearn_rank.benchmark.Recorder` receives each result. The model refitted with
 the best parameters on all the data (``--save-model``, ``--test``) is one more unit.
 """
 
@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..benchmark import library_versions
+from ._axes import add_axis_options, named_datasets, seeds_of
 from ._common import (
     USAGE,
     CLIError,
@@ -38,7 +40,6 @@ from ._common import (
     grade_scale_options,
     import_extra,
     int_at_least,
-    library_versions,
     literal_text,
     load_benchmark_data,
     metric_keys,
@@ -163,6 +164,7 @@ def add_arguments(parser):
                         help="the parameter on the x axis of --plot (default: the first)")
     add_quiet_option(output)
     add_store_options(parser)
+    add_axis_options(parser)
 
 
 def run(args):
@@ -192,6 +194,13 @@ def run(args):
         raise usage_error(f"--plot-param {plot_param!r} is not a searched parameter; "
                           f"expected one of {', '.join(params)}.")
     check_test_apart(args.data, args.test)
+    seeds = seeds_of(args)
+    named = named_datasets(args)
+    if seeds[0][0] is not None and args.per_query_output is not None:
+        raise usage_error("--per-query-output goes with one split; this search repeats it "
+                          "(--repeats/--seeds).")
+    if named is not None:
+        return _run_several(args, choice, params, source, named, seeds, config_inputs)
     sidecar = _check_outputs(args, config_inputs)
     check_store_options(args, [*source_inputs(args.data, "--data"),
                                *source_inputs(args.test, "--test"), *config_inputs])
@@ -229,6 +238,8 @@ def run(args):
         raise CLIError(f"--metric: {exc}", USAGE) from None
     candidates = _candidates({name: p.search_space for name, p in params.items()}, args)
     metadata = _metadata(args, data, test, choice, keys, params)
+    if seeds[0][0] is not None:
+        metadata["seeds"] = [seed for seed, _ in seeds]
 
     print(f"Data: {data.description}.")
     space_name = {"grid": "grid", "random": "distributions"}[args.search]
@@ -242,7 +253,11 @@ def run(args):
         f"Model: {choice.describe()}{trees}.",
         (f"Search: {args.search} ({sampler}), {len(candidates)} candidates x {args.n_splits} "
          f"folds of QueryKFold(shuffle=True, random_state={args.seed}), maximising "
-         f"{args.metric}."),
+         f"{args.metric}." if seeds[0][0] is None else
+         f"Search: {args.search} ({sampler}), {len(candidates)} candidates x {args.n_splits} "
+         f"folds x {len(seeds)} repeats of QueryKFold(shuffle=True) with the seeds "
+         f"{', '.join(str(s) for s, _ in seeds)} (of the split and the model), maximising "
+         f"{args.metric}, the mean over every fold of every repeat."),
         "Parameters: " + " ".join(f"--param {p.text}" for p in params.values())
         + (f" (the default {space_name} of {choice.spec})" if source == "default"
            else " (the grid of the configuration file)" if source == "config" else "") + ".",
@@ -256,10 +271,11 @@ def run(args):
 
     with tied_scores_in_row_order(args.convention):
         results, refit = _search(choice, estimator, candidates, data, test, args, scale,
-                                 keys, metadata)
-    cv_results = _cv_results(candidates, results, args.metric, args.n_splits)
+                                 keys, metadata, seeds)
+    cv_results = _cv_results(candidates, results, args.metric, args.n_splits, seeds)
     best = int(np.argmin(cv_results[f"rank_test_{args.metric}"]))
-    print(_summary(cv_results, args.metric, list(params), args.n_splits, args.top))
+    print(_summary(cv_results, args.metric, list(params), args.n_splits * len(seeds),
+                   args.top))
     tested = None
     if refit is not None and test is not None:
         tested = _held_out(refit, test, args)
@@ -285,6 +301,154 @@ def run(args):
         with literal_text():
             _plot(cv_results, plot_param, params, args)
     return 0
+
+
+def _run_several(args, choice, params, source, named, seeds, config_inputs):
+    """``tune --dataset NAME=SOURCE ...``: the search on each data set on its own (its own
+    best parameters), all in one run of the store."""
+    for option, value in (("--test", args.test), ("--save-model", args.save_model),
+                          ("--plot", args.plot), ("--per-query-output", args.per_query_output)):
+        if value is not None:
+            raise usage_error(f"{option} goes with one data set; this search has several "
+                              "(--dataset). Search each data set on its own for it.")
+    inputs = [i for name, sources in named.items()
+              for i in source_inputs(sources, f"--dataset {name}")]
+    _check_outputs(args, [*config_inputs, *inputs])
+    check_store_options(args, [*inputs, *config_inputs])
+    estimator = choice.build(args.n_estimators, args.seed)
+    note = note_printer(getattr(args, "prog", "sklearn-rank tune"))
+    datasets = {name: load_benchmark_data(sources, f"--dataset {name}", args, note=note,
+                                          quiet=args.quiet)
+                for name, sources in named.items()}
+    if (why := kind_note(choice, estimator)) is not None:
+        note(why)
+    scales, keys = {}, {}
+    for name, data in datasets.items():
+        check_enough_queries(data, args.n_splits)
+        check_grades(data, f"--dataset {name}")
+        check_rankable([choice], {choice.label: estimator}, data)
+        if dense_models([choice], {choice.label: estimator}, [(f"--dataset {name}", data)],
+                        note):
+            datasets[name] = data = data.densified()
+        check_params(choice, estimator, params, data)
+        # each data set on its own grade scale, as a search of it alone
+        scales[name] = grade_scale_options(args.metric, args.convention, data.y)
+        try:
+            keys[name] = metric_keys([args.metric], args.convention, {args.metric: scales[name]})
+        except OverflowError as exc:
+            raise CLIError(f"--metric: cannot compute the metric: {exc}", USAGE) from None
+        except (TypeError, ValueError) as exc:
+            raise CLIError(f"--metric: {exc}", USAGE) from None
+    first = next(iter(datasets.values()))
+    for name in check_settings(choice, args.n_estimators, args.seed, first):
+        note(f"{name!r} is not a named parameter of {type(estimator).__name__}; it is passed "
+             "to the booster as it is.")
+    _note_unknown(estimator, params, note)
+    candidates = _candidates({name: p.search_space for name, p in params.items()}, args)
+    metadata = _metadata(args, first, None, choice, next(iter(keys.values())), params)
+    metadata["datasets"] = {name: {**data.metadata(), "metrics": keys[name]}
+                            for name, data in datasets.items()}
+    if seeds[0][0] is not None:
+        metadata["seeds"] = [seed for seed, _ in seeds]
+
+    sampler = ("ParameterGrid" if args.search == "grid"
+               else f"ParameterSampler, random_state={args.seed}")
+    repeats = ("" if seeds[0][0] is None else
+               f" x {len(seeds)} repeats with the seeds {', '.join(str(s) for s, _ in seeds)}")
+    lines = [
+        f"Data sets ({len(datasets)}, each searched on its own): "
+        + "; ".join(f"{name} = {data.description}" for name, data in datasets.items()) + ".",
+        f"Model: {choice.describe()}{_trees(choice, params, args.n_estimators)}.",
+        (f"Search: {args.search} ({sampler}), {len(candidates)} candidates x {args.n_splits} "
+         f"folds{repeats} of QueryKFold(shuffle=True) on each data set, maximising "
+         f"{args.metric}."),
+        "Parameters: " + " ".join(f"--param {p.text}" for p in params.values())
+        + (f" (the default {'grid' if args.search == 'grid' else 'distributions'} of "
+           f"{choice.spec})" if source == "default" else "") + ".",
+    ]
+    if any(scales.values()):
+        lines.append("Grade scale of each data set (its largest grade): " + "; ".join(
+            f"{name}: {args.metric} with max_grade={scale['max_grade']}"
+            for name, scale in scales.items() if scale) + ".")
+    lines.append(describe_metrics(next(iter(keys.values())), args.convention))
+    lines.append(f"sklearn-rank {metadata['sklearn_rank_version']}, seed {args.seed}, data "
+                 + ", ".join(f"{name} sha256:{d['sha256'][:12]}"
+                             for name, d in metadata["datasets"].items()) + ".")
+    print(wrap(lines))
+    print(flush=True)
+    with tied_scores_in_row_order(args.convention):
+        results = _search_several(choice, estimator, candidates, datasets, seeds, args, scales,
+                                  metadata)
+    best_of = {}
+    for name in datasets:
+        mine = [r for r in results if r.unit.dataset == name]
+        cv_results = _cv_results(candidates, mine, args.metric, args.n_splits, seeds)
+        best = int(np.argmin(cv_results[f"rank_test_{args.metric}"]))
+        print(f"Data set {name}:\n")
+        print(_summary(cv_results, args.metric, list(params), args.n_splits * len(seeds),
+                       args.top))
+        print()
+        best_of[name] = _best(cv_results, best, args, choice, metadata, None)
+    if args.output is not None:
+        write_json(args.output, {"metadata": metadata, "datasets": {
+            name: {k: v for k, v in best.items() if k != "metadata"}
+            for name, best in best_of.items()}}, "--output")
+    return 0
+
+
+def _search_several(choice, estimator, candidates, datasets, seeds, args, scales, metadata):
+    """Every (data set, seed, candidate, fold) unit, run and recorded as one run."""
+    from sklearn.base import clone
+
+    from ..benchmark import Task, Unit, processes, run_units, unit_scoring
+    from ..model_selection import QueryKFold
+    from ._scoring import recorder_for
+
+    try:
+        scoring = {name: unit_scoring([args.metric], scales={args.metric: scales[name]},
+                                      convention=args.convention) for name in datasets}
+    except ValueError as exc:
+        raise CLIError(f"--metric: {exc}", USAGE) from None
+    n = len(candidates)
+    tasks = []
+    for name, data in datasets.items():
+        for unit_seed, repeat in seeds:
+            seeded = (estimator if repeat == args.seed
+                      else choice.build(args.n_estimators, repeat))
+            splits = QueryKFold(args.n_splits, shuffle=True, random_state=repeat).split(
+                data.X, data.y, qid=data.qid)
+            for fold, (train, test_rows) in enumerate(splits):
+                for i, candidate in enumerate(candidates):
+                    unit = Unit(choice.label, fold, candidate=i, dataset=name, seed=unit_seed)
+                    tasks.append(Task(
+                        unit, clone(seeded).set_params(**candidate),
+                        {**choice.params, **candidate}, train, test_rows,
+                        f"{name}, candidate {i + 1}/{n}"
+                        + ("" if unit_seed is None else f", seed {unit_seed}")
+                        + f", fold {fold + 1}/{args.n_splits}", data=data,
+                        scoring=scoring[name]))
+    recorder = recorder_for(args, metadata, [t.unit for t in tasks])
+    progress = Progress(len(tasks), f"{args.search} search", enabled=not args.quiet)
+    n_jobs = processes(args.n_jobs, len(tasks))
+    progress.begin(f"({len(datasets)} data sets x {n} candidates x {args.n_splits} folds"
+                   + (f" x {len(seeds)} seeds" if seeds[0][0] is not None else "")
+                   + f", {n_jobs} process{'es' if n_jobs > 1 else ''})")
+    try:
+        with boosters_quiet():
+            results = list(run_units(tasks, None, scoring=None, n_jobs=args.n_jobs,
+                                     progress=progress, recorder=recorder))
+    except CLIError:  # the results store's, not the model's
+        raise
+    except fit_errors([choice.spec]) as exc:
+        shown = (f"{type(exc).__name__}: {exc}" if choice.user_class
+                 and not isinstance(exc, (ValueError, TypeError)) else str(exc))
+        raise CLIError(f"the search failed: {shown}") from None
+    except OverflowError as exc:
+        raise CLIError(f"--metric: cannot compute the metric: {exc}", USAGE) from None
+    finally:
+        progress.close()
+    recorder.finish()
+    return results
 
 
 def _search_space(args, choice):
@@ -403,26 +567,45 @@ def _metadata(args, data, test, choice, keys, params):
     }
 
 
-def _search(choice, estimator, candidates, data, test, args, scale, keys, metadata):
-    """Every (candidate, fold) unit, then the refit with the best parameters when asked."""
+def _search(choice, estimator, candidates, data, test, args, scale, keys, metadata,
+            seeds=((None, None),)):
+    """Every (candidate, fold) unit (of every repeat of the split: ``seeds``), then the
+    refit with the best parameters when asked."""
     from sklearn.base import clone
 
+    from ..benchmark import Task, Unit, processes, run_units, unit_scoring
     from ..model_selection import QueryKFold
-    from ._scoring import QuietScorer, Task, Unit, processes, recorder_for, run_units
+    from ._scoring import recorder_for
 
     try:
-        scorer = QuietScorer(args.metric, scale, "auto", "qid", args.convention)
+        scoring = unit_scoring([args.metric], scales={args.metric: scale},
+                               convention=args.convention)
     except ValueError as exc:
         raise CLIError(f"--metric: {exc}", USAGE) from None
-    scoring = {args.metric: scorer}
-    splits = list(QueryKFold(args.n_splits, shuffle=True, random_state=args.seed).split(
-        data.X, data.y, qid=data.qid))
     n = len(candidates)
-    tasks = [Task(Unit(choice.label, fold, candidate=i),
-                  clone(estimator).set_params(**candidate), {**choice.params, **candidate},
-                  train, test_rows, f"candidate {i + 1}/{n}, fold {fold + 1}/{args.n_splits}")
-             for i, candidate in enumerate(candidates)
-             for fold, (train, test_rows) in enumerate(splits)]
+    if seeds[0][0] is None:
+        splits = list(QueryKFold(args.n_splits, shuffle=True, random_state=args.seed).split(
+            data.X, data.y, qid=data.qid))
+        tasks = [Task(Unit(choice.label, fold, candidate=i),
+                      clone(estimator).set_params(**candidate), {**choice.params, **candidate},
+                      train, test_rows,
+                      f"candidate {i + 1}/{n}, fold {fold + 1}/{args.n_splits}")
+                 for i, candidate in enumerate(candidates)
+                 for fold, (train, test_rows) in enumerate(splits)]
+    else:  # every repeat: its split, and the model under its seed
+        tasks = []
+        for repeat, _ in seeds:
+            splits = QueryKFold(args.n_splits, shuffle=True, random_state=repeat).split(
+                data.X, data.y, qid=data.qid)
+            seeded = (estimator if repeat == args.seed
+                      else choice.build(args.n_estimators, repeat))
+            for fold, (train, test_rows) in enumerate(splits):
+                tasks += [Task(Unit(choice.label, fold, candidate=i, seed=repeat),
+                               clone(seeded).set_params(**candidate),
+                               {**choice.params, **candidate}, train, test_rows,
+                               f"candidate {i + 1}/{n}, seed {repeat}, fold {fold + 1}/"
+                               f"{args.n_splits}")
+                          for i, candidate in enumerate(candidates)]
     refit = args.save_model is not None or test is not None
     recorder = recorder_for(args, metadata,
                             [t.unit for t in tasks] + ([Unit(choice.label, None)] if refit
@@ -430,6 +613,7 @@ def _search(choice, estimator, candidates, data, test, args, scale, keys, metada
     progress = Progress(len(tasks) + refit, f"{args.search} search", enabled=not args.quiet)
     n_jobs = processes(args.n_jobs, len(tasks))
     progress.begin(f"({n} candidates x {args.n_splits} folds"
+                   + (f" x {len(seeds)} seeds" if seeds[0][0] is not None else "")
                    + (" + refit" if refit else "")
                    + f", {n_jobs} process{'es' if n_jobs > 1 else ''})")
     errors = fit_errors([choice.spec])
@@ -439,7 +623,8 @@ def _search(choice, estimator, candidates, data, test, args, scale, keys, metada
             results = list(run_units(tasks, data, scoring=scoring, n_jobs=args.n_jobs,
                                      progress=progress, recorder=recorder))
             if refit:
-                cv_results = _cv_results(candidates, results, args.metric, args.n_splits)
+                cv_results = _cv_results(candidates, results, args.metric, args.n_splits,
+                                         seeds)
                 best = int(np.argmin(cv_results[f"rank_test_{args.metric}"]))
                 task = Task(Unit(choice.label, None),
                             clone(estimator).set_params(**candidates[best]),
@@ -464,14 +649,18 @@ def _search(choice, estimator, candidates, data, test, args, scale, keys, metada
     return results, refitted
 
 
-def _cv_results(candidates, results, metric, n_splits):
-    """``cv_results_`` as scikit-learn's searches lay it out, from the units' results."""
+def _cv_results(candidates, results, metric, n_splits, seeds=((None, None),)):
+    """``cv_results_`` as scikit-learn's searches lay it out, from the units' results; the
+    folds of a repeated split (``seeds``) are its splits one repeat after the other, as
+    with scikit-learn's ``RepeatedKFold``."""
     from scipy.stats import rankdata
 
     n = len(candidates)
+    repeat = {seed: k for k, (seed, _) in enumerate(seeds)}
+    n_splits = n_splits * len(seeds)
     test, fit, score = (np.full((n, n_splits), np.nan) for _ in range(3))
     for r in results:
-        i, fold = r.unit.candidate, r.unit.fold
+        i, fold = r.unit.candidate, repeat[r.unit.seed] * (n_splits // len(seeds)) + r.unit.fold
         test[i, fold], fit[i, fold], score[i, fold] = r.scores[metric], r.fit_time, r.score_time
     out = {}
 

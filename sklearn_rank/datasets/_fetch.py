@@ -48,6 +48,7 @@ import scipy.sparse as sp
 from sklearn.utils import Bunch
 
 from ..utils._param_validation import Interval, StrOptions, validate_params
+from ._errors import FetchError
 from ._files import load_svmlight_ranking
 
 #: Environment variable of the data folder, as ``SCIKIT_LEARN_DATA`` is scikit-learn's.
@@ -773,11 +774,11 @@ def _load(spec, key, cache, base, subset, dtype, build, available, progress,
                 found = _read_cache(*args)
             except _CorruptCache as exc:
                 if not available():
-                    raise OSError(
-                        f"The cache {str(cache)!r} is corrupt ({exc}), and the source of "
-                        f"{spec.title} is not here to rebuild it from: delete the file and "
-                        "call again with the source in place, or with "
-                        "download_if_missing=True.") from None
+                    raise FetchError(
+                        "The cache {path!r} is corrupt ({error}), and the source of {title} "
+                        "is not here to rebuild it from: delete the file and call again "
+                        "with the source in place, or {name[with download_if_missing=True]}.",
+                        path=cache, error=str(exc), title=spec.title) from None
                 warnings.warn(f"The cache {str(cache)!r} is corrupt ({exc}); rebuilding it "
                               f"from the source of {spec.title}.", UserWarning,
                               stacklevel=stacklevel)
@@ -838,10 +839,11 @@ def _fetch_archive_set(key, *, fold, subset, data_home, download_if_missing, ret
             if not download_if_missing:
                 partial = archive.with_name(archive.name + ".part")
                 resume = " (the partial download there will be resumed)" if partial.exists() else ""
-                raise OSError(
-                    f"{spec.title} is not in {str(folder)!r} and download_if_missing=False: "
-                    f"call again with download_if_missing=True to download {archive.name}"
-                    f"{_size_text(spec.archive)}{resume}, or put the archive there.")
+                raise FetchError(
+                    "{title} is not in {path!r} and {name[download_if_missing=False]}: call "
+                    "again {name[with download_if_missing=True]} to download {archive}{size}"
+                    "{resume}, or put the archive there.", path=folder, title=spec.title,
+                    archive=archive.name, size=_size_text(spec.archive), resume=resume)
             digest = _download(spec.archive, url, archive, n_retries=n_retries, delay=delay,
                                progress=progress)
         if digest is None:
@@ -1279,8 +1281,9 @@ def _letor4_missing(spec, folder, archive, names, url, download_if_missing, n_re
         raise OSError(f"{spec.title} is downloaded ({str(archive)!r}) but not extracted: "
                       + extract)
     if not download_if_missing:
-        raise OSError(f"{spec.title} is not in {str(folder)!r} and download_if_missing=False: "
-                      f"put {archive.name} from {spec.archive.page} there, extracted.")
+        raise FetchError("{title} is not in {path!r} and {name[download_if_missing=False]}: "
+                         "put {archive} from {page} there, extracted.", path=folder,
+                         title=spec.title, archive=archive.name, page=spec.archive.page)
     if url is None:
         raise OSError(f"{spec.title} has no direct download link: download {archive.name} from "
                       f"{spec.archive.page} (or give a mirror), put it in {str(folder)!r} and "

@@ -1,5 +1,6 @@
 """Read learning-to-rank and TREC files into the flat arrays of sklearn-rank."""
 
+import contextlib
 import mmap
 import numbers
 import os
@@ -389,6 +390,22 @@ def _fields_of_first_line(path, limit=1 << 16):
         if fields and not fields[0].startswith(b"#"):
             return len(fields)
     return None
+
+
+def _of_file(exc, path, parameter):
+    """``exc`` with the attributes ``path`` and ``parameter`` that say which file failed."""
+    exc.path, exc.parameter = str(os.fspath(path)), parameter
+    return exc
+
+
+@contextlib.contextmanager
+def _file_errors(path, parameter):
+    """Give the errors raised inside the file they are about: ``path`` and ``parameter``."""
+    try:
+        yield
+    except (OSError, ValueError) as exc:
+        _of_file(exc, path, parameter)
+        raise
 
 
 def _swap_hint(qrels, run):
@@ -945,7 +962,9 @@ def read_trec(qrels, run, *, complete=False, max_docs=None, strict=False):
         When ``qrels`` and ``run`` are one file, when a file is not UTF-8 text or holds no
         line, when a line has too few fields, when a grade or a score is not a whole number
         of the grammar above (NaN included), or when a document is listed twice for an
-        evaluated query, as above. The message names the file and the line.
+        evaluated query, as above. The message names the file and the line; the attributes
+        ``path`` and ``parameter`` (``"qrels"`` or ``"run"``) name the file too (these
+        errors and a missing file's ``FileNotFoundError``).
 
     Warns
     -----
@@ -1002,23 +1021,27 @@ def read_trec(qrels, run, *, complete=False, max_docs=None, strict=False):
     if os.path.isfile(qrels) and os.path.isfile(run) and os.path.samefile(qrels, run):
         # the run read as its own judgements: every retrieved document relevant, a
         # perfect and plausible score
-        raise ValueError(f"{str(os.fspath(run))!r} (the run) and {str(os.fspath(qrels))!r} "
-                         "(the qrels) are the same file; expected the judgements ('qid "
-                         "iteration docno grade') and the system's ranking ('qid Q0 docno "
-                         "rank score tag') in two files.")
+        raise _of_file(ValueError(
+            f"{str(os.fspath(run))!r} (the run) and {str(os.fspath(qrels))!r} (the qrels) are "
+            "the same file; expected the judgements ('qid iteration docno grade') and the "
+            "system's ranking ('qid Q0 docno rank score tag') in two files."), run, "run")
     # trec_eval's results reader ignores what follows the tag (its own test run holds text
     # there): strict reads the qrels only as trec_eval does
     try:
-        judged_lines = _TrecLines(qrels, 4, *_QRELS, strict=strict)
-        run_lines = _TrecLines(run, 6, *_RUN)
+        with _file_errors(qrels, "qrels"):
+            judged_lines = _TrecLines(qrels, 4, *_QRELS, strict=strict)
+        with _file_errors(run, "run"):
+            run_lines = _TrecLines(run, 6, *_RUN)
         # grades without an exponent: trec_eval reads them with atol, which reads "1e1" as 1
-        grades = judged_lines.numbers(3, "grade", exponent=False)
-        scores = run_lines.numbers(4, "score")
+        with _file_errors(qrels, "qrels"):
+            grades = judged_lines.numbers(3, "grade", exponent=False)
+        with _file_errors(run, "run"):
+            scores = run_lines.numbers(4, "score")
     except ValueError as exc:
         hint = _swap_hint(qrels, run)
         if hint is None:
             raise
-        raise ValueError(f"{exc} {hint}") from None
+        raise _of_file(ValueError(f"{exc} {hint}"), exc.path, exc.parameter) from None
     # query and document codes shared by both files, in byte order (strcmp's)
     n_judgements = len(judged_lines)
     query, queries = _codes(judged_lines.text(0), run_lines.text(0), runs=True)
@@ -1053,11 +1076,13 @@ def read_trec(qrels, run, *, complete=False, max_docs=None, strict=False):
     is_judgement = by_key < len(judgements)
     same = key[1:] == key[:-1]
     if (same & (is_judgement[1:] == is_judgement[:-1])).any():
-        _refuse_duplicates(r_query[ranked], r_doc[ranked], run_lines.line_numbers(ranked),
-                           run, "run", queries, docnos)
-        _refuse_duplicates(j_query[judgements], j_doc[judgements],
-                           judged_lines.line_numbers(judgements), qrels, "qrels", queries,
-                           docnos)
+        with _file_errors(run, "run"):
+            _refuse_duplicates(r_query[ranked], r_doc[ranked], run_lines.line_numbers(ranked),
+                               run, "run", queries, docnos)
+        with _file_errors(qrels, "qrels"):
+            _refuse_duplicates(j_query[judgements], j_doc[judgements],
+                               judged_lines.line_numbers(judgements), qrels, "qrels", queries,
+                               docnos)
         raise AssertionError("unreachable")  # pragma: no cover
     del judged_lines, run_lines, key
     # without duplicates, equal pairs are a judgement followed by its retrieved document

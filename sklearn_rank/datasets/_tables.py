@@ -18,26 +18,23 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["read_table"]
+from ._errors import TableError
 
-# How the messages of read_table name its parameters; the command line names its options.
-_PARAMETERS = {
-    "qid_column": "qid_column", "label_column": "label_column",
-    "score_column": "score_column", "docno_column": "docno_column",
-    "qid_type=int": "qid_type='int'", "qid_type=str": "qid_type='str'",
-}
+__all__ = ["read_table", "read_table_dask", "table_columns"]
+
 # ASCII digits only: int() reads "١" (an Arabic-Indic one) as 1, which merged query ids
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def read_table(path, *, qid_column="qid", label_column="label", score_column="score",
-               qid_type=None):
-    """Read query ids, relevance grades and scores from a CSV, TSV or Parquet table.
+               feature_columns=None, ignore_columns=None, docno_column=None, qid_type=None):
+    """Read query ids, relevance grades, scores or features from a CSV, TSV or Parquet table.
 
-    One row per (query, document), with a header line naming the columns; other columns
-    are ignored. The file type comes from the suffix: ``.csv``, ``.tsv``, ``.parquet`` or
-    ``.pq``. Text files are read as UTF-8 (a byte-order mark is skipped), and fields may be
-    of any length. Reading Parquet needs pandas with pyarrow (or fastparquet), or polars.
+    One row per (query, document), with a header line naming the columns; the columns not
+    asked for are ignored. The file type comes from the suffix: ``.csv``, ``.tsv``,
+    ``.parquet`` or ``.pq``. Text files are read as UTF-8 (a byte-order mark is skipped), and
+    fields may be of any length. Reading Parquet needs pandas with pyarrow (or fastparquet),
+    or polars. A CSV or TSV file under 1 MiB is read with the standard library alone.
 
     Parameters
     ----------
@@ -52,7 +49,20 @@ def read_table(path, *, qid_column="qid", label_column="label", score_column="sc
 
     score_column : str or None, default="score"
         The column of scores, higher ranks first: numbers, infinite ones included. None
-        reads no scores (a table of judgements only).
+        reads no scores (a table of judgements, or of features).
+
+    feature_columns : list of str, "all" or None, default=None
+        The feature columns, read as the columns of ``X``: numbers, infinite ones included.
+        ``"all"`` reads every column but the query ids, the grades, the scores, the
+        document names and ``ignore_columns``, in the table's order. None reads no features.
+
+    ignore_columns : list of str, default=None
+        With ``feature_columns="all"``, the columns that are not features (document ids,
+        text...). Each must be a column of the table.
+
+    docno_column : str, default=None
+        The column of document names, read as text (numbers as written): trec_eval ranks
+        tied scores by them. None reads none.
 
     qid_type : {"str", "int"} or None, default=None
         The type of the query ids: ``"str"`` keeps them as written (``"007"`` and ``"7"``
@@ -62,16 +72,20 @@ def read_table(path, *, qid_column="qid", label_column="label", score_column="sc
     Returns
     -------
     data : dict
-        ``"qid"`` of shape (n_rows,), ``"y_true"`` (float64) and, unless ``score_column``
-        is None, ``"y_score"`` (float64), in the rows' order: the flat arrays that
-        :func:`sklearn_rank.metrics.evaluate` takes.
+        ``"qid"`` of shape (n_rows,), ``"y_true"`` (float64); unless ``score_column`` is
+        None, ``"y_score"`` (float64); with ``feature_columns``, ``"X"`` of shape (n_rows,
+        n_features) (float64) and ``"feature_names"``, the columns of ``X``; with
+        ``docno_column``, ``"docno"`` (text). In the rows' order: the flat arrays that
+        :func:`sklearn_rank.metrics.evaluate` and the rankers take.
 
     Raises
     ------
-    ValueError
-        For an unknown file type, a missing or repeated column, a row with the wrong number
-        of fields, an empty query id, or a grade or score that is not a number. The message
-        names the file, and the line (CSV, TSV) or row (Parquet) of the first bad cell.
+    TableError
+        A :class:`ValueError` for an unknown file type, a missing or repeated column, a row
+        with the wrong number of fields, an empty query id, or a grade, score or feature
+        that is not a number. The message names the file, and the line (CSV, TSV) or row
+        (Parquet) of the first bad cell; the attributes ``path``, ``parameter`` (the
+        parameter naming the column at fault) and ``column`` say the same.
     ImportError
         For a Parquet file when no Parquet reader is installed.
     OSError
@@ -80,6 +94,8 @@ def read_table(path, *, qid_column="qid", label_column="label", score_column="sc
     See Also
     --------
     read_trec : Read a TREC run and its qrels.
+    load_source : Read a table (or SVMlight files, or a data set by name) as a
+        :class:`RankingDataset` to train on.
 
     Examples
     --------
@@ -89,96 +105,196 @@ def read_table(path, *, qid_column="qid", label_column="label", score_column="sc
     >>> folder = tempfile.mkdtemp()
     >>> path = os.path.join(folder, "scores.csv")
     >>> with open(path, "w") as f:
-    ...     _ = f.write("qid,doc,label,score\\n"
-    ...                 "q1,a,2,0.9\\nq1,b,0,0.4\\nq2,c,1,0.2\\nq2,d,0,0.7\\n")
+    ...     _ = f.write("qid,doc,label,score,bm25\\n"
+    ...                 "q1,a,2,0.9,11.5\\nq1,b,0,0.4,3.0\\nq2,c,1,0.2,7.25\\nq2,d,0,0.7,1.0\\n")
     >>> data = read_table(path)
     >>> data["qid"]
     array(['q1', 'q1', 'q2', 'q2'], dtype='<U2')
     >>> float(ndcg_score(data["y_true"], data["y_score"], qid=data["qid"]))
     0.8154648767857288
+
+    The features of a training table: every column but the ids, the grades and the
+    columns said to be no features.
+
+    >>> data = read_table(path, score_column=None, feature_columns="all",
+    ...                   ignore_columns=["doc"])
+    >>> data["feature_names"], data["X"].shape
+    (['score', 'bm25'], (4, 2))
+
+    A missing column is an error that names it, and the parameter to fix:
+
+    >>> from sklearn_rank.datasets import TableError
+    >>> try:
+    ...     read_table(path, label_column="grade")
+    ... except TableError as exc:
+    ...     print(exc.parameter, exc.column)
+    label_column grade
     """
     if qid_type not in (None, "str", "int"):
         raise ValueError(f"qid_type must be 'str', 'int' or None; got {qid_type!r}.")
     names = [qid_column, label_column] + ([] if score_column is None else [score_column])
-    qid, y_true, *y_score = _read_table(path, names, qid_type, _PARAMETERS)
-    data = {"qid": qid, "y_true": y_true}
-    if y_score:
-        data["y_score"] = y_score[0]
+    parameters = ["qid_column", "label_column", "score_column"][:len(names)]
+    features = None
+    if feature_columns is not None:
+        if isinstance(feature_columns, str) and feature_columns == "all":
+            header = table_columns(path)
+            taken = {*names, docno_column}
+            for name in ignore_columns or ():
+                if name not in header:
+                    raise TableError("{name[ignore_columns]} {column!r}: {path!r} has no such "
+                                     "column (its columns: {columns}).",
+                                     path=path, parameter="ignore_columns",
+                                     cause="parameter", column=name,
+                                     columns=_listed(header))
+            features = [c for c in header if c not in taken and c not in (ignore_columns or ())]
+            if not features:
+                raise TableError("{path!r} has no feature column besides the columns "
+                                 "{taken} (its columns: {columns}).", path=path,
+                                 parameter="feature_columns", taken=_listed(
+                                     [c for c in header if c in taken]),
+                                 columns=_listed(header))
+        elif isinstance(feature_columns, str):
+            raise ValueError("feature_columns must be a list of column names, 'all' or None; "
+                             f"got {feature_columns!r}.")
+        else:
+            features = [str(c) for c in feature_columns]
+        names += features
+        parameters += ["feature_columns"] * len(features)
+    columns = _read_table(path, names, qid_type, parameters, docno_column)
+    data = {"qid": columns[0], "y_true": columns[1]}
+    if score_column is not None:
+        data["y_score"] = columns[2]
+    if features is not None:
+        start = len(names) - len(features)
+        data["X"] = (np.column_stack(columns[start:len(names)]) if features
+                     else np.empty((len(data["qid"]), 0)))
+        data["feature_names"] = features
+    if docno_column is not None:
+        data["docno"] = columns[-1]
     return data
 
 
-def _read_table(path, names, qid_type, spelled, docno_column=None):
-    """``[qid, label(, score)]`` columns of a table; messages name parameters as ``spelled``.
+def table_columns(path):
+    """The column names of a table, as its header writes them (stripped).
 
-    ``spelled`` maps ``"qid_column"``, ``"label_column"``, ``"score_column"``,
-    ``"docno_column"``, ``"qid_type=int"`` and ``"qid_type=str"`` to how the caller names
-    them (the command line's ``--qid-column``...). With ``docno_column``, the document names
-    of that column come last, as text (trec_eval's tie-break reads them).
+    Parameters
+    ----------
+    path : str or path-like
+        A CSV, TSV or Parquet table, as :func:`read_table` takes.
+
+    Returns
+    -------
+    columns : list of str
+
+    Raises
+    ------
+    TableError
+        For an unknown file type, an empty file (no header line), or a file that cannot be
+        read as its type.
+    ImportError
+        For a Parquet file when no Parquet reader is installed.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from sklearn_rank.datasets import table_columns
+    >>> path = os.path.join(tempfile.mkdtemp(), "scores.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("qid, label ,score\\nq1,1,0.5\\n")
+    >>> table_columns(path)
+    ['qid', 'label', 'score']
     """
     path = Path(os.fspath(path))
+    header = _header_of(path)
+    if header is None:
+        raise TableError("{path!r} is empty; expected a header line naming its columns.",
+                         path=path, parameter="path")
+    return header
+
+
+def _header_of(path):
+    """The column names of a table (stripped), or None for an empty text file."""
+    path = Path(os.fspath(path))
+    suffix = path.suffix.lower()
+    _reader(path)
+    if suffix in (".parquet", ".pq"):
+        return [str(c) for c in _parquet_columns(path)]
+    header, _ = _header(path, "," if suffix == ".csv" else "\t", ["qid", "label"])
+    return None if header is None else [cell.strip() for cell in header]
+
+
+def _listed(names):
+    return ", ".join(repr(str(c)) for c in names)
+
+
+def _reader(path):
     reader = _READERS.get(path.suffix.lower())
     if reader is None:
-        raise ValueError(f"{str(path)!r}: unknown table type {path.suffix or '(none)'!r}; "
-                         f"expected one of {', '.join(_READERS)}.")
+        raise TableError("{path!r}: unknown table type {suffix!r}; expected one of {known}.",
+                         path=path, parameter="path", suffix=path.suffix or "(none)",
+                         known=", ".join(_READERS))
+    return reader
+
+
+def _read_table(path, names, qid_type, parameters, docno_column=None):
+    """``[qid, label, *numbers(, docno)]`` columns of a table, in the order of ``names``.
+
+    ``parameters`` names the parameter of each of ``names`` (``"qid_column"``,
+    ``"label_column"``, then ``"score_column"`` or ``"feature_columns"``): the errors say
+    which one names the column at fault. With ``docno_column``, the document names of that
+    column come last, as text (trec_eval's tie-break reads them).
+    """
+    path = Path(os.fspath(path))
+    reader = _reader(path)
+    parameters = list(parameters)
     if docno_column is not None:
         names = [*names, docno_column]
-        spelled = {**spelled, "options": [*_column_options(names[:-1], spelled),
-                                          spelled["docno_column"]]}
-    columns, where, default_type = reader(path, names, spelled)
+        parameters = [*parameters, "docno_column"]
+    columns, where, default_type = reader(path, names, parameters)
     docno = None
     if docno_column is not None:
         *columns, docno = columns
         docno = _document_names(path, docno_column, docno, where)
         names = names[:-1]
-    qid = _query_ids(path, names[0], columns[0], where, qid_type or default_type, spelled)
-    label = _numbers(path, names[1], columns[1], where, finite=True)
-    scores = [_numbers(path, names[2], column, where) for column in columns[2:]]
-    return [qid, label, *scores, *([] if docno is None else [docno])]
-
-
-def _options(spelled):
-    return (spelled["qid_column"], spelled["label_column"], spelled["score_column"])
-
-
-def _column_options(names, spelled):
-    """The option that names each of ``names``: the query ids, the grades, then scores or
-    features (or, as ``spelled["options"]`` says, the options of the caller)."""
-    if "options" in spelled:
-        return spelled["options"]
-    return [*_options(spelled), *[spelled["score_column"]] * (len(names) - 3)]
+    qid = _query_ids(path, names[0], columns[0], where, qid_type)
+    label = _numbers(path, names[1], columns[1], where, finite=True, parameter=parameters[1])
+    numbers = [_numbers(path, name, column, where, parameter=parameter)
+               for name, column, parameter in zip(names[2:], columns[2:], parameters[2:])]
+    return [qid, label, *numbers, *([] if docno is None else [docno])]
 
 
 def _document_names(path, name, values, where):
     """The document-name column as text (numbers as written); an empty name is an error."""
     values = np.asarray(values)
-    _missing_ids(path, name, values, where, "a document name")
+    _missing_ids(path, name, values, where, "a document name", "docno_column")
     return values if values.dtype.kind == "U" else np.array([str(v) for v in values.tolist()])
 
 
-def _check_columns(path, header, names, spelled):
-    # the options in the order of names: every name after the third is another score or
-    # feature column, unless spelled lists them
-    options = _column_options(names, spelled)
+def _check_columns(path, header, names, parameters):
+    """Each of ``names`` once in ``header``, each named by one parameter (``parameters``
+    names the parameter of each)."""
     named = {}
-    for option, name in zip(options, names):
+    for parameter, name in zip(parameters, names):
         if name in named:  # one column read as two: query ids taken from the grades...
-            if named[name] == option:
-                raise ValueError(f"{str(path)!r}: {option} names the column {name!r} twice; "
-                                 "name each column once.")
-            raise ValueError(f"{str(path)!r}: {named[name]} and {option} both name the column "
-                             f"{name!r}; give each its own column (query ids, grades, "
-                             "scores).")
-        named[name] = option
-    for option, name in zip(options if "options" in spelled else _options(spelled), names):
+            if named[name] == parameter:
+                raise TableError("{path!r}: {parameter_name} names the column {column!r} "
+                                 "twice; name each column once.", path=path,
+                                 parameter=parameter, cause="parameter", column=name)
+            raise TableError("{path!r}: {other_parameter_name} and {parameter_name} both name "
+                             "the column {column!r}; give each its own column (query ids, "
+                             "grades, scores).", path=path, parameter=parameter,
+                             other_parameter=named[name], cause="parameter", column=name)
+        named[name] = parameter
+    for parameter, name in zip(parameters, names):
         count = list(header).count(name)
         if count == 0:
-            raise ValueError(
-                f"{str(path)!r} has no column {name!r} (its columns: "
-                f"{', '.join(repr(str(c)) for c in header)}); name the column with {option}."
-            )
+            raise TableError("{path!r} has no column {column!r} (its columns: {columns}); "
+                             "name the column with {parameter_name}.", path=path,
+                             parameter=parameter, column=name, columns=_listed(header))
         if count > 1:
-            raise ValueError(f"{str(path)!r} has {count} columns named {name!r}; "
-                             f"rename them so that {option} names one column.")
+            raise TableError("{path!r} has {count} columns named {column!r}; rename them so "
+                             "that {parameter_name} names one column.", path=path,
+                             parameter=parameter, column=name, count=count)
 
 
 def _shown(value):
@@ -187,10 +303,11 @@ def _shown(value):
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _numbers(path, name, values, where, finite=False):
+def _numbers(path, name, values, where, finite=False, parameter="score_column"):
     """A column as floats; a missing, non-numeric or NaN cell is an error naming its row.
 
     With ``finite``, infinite values are errors too (grades; a score may be infinite).
+    ``parameter`` is the parameter that names the column, for the error.
     """
     try:
         out = np.asarray(values, dtype=np.float64)
@@ -202,19 +319,21 @@ def _numbers(path, name, values, where, finite=False):
             odd = _odd_spelling(values)
             if odd is None:
                 return out
-            raise ValueError(f"{str(path)!r}, {where(odd)}: column {name!r} holds "
-                             f"{_shown(values[odd])}; expected a number written with the "
-                             "ASCII digits 0-9 and no '_' (Python's float() reads '\u0661\u0662' "
-                             "and '1_0' as 12 and 10, which no other reader does).")
+            raise TableError("{path!r}, {where}: column {column!r} holds {value}; expected a "
+                             "number written with the ASCII digits 0-9 and no '_' (Python's "
+                             "float() reads '\u0661\u0662' and '1_0' as 12 and 10, which no "
+                             "other reader does).", path=path, parameter=parameter,
+                             column=name, where=where(odd), value=_shown(values[odd]))
     for i, value in enumerate(values):  # an error: find the first bad cell, to name it
         try:
             number = float(value)
         except (TypeError, ValueError):
             number = np.nan
         if np.isnan(number) or (finite and np.isinf(number)):
-            expected = "a finite number" if finite else "a number"
-            raise ValueError(f"{str(path)!r}, {where(i)}: column {name!r} holds "
-                             f"{_shown(value)}; expected {expected}.")
+            raise TableError("{path!r}, {where}: column {column!r} holds {value}; expected "
+                             "{expected}.", path=path, parameter=parameter, column=name,
+                             where=where(i), value=_shown(value),
+                             expected="a finite number" if finite else "a number")
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -245,7 +364,7 @@ def _is_missing(value):
         return False
 
 
-def _missing_ids(path, name, values, where, what="a query id"):
+def _missing_ids(path, name, values, where, what="a query id", parameter="qid_column"):
     """Refuse an empty query id (or ``what``): ``""``, blanks, None, NaN or NaT."""
     kind = values.dtype.kind
     if kind == "U":  # text columns only, stripped when read; Parquet strings are objects
@@ -260,8 +379,9 @@ def _missing_ids(path, name, values, where, what="a query id"):
         return
     if empty.any():
         i = int(np.argmax(empty))
-        raise ValueError(f"{str(path)!r}, {where(i)}: column {name!r} is empty; "
-                         f"every row needs {what}.")
+        raise TableError("{path!r}, {where}: column {column!r} is empty; every row needs "
+                         "{what}.", path=path, parameter=parameter, column=name,
+                         where=where(i), what=what)
 
 
 def _is_integer(value):
@@ -274,7 +394,7 @@ def _as_integer(value):
     return int(float(value)) if isinstance(value, float) else int(str(value))
 
 
-def _query_ids(path, name, values, where, qid_type, spelled):
+def _query_ids(path, name, values, where, qid_type):
     """The query-id column: strings, integers, or (``qid_type=None``) the column's type.
 
     Strings are kept as written, so that ``"007"`` and ``"7"`` stay two queries; ``int``
@@ -290,14 +410,16 @@ def _query_ids(path, name, values, where, qid_type, spelled):
     valid = np.fromiter(map(_is_integer, cells), dtype=bool, count=len(cells))
     if not valid.all():
         i = int(np.argmin(valid))
-        raise ValueError(f"{str(path)!r}, {where(i)}: the query id {_shown(cells[i])} is not an "
-                         f"integer; {spelled['qid_type=int']} reads integers (use "
-                         f"{spelled['qid_type=str']} to keep the ids as written).")
+        raise TableError("{path!r}, {where}: the query id {value} is not an integer; "
+                         "{name[qid_type=int]} reads integers (use {name[qid_type=str]} to "
+                         "keep the ids as written).", path=path, parameter="qid_type",
+                         column=name, where=where(i), value=_shown(cells[i]))
     try:
         return np.array(list(map(_as_integer, cells)), dtype=np.int64)
     except OverflowError:
-        raise ValueError(f"{str(path)!r}: column {name!r} holds an integer beyond 64 bits; "
-                         f"use {spelled['qid_type=str']}.") from None
+        raise TableError("{path!r}: column {column!r} holds an integer beyond 64 bits; use "
+                         "{name[qid_type=str]}.", path=path, parameter="qid_type",
+                         column=name) from None
 
 
 # ----------------------------------------------------------------------------------------
@@ -316,12 +438,14 @@ def _rows(path, delimiter, names):
             reader = csv.reader(handle, delimiter=delimiter)
             return list(filter(None, reader))
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{str(path)!r} is not UTF-8 text (byte {exc.start} cannot be "
-                         f"decoded); expected a {kind} table with the columns "
-                         f"{', '.join(map(repr, names))}. Save it as UTF-8.") from None
+        raise TableError("{path!r} is not UTF-8 text (byte {start} cannot be decoded); "
+                         "expected a {kind} table with the columns {columns}. Save it as "
+                         "UTF-8.", path=path, parameter="path", start=exc.start, kind=kind,
+                         columns=", ".join(map(repr, names))) from None
     except csv.Error as exc:
         line = f", line {reader.line_num}" if reader is not None else ""
-        raise ValueError(f"{str(path)!r}{line}: cannot read it as {kind}: {exc}.") from None
+        raise TableError("{path!r}{line}: cannot read it as {kind}: {error}.", path=path,
+                         parameter="path", line=line, kind=kind, error=str(exc)) from None
     finally:
         csv.field_size_limit(limit)
 
@@ -397,13 +521,14 @@ def _is_utf8(path, chunk=1 << 20):
 
 
 def _delimited(delimiter):
-    def read(path, names, spelled):
+    def read(path, names, parameters):
         header, header_line = _header(path, delimiter, names)
         if header is None:
-            raise ValueError(f"{str(path)!r} is empty; expected a header line naming "
-                             f"the columns {', '.join(names)}.")
+            raise TableError("{path!r} is empty; expected a header line naming the columns "
+                             "{columns}.", path=path, parameter="path",
+                             columns=", ".join(names))
         header = [cell.strip() for cell in header]
-        _check_columns(path, header, names, spelled)
+        _check_columns(path, header, names, parameters)
         # pyarrow when the header is the file's first line, else (and on any error) csv
         fast = _arrow_columns(path, delimiter, header, names) if header_line == 1 else None
         if fast is not None:
@@ -413,8 +538,9 @@ def _delimited(delimiter):
         wrong = np.flatnonzero(lengths != len(header))
         if len(wrong):
             i = int(wrong[0])
-            raise ValueError(f"{str(path)!r}, line {i + 2}: {lengths[i]} fields, but "
-                             f"the header has {len(header)}.")
+            raise TableError("{path!r}, line {line}: {n} fields, but the header has "
+                             "{expected}.", path=path, parameter="path", line=i + 2,
+                             n=lengths[i], expected=len(header))
         columns = [list(map(str.strip, map(itemgetter(header.index(name)), body)))
                    for name in names]
         return columns, _line, "str"
@@ -434,9 +560,9 @@ def _row(i):
     return f"row {i + 1}"
 
 
-def _read_parquet(path, names, spelled):
+def _read_parquet(path, names, parameters):
     frame_columns = _parquet_columns(path)
-    _check_columns(path, list(frame_columns), names, spelled)
+    _check_columns(path, list(frame_columns), names, parameters)
     return [frame_columns[name] for name in names], _row, None
 
 
@@ -452,7 +578,8 @@ def _parquet_columns(path):
         try:
             frame = pd.read_parquet(path)
         except (OSError, ValueError) as exc:  # pyarrow's errors on a bad file
-            raise ValueError(f"{str(path)!r}: cannot read it as Parquet: {exc}") from None
+            raise TableError("{path!r}: cannot read it as Parquet: {error}", path=path,
+                             parameter="path", error=str(exc)) from None
         return {str(c): _pandas_values(frame[c]) for c in frame.columns}
     if _have("polars"):
         import polars as pl
@@ -460,7 +587,8 @@ def _parquet_columns(path):
         try:
             frame = pl.read_parquet(path)
         except (OSError, pl.exceptions.PolarsError) as exc:
-            raise ValueError(f"{str(path)!r}: cannot read it as Parquet: {exc}") from None
+            raise TableError("{path!r}: cannot read it as Parquet: {error}", path=path,
+                             parameter="path", error=str(exc)) from None
         return {c: frame[c].to_numpy() for c in frame.columns}
     raise ImportError(
         f"{str(path)!r}: reading Parquet needs pandas with pyarrow, or polars, which are not "
@@ -481,10 +609,165 @@ def _pandas_values(series):
     return values
 
 
-# Table type (file suffix) -> read(path, names, spelled) -> (columns, where, qid_type).
+# Table type (file suffix) -> read(path, names, parameters) -> (columns, where, qid_type).
 _READERS = {
     ".csv": _delimited(","),
     ".tsv": _delimited("\t"),
     ".parquet": _read_parquet,
     ".pq": _read_parquet,
 }
+
+
+# ----------------------------------------------------------------------------------------
+# A directory of Parquet files, larger than memory: Dask
+
+#: The suffixes of the Parquet files of a directory.
+_PARQUET_SUFFIXES = (".parquet", ".parq", ".pq")
+
+
+def read_table_dask(path, *, qid_column="qid", label_column="label", score_column="score",
+                    docno_column=None, qid_type=None, partitioned_by_query=False):
+    """Read a directory of Parquet files as Dask Series, each partition checked as
+    :func:`read_table` checks a file.
+
+    The columns are checked now (present, each named once); the cells when Dask computes
+    each partition (a missing query id, a grade or score that is no number: an error naming
+    the partition and row). The result goes to :func:`sklearn_rank.metrics.evaluate`,
+    which evaluates Dask inputs partition by partition. Needs the ``dask`` extra.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A directory of Parquet files (``.parquet``, ``.parq``, ``.pq``), read in the order
+        of their names; the files whose name, or a folder's, starts with ``_`` or ``.`` are
+        skipped, as Parquet readers skip them.
+
+    qid_column, label_column, score_column, docno_column, qid_type
+        As in :func:`read_table`; ``qid_type=None`` keeps the column's type.
+
+    partitioned_by_query : bool, default=False
+        The rows of each query sit in one file: each file is read as one partition (its row
+        groups kept together), so that ``evaluate(..., partitioned_by_query=True)`` needs no
+        shuffle.
+
+    Returns
+    -------
+    data : dict
+        ``"qid"``, ``"y_true"``, ``"y_score"`` (and ``"docno"`` with ``docno_column``):
+        Dask Series of one Dask DataFrame; ``"files"``, the Parquet files found; and
+        ``"rows"``, the Dask DataFrame of the columns as stored, whose ``len`` Dask counts
+        from the files' metadata.
+
+    Raises
+    ------
+    TableError
+        For a directory without Parquet files, a file whose Parquet footer cannot be read
+        (named), or a missing or repeated column; when computed, for a bad cell.
+
+    See Also
+    --------
+    read_table : Read one table into memory.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> from sklearn_rank.datasets import read_table_dask
+    >>> from sklearn_rank.metrics import evaluate
+    >>> folder = tempfile.mkdtemp()
+    >>> for i, part in enumerate([{"qid": [1, 1], "label": [2, 0], "score": [0.9, 0.4]},
+    ...                           {"qid": [2, 2], "label": [1, 0], "score": [0.2, 0.7]}]):
+    ...     pd.DataFrame(part).to_parquet(os.path.join(folder, f"part{i}.parquet"))
+    >>> data = read_table_dask(folder, partitioned_by_query=True)
+    >>> len(data["files"]), len(data["rows"])
+    (2, 4)
+    >>> result = evaluate(data["y_true"], data["y_score"], qid=data["qid"],
+    ...                   metrics=["ndcg@10"], partitioned_by_query=True)
+    >>> round(result["ndcg@10"], 4)
+    0.8155
+    """
+    import dask.dataframe as dd
+
+    path = os.fspath(path)
+    files = [p for p in _files_under(path) if p.lower().endswith(_PARQUET_SUFFIXES)]
+    if not files:
+        raise TableError("{path!r} is a directory without Parquet files ({suffixes}); "
+                         "expected a directory of Parquet files, or a .csv, .tsv or .parquet "
+                         "file.", path=path, parameter="path",
+                         suffixes=", ".join(_PARQUET_SUFFIXES))
+    names = [qid_column, label_column, score_column]
+    parameters = ["qid_column", "label_column", "score_column"]
+    if docno_column is not None:
+        names.append(docno_column)
+        parameters.append("docno_column")
+    _check_parquet_files(path)
+    try:
+        # files in the order of their names, and, when they hold whole queries, one
+        # partition each: a file's row groups read as several partitions would split them
+        frame = dd.read_parquet(path, split_row_groups=False if partitioned_by_query
+                                else "infer")
+    except (OSError, ValueError, TypeError) as exc:
+        raise TableError("{path!r}: cannot read it as a directory of Parquet files: {error}",
+                         path=path, parameter="path", error=str(exc)) from None
+    _check_columns(path, [str(c) for c in frame.columns], names, parameters)
+    frame = frame[names]
+    checked = frame.map_partitions(_table_partition, str(path), names, qid_type,
+                                   meta=_table_partition(frame._meta, str(path), names,
+                                                         qid_type),
+                                   enforce_metadata=False, align_dataframes=False)
+    data = {"qid": checked["qid"], "y_true": checked["label"], "y_score": checked["score"]}
+    if docno_column is not None:
+        data["docno"] = checked["docno"]
+    data.update(files=files, rows=frame)
+    return data
+
+
+def _files_under(path):
+    for folder, _, names in os.walk(path):
+        yield from (os.path.join(folder, name) for name in names)
+
+
+def _check_parquet_files(path):
+    """Name the first file under ``path`` whose Parquet footer cannot be read.
+
+    Dask reads the files when it computes, and pyarrow's error then names no file. The
+    footers are read here first (a few bytes each), in the order of the names, skipping
+    what Parquet readers skip (names starting with ``_`` or ``.``).
+    """
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:  # another engine: its own errors
+        return
+    for name in sorted(_files_under(path)):
+        relative = os.path.relpath(name, path)
+        if any(part.startswith(("_", ".")) for part in Path(relative).parts):
+            continue
+        try:
+            pq.read_metadata(name)
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            raise TableError("{path!r}: its file {file!r} cannot be read as Parquet: {error}",
+                             path=path, parameter="path", file=relative,
+                             error=str(exc)) from None
+
+
+def _table_partition(part, path, names, qid_type, partition_info=None):
+    """One partition's ``qid``, ``label`` and ``score``, read as ``read_table`` reads them:
+    grades and scores as floats, query ids as ``qid_type`` says (the column's type by
+    default); a missing id, or a cell that is not a number, is an error naming its row."""
+    import pandas as pd
+
+    number = partition_info["number"] if partition_info else 0
+
+    def where(i):
+        return f"partition {number}, row {i + 1}"
+
+    qid, label, score, *docno = (_pandas_values(part[name]) for name in names)
+    columns = {
+        "qid": _query_ids(path, names[0], qid, where, qid_type),
+        "label": _numbers(path, names[1], label, where, finite=True,
+                          parameter="label_column"),
+        "score": _numbers(path, names[2], score, where),
+    }
+    if docno:  # docno_column: the names as text
+        columns["docno"] = _document_names(path, names[3], docno[0], where)
+    return pd.DataFrame(columns, index=part.index)

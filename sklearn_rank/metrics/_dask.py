@@ -13,7 +13,14 @@ when an input is a Dask collection (:func:`is_dask_collection`). It
 3. runs the in-memory engine on each partition (:func:`~sklearn_rank.metrics._result.result_of`:
    one grouping, one sort), so that the two paths cannot drift apart;
 4. merges the partitions: per-query values as a Dask DataFrame, or the means through a tree
-   reduction of partial sums, never a collection of every query's value on the client.
+   reduction of each metric's :class:`~sklearn_rank.metrics._aggregate.Aggregator`, the one
+   aggregation rule of the library: the means are those of the same call in memory, bit for
+   bit, when the partitions compute the same per-query values. An aggregator keeps its
+   queries' values (8 bytes per query and metric, and the query ids), not partial sums: no
+   merge of partial sums reproduces numpy's pairwise sum over all queries.
+
+The checks of step 1 and the shuffle of step 2 are those of the Dask rankers:
+:mod:`sklearn_rank.utils._dask`, the Dask room both sides share.
 
 What a partition cannot know is computed first: the largest grade of all rows, the scale of
 graded ERR and RBP when ``max_grade`` is not given (``aggregate`` refuses to merge results
@@ -27,11 +34,15 @@ import Dask, and a call on numpy arrays pays one attribute look-up per input.
 
 import copy
 import math
-import warnings
 
 import numpy as np
 
-from ._registry import GEOMETRIC_MEAN_FLOOR, METRICS
+from ..utils._dask import as_series, check_same_partitions, grouped_by_index, shuffle_by_query
+from ..utils._qid import SINGLE_QUERY, metric_qid
+from ._bound import as_plan, bind_metrics
+from ._input import check_ranking_input
+from ._registry import METRICS
+from ._result import result_of
 
 # The per-row inputs of the metrics, and the columns that hold them in the frame built here.
 INPUTS = ("y_true", "y_score", "qid", "sample_weight", "retrieved", "judged", "docno")
@@ -39,8 +50,16 @@ INPUTS = ("y_true", "y_score", "qid", "sample_weight", "retrieved", "judged", "d
 # the metrics that break ties by input order: kept through the shuffle.
 _ROW = "_row"
 _ROW_BITS = 40  # rows per partition below 2**40; partitions below 2**23
-# How many partial sums one task of the tree reduction merges.
+# How many partitions' aggregators one task of the tree reduction merges.
 _SPLIT_EVERY = 16
+# The fixes that the messages of check_same_partitions say, in the terms of the metrics.
+_SAME_FRAME_FIXES = {
+    "partitions": "The Dask inputs must be columns of one Dask DataFrame, with the same "
+                  "partitions: pass ddf['label'], ddf['score'], ddf['qid']... of one frame.",
+    "divisions": "The Dask inputs must be columns of one Dask DataFrame, with the same "
+                 "partitions.",
+    "example": "ddf['label'], ddf['score'], ddf['qid']...",
+}
 
 
 def is_dask_collection(x):
@@ -99,7 +118,7 @@ def dask_evaluate(y_true, y_score, qid, metrics, sample_weight, retrieved, judge
         ``query_weight`` column (the mean weight of the query's rows) when
         ``sample_weight`` is given.
     """
-    plan = _plan(metrics, options, caller)
+    plan = _plan(metrics, options, caller, convention)
     inputs = {"y_true": y_true, "y_score": y_score, "qid": qid, "sample_weight": sample_weight,
               "retrieved": retrieved, "judged": judged, "docno": docno}
     per_query = caller == "evaluate_per_query" or return_per_query
@@ -113,15 +132,17 @@ def dask_score(metric, arguments, *, stacklevel=5):
     """The public function of ``metric`` (``ndcg_score``...) on Dask inputs.
 
     ``arguments`` is the function's ``locals()`` on entry, as
-    :func:`~sklearn_rank.metrics._ranking._score` takes them. Returns the mean, or with
+    :func:`~sklearn_rank.metrics._shell._score` takes them. Returns the mean, or with
     ``return_per_query=True`` a Dask DataFrame of ``qid`` and the values, in a column named
     as the function (``"ndcg_score"``). ``stacklevel`` as in :func:`dask_evaluate`: 5 points
     at the caller of the public function, past ``_score``, the function and
     ``validate_params``.
     """
     spec = METRICS[metric]
-    plan = [(spec.function_name, spec,
-             {option.name: arguments[option.name] for option in spec.all_options})]
+    # the public function validated its arguments
+    plan = as_plan([(spec.function_name, spec,
+                     {option.name: arguments[option.name] for option in spec.all_options})],
+                   arguments["convention"])
     inputs = {name: arguments.get(name) for name in INPUTS}
     result = _evaluate_plan(plan, inputs, arguments["convention"], caller=spec.function_name,
                             per_query=arguments["return_per_query"], with_weight=False,
@@ -137,39 +158,31 @@ def dask_summary(y_true, y_score, qid, metrics, convention, *, partitioned_by_qu
     "rows": n_rows}``, in one pass over the data (two with a graded ERR or RBP without
     ``max_grade``). ``stacklevel`` as in :func:`dask_evaluate`.
     """
-    plan = _plan(metrics, {}, "evaluate")
+    plan = _plan(metrics, {}, "evaluate", convention)
     inputs = {"y_true": y_true, "y_score": y_score, "qid": qid, "docno": docno}
     return _evaluate_plan(plan, inputs, convention, caller="evaluate", per_query=False,
                           with_weight=False, partitioned_by_query=partitioned_by_query,
                           stacklevel=stacklevel + 1, counts=True)
 
 
-def _plan(metrics, options, caller):
-    """The validated ``[(name, metric, kernel_options)]`` of ``metrics``, as
-    ``evaluate`` checks them."""
-    from ..utils._param_validation import validate_parameter_constraints
-    from ._result import plan_metrics
-
-    plan = plan_metrics(metrics, options, f"{caller}()")
-    for name, metric, kernel_options in plan:
-        validate_parameter_constraints(metric.constraints, kernel_options,
-                                       caller_name=f"{caller} (metric {name!r})")
-    return plan
+def _plan(metrics, options, caller, convention=None):
+    """The bound ``[(name, BoundMetric)]`` of ``metrics``, as ``evaluate`` binds them."""
+    return bind_metrics(metrics, options, convention, caller=caller)
 
 
 def _evaluate_plan(plan, inputs, convention, *, caller, per_query, with_weight,
                    partitioned_by_query, stacklevel, counts=False):
-    """The body of :func:`dask_evaluate` and :func:`dask_score`, on a validated ``plan`` of
-    ``(name, metric, kernel_options)``; ``stacklevel`` as for ``warnings.warn`` called here.
+    """The body of :func:`dask_evaluate` and :func:`dask_score`, on a ``plan`` of bound
+    metrics ``(name, BoundMetric)`` (or of validated ``(name, metric, kernel_options)``,
+    bound here to ``convention``); ``stacklevel`` as for ``warnings.warn`` called here.
     ``counts`` returns the means with the numbers of queries and rows."""
     import dask
 
-    from ..utils._qid import metric_qid
-
+    plan = as_plan(plan, convention)
     # qid left out is refused before any computation; "single_query" is no column: one query
     inputs = {**inputs, "qid": metric_qid(inputs["qid"], caller)}
     frame, layout = _input_frame(inputs, caller)
-    job = _Job(plan, convention, caller, layout, frame._meta)
+    job = _Job(plan, caller, layout, frame._meta)
     # the claim to verify: not needed where dask's divisions prove it, or for one query
     verify = partitioned_by_query and layout["qid"] and not layout["grouped"]
     # A first, light pass when the computation needs it before it starts: the grade scale
@@ -201,9 +214,8 @@ def _evaluate_plan(plan, inputs, convention, *, caller, per_query, with_weight,
     if total["rows"] == 0:
         raise ValueError("y_true and y_score are empty: there is no document to rank.")
     means = {}
-    for name, metric, _ in plan:  # a loop, not a comprehension: one frame less for stacklevel
-        means[name] = _mean(metric, name, total["metrics"][name], job.weighted,
-                            total["queries"], stacklevel + 1)
+    for name, _ in plan:  # a loop, not a comprehension: one frame less for stacklevel
+        means[name] = total["metrics"][name].result(stacklevel=stacklevel + 1)
     if counts:
         return {"means": means, "queries": total["queries"], "rows": total["rows"]}
     return means
@@ -257,7 +269,8 @@ def _input_frame(inputs, caller):
         raise ValueError(f"{missing} is required; got None.")
 
     if series:
-        _check_same_frame(series, caller)
+        (first, a), *others = series.items()
+        check_same_partitions((first, a), dict(others), caller, fixes=_SAME_FRAME_FIXES)
         _check_arrays(arrays, next(iter(series.values())).npartitions, caller)
     else:
         _check_arrays(arrays, next(iter(arrays.values())).numblocks[0], caller)
@@ -266,7 +279,7 @@ def _input_frame(inputs, caller):
         "columns": tuple(name for name in INPUTS if name in given),
         "qid": qid is not None,
         # dask's divisions: each index value in one partition, whatever the partitioning
-        "grouped": isinstance(qid, dd.Index) and qid.known_divisions,
+        "grouped": grouped_by_index(qid),
         "judged_rule": judged_rule,
         "collections": given,
     }
@@ -286,8 +299,7 @@ def _frame_of(collections, names, caller):
     import dask.dataframe as dd
 
     chosen = {name: collections[name] for name in names if name in collections}
-    columns = {name: _as_series(x) if isinstance(x, (dd.Series, dd.Index))
-               else dd.from_dask_array(x, columns=name) for name, x in chosen.items()}
+    columns = {name: as_series(x, name) for name, x in chosen.items()}
     indexed = tuple(isinstance(x, (dd.Series, dd.Index)) for x in chosen.values())
     meta = _side_by_side(*(c._meta for c in columns.values()), names=tuple(columns),
                          indexed=indexed, caller=caller)
@@ -327,55 +339,6 @@ def _side_by_side(*parts, names, indexed, caller, partition_info=None):
                          for name, part in zip(names, parts, strict=True)}).set_axis(index)
 
 
-def _as_series(x):
-    """A Dask Series of ``x``: itself, or an Index as a Series."""
-    import dask.dataframe as dd
-
-    return x.to_series() if isinstance(x, dd.Index) else x
-
-
-def _check_same_frame(series, caller):
-    """Raise unless the Dask Series (or Index) come from one Dask DataFrame and have the
-    same partitions."""
-    names = list(series)
-    first = names[0]
-    a = series[first]
-    for name in names[1:]:
-        b = series[name]
-        if a.npartitions != b.npartitions:
-            raise ValueError(
-                f"{caller}: {first} has {a.npartitions} partitions and {name} has "
-                f"{b.npartitions}. The Dask inputs must be columns of one Dask DataFrame, "
-                "with the same partitions: pass ddf['label'], ddf['score'], ddf['qid']... "
-                "of one frame."
-            )
-        if a.divisions != b.divisions:
-            raise ValueError(
-                f"{caller}: {first} and {name} have different divisions ({_shown(a)} and "
-                f"{_shown(b)}), so their partitions hold different rows. The Dask inputs "
-                "must be columns of one Dask DataFrame, with the same partitions."
-            )
-    try:
-        from dask.dataframe.dask_expr._expr import are_co_aligned
-    except ImportError:  # pragma: no cover - dask's expressions moved: the checks above stand
-        return
-    for name in names[1:]:
-        if not are_co_aligned(a.expr, series[name].expr):
-            raise ValueError(
-                f"{caller}: {first} and {name} come from different Dask DataFrames, whose "
-                "partitions need not hold the same rows in the same order. Pass columns of "
-                "one frame (ddf['label'], ddf['score'], ddf['qid']...): put the data in one "
-                "Dask DataFrame first (a join on a document key, for instance)."
-            )
-
-
-def _shown(collection):
-    divisions = collection.divisions
-    if len(divisions) > 4:
-        divisions = (*divisions[:2], "...", divisions[-1])
-    return "(" + ", ".join(map(str, divisions)) + ")"
-
-
 def _check_arrays(arrays, npartitions, caller):
     """Raise unless the Dask arrays have ``npartitions`` chunks, the same ones where their
     sizes are known (unknown ones are compared when the partitions are built)."""
@@ -404,30 +367,25 @@ def _check_arrays(arrays, npartitions, caller):
 
 
 class _Job:
-    """What a partition needs to compute its part: the metrics, the convention, the layout
-    of the frame, and what was learned from all rows (the grade scale). Pickled to the
-    workers with every task."""
+    """What a partition needs to compute its part: the bound metrics, the layout of the
+    frame, and what was learned from all rows (the grade scale). Pickled to the workers with
+    every task."""
 
-    def __init__(self, plan, convention, caller, layout, meta):
-        from .._conventions import resolve
-
-        self.plan = [(name, metric, dict(kernel_options)) for name, metric, kernel_options in plan]
-        self.convention = convention
+    def __init__(self, plan, caller, layout, meta):
+        self.plan = list(plan)  # (name, BoundMetric): immutable values
         self.caller = caller
         self.columns = layout["columns"]
         self.judged_rule = layout["judged_rule"]
         self.qid_dtype = meta["qid"].dtype if "qid" in meta else np.dtype(np.intp)
         self.weighted = "sample_weight" in self.columns
-        resolved = [resolve(metric.name, convention, kernel_options)
-                    for _, metric, kernel_options in plan]
         # graded ERR and RBP without max_grade scale grades by the largest of all rows, as
-        # per_query_values records it
-        self.scaled = [r.get("max_grade", 0) is None and r.get("graded", True)
-                       for r in resolved]
+        # BoundMetric.compute records it
+        self.scaled = [bound.needs_top_label for _, bound in plan]
         self.needs_top_label = any(self.scaled)
         # ties broken by input row order: the rows of a partition go back into input order
         # after the shuffle (metrics without a tie rule do not depend on row order)
-        self.in_input_order = any(r.get("ties", "average") != "average" for r in resolved)
+        self.in_input_order = any(bound.options.get("ties", "average") != "average"
+                                  for _, bound in plan)
         self.top_label = None  # the largest grade of all rows, when needs_top_label
         self.ids_checked = False  # missing query ids looked for by an earlier pass or stage
         self.shuffled = False
@@ -439,19 +397,16 @@ class _Job:
         return job
 
     def plan_for_partition(self):
-        """``[(name, metric, kernel_options)]``, with the grade scale of all rows."""
-        plan = []
-        for (name, metric, options), scaled in zip(self.plan, self.scaled, strict=True):
-            if scaled and self.top_label is not None:
-                options = {**options, "max_grade": self.top_label}
-            plan.append((name, metric, options))
-        return plan
+        """``[(name, BoundMetric)]``, with the grade scale of all rows."""
+        return [(name, bound.replace(max_grade=self.top_label)
+                 if scaled and self.top_label is not None else bound)
+                for (name, bound), scaled in zip(self.plan, self.scaled, strict=True)]
 
     def per_query_meta(self, with_weight):
         import pandas as pd
 
         columns = {"qid": pd.Series([], dtype=self.qid_dtype)}
-        for name, _, _ in self.plan:
+        for name, _ in self.plan:
             columns[name] = pd.Series([], dtype=np.float64)
         if with_weight and self.weighted:
             columns["query_weight"] = pd.Series([], dtype=np.float64)
@@ -487,9 +442,6 @@ def _scan_partition(part, job, number, ranges):
 
 def _partition_top_label(part, job):
     """The largest grade of the partition's rows, as the engine reads the grades."""
-    from ..utils._qid import SINGLE_QUERY
-    from ._input import check_ranking_input
-
     judged = job.judged_rule if job.judged_rule is not None else part.get("judged")
     y_true = part["y_true"]
     # the grades alone are read: the rows' queries do not matter
@@ -531,35 +483,7 @@ def _shuffled(frame, job):
         meta = meta.assign(**{_ROW: np.zeros(0, dtype=np.int64)})
     frame = frame.map_partitions(_prepared, job, meta=meta, enforce_metadata=False,
                                  align_dataframes=False)
-    _quiet_shuffle_log()
-    return frame.shuffle(on="qid", npartitions=frame.npartitions)
-
-
-class _RoutineShuffleRecords:
-    """A logging filter that drops the two records of a shuffle's normal life.
-
-    distributed's scheduler logs each P2P shuffle's start and end at WARNING level ("Shuffle
-    ... initialized by task ...", "... deactivated due to stimulus ..."): two lines per
-    evaluation, which read as problems. Its other warnings (a restart, a failure) pass.
-    """
-
-    routine = ("Shuffle %s initialized by task", "Shuffle %s deactivated due to stimulus")
-
-    def filter(self, record):
-        return not (isinstance(record.msg, str) and record.msg.startswith(self.routine))
-
-
-def _quiet_shuffle_log():
-    """Install :class:`_RoutineShuffleRecords` on distributed's shuffle logger, once.
-
-    A filter of those two records only, not a level: the scheduler may run in this process
-    (a ``LocalCluster``) and log them while, or just after, the result is computed.
-    """
-    import logging
-
-    logger = logging.getLogger("distributed.shuffle._scheduler_plugin")
-    if not any(isinstance(f, _RoutineShuffleRecords) for f in logger.filters):
-        logger.addFilter(_RoutineShuffleRecords())
+    return shuffle_by_query(frame, "qid", npartitions=frame.npartitions)
 
 
 def _prepared(part, job, partition_info=None):
@@ -663,10 +587,6 @@ def _ids_with_partition(part, partition_info=None):
 def _partition_result(part, job, number):
     """The :class:`PerQueryResult` of one partition's rows (None for an empty partition):
     the in-memory engine, as ``evaluate_per_query`` runs it."""
-    from ..utils._qid import SINGLE_QUERY
-    from ._input import check_ranking_input
-    from ._result import result_of
-
     if "qid" in part.columns and not job.ids_checked:
         _present_ids(part["qid"], number, job.caller)
     if len(part) == 0:
@@ -680,7 +600,7 @@ def _partition_result(part, job, number):
         data = check_ranking_input(part["y_true"], part["y_score"], qid,
                                    part.get("sample_weight"), part.get("retrieved"),
                                    judged=judged, docno=part.get("docno"), caller=job.caller)
-        return result_of(data, job.plan_for_partition(), job.convention)
+        return result_of(data, job.plan_for_partition())
     except (TypeError, ValueError) as exc:
         exc.add_note(f"In partition {number} of the Dask input"
                      + (" after the shuffle on qid" if job.shuffled else "")
@@ -707,79 +627,42 @@ def _per_query_frame(part, job, with_weight, partition_info=None):
 
 
 # --------------------------------------------------------------------------------------
-# Means: partial sums, merged in a tree
+# Means: the aggregators of the partitions, merged in a tree
 # --------------------------------------------------------------------------------------
-#
-# A partition's partial sum of a metric is (S, eS, W, eW, kept): with v its kept per-query
-# values (NaN skipped; the logarithms for a geometric mean) and w their weights in the units
-# of sample_weight (1 without), sum(w * v) = S * 2**eS and sum(w) = W * 2**eW. Values and
-# weights are scaled by powers of two, which is exact, so that |S| and W stay below the
-# number of queries: no sum overflows or sinks into subnormal numbers, whatever the
-# magnitudes, and the mean is S / W * 2**(eS - eW).
 
 
 def _partials(part, job, number):
-    """The partial sums of one partition, and what the merge checks: rows, queries, and
-    the range of its query ids."""
+    """The aggregators of one partition's metrics (:meth:`BoundMetric.aggregator
+    <sklearn_rank.metrics._bound.BoundMetric.aggregator>`, its queries added), and what the
+    merge checks: rows, queries, and the range of its query ids."""
     result = _partition_result(part, job, number)
-    total = {"rows": len(part), "queries": 0, "ranges": [], "metrics": {}}
     plan = job.plan_for_partition()
+    total = {"rows": len(part), "queries": 0, "ranges": [],
+             "metrics": {name: bound.aggregator(name) for name, bound in plan}}
     if result is None:
-        total["metrics"] = {name: (0.0, 0, 0.0, 0, 0) for name, _, _ in plan}
         return total
     ids = result.query_ids
     total["queries"] = len(ids)
     total["ranges"] = [(number, _item(ids[0]), _item(ids[-1]))]
-    weight, unit = result.query_weight, result.weight_unit
-    for name, metric, _ in plan:
-        values = np.asarray(result[name])
-        kept = ~np.isnan(values)
-        values = values[kept]
-        if metric.aggregation == "geometric_mean":
-            values = np.log(np.maximum(values, GEOMETRIC_MEAN_FLOOR))
-        e_value = _exponent(np.abs(values).max()) if len(values) else 0
-        values = np.ldexp(values, -e_value)
-        if weight is None:
-            total["metrics"][name] = (float(values.sum()), e_value, float(len(values)), 0,
-                                      len(values))
-            continue
-        w = weight[kept]
-        mantissa, e_unit = math.frexp(unit)
-        e_weight = _exponent(w.max()) if len(w) else 0
-        w = np.ldexp(w, -e_weight) * mantissa
-        total["metrics"][name] = (float(np.dot(w, values)), e_value + e_weight + e_unit,
-                                  float(w.sum()), e_weight + e_unit, len(values))
+    for name, aggregator in total["metrics"].items():
+        aggregator.add(result[name], result.query_weight, query_ids=ids,
+                       weight_unit=result.weight_unit)
     return total
 
 
-def _exponent(x):
-    """``e`` such that ``x / 2**e`` lies in [0.5, 1) (0 for 0)."""
-    return math.frexp(float(x))[1]
-
-
 def _merge(*parts):
-    """The partial sums of several partitions as one."""
+    """The aggregators of several partitions as one."""
     total = {"rows": sum(p["rows"] for p in parts), "queries": sum(p["queries"] for p in parts),
              "ranges": [r for p in parts for r in p["ranges"]], "metrics": {}}
-    for name in parts[0]["metrics"]:
-        sums = [p["metrics"][name] for p in parts if p["metrics"][name][4]]
-        if not sums:
-            total["metrics"][name] = (0.0, 0, 0.0, 0, 0)
-            continue
-        # the largest exponent of the sums that are not zero: a zero (the weights of a
-        # partition's queries all 0) must not sink the others into subnormal numbers
-        e_sum = max((s[1] for s in sums if s[0]), default=0)
-        e_weight = max((s[3] for s in sums if s[2]), default=0)
-        total["metrics"][name] = (
-            math.fsum(math.ldexp(s[0], s[1] - e_sum) for s in sums), e_sum,
-            math.fsum(math.ldexp(s[2], s[3] - e_weight) for s in sums), e_weight,
-            sum(s[4] for s in sums),
-        )
+    for name, aggregator in parts[0]["metrics"].items():
+        for part in parts[1:]:
+            aggregator = aggregator.merge(part["metrics"][name])
+        total["metrics"][name] = aggregator
     return total
 
 
 def _tree_reduce(parts):
-    """One delayed partial sum of ``parts``, merged ``_SPLIT_EVERY`` at a time."""
+    """One delayed merge of ``parts``, merged ``_SPLIT_EVERY`` at a time."""
     import dask
 
     if not parts:
@@ -788,37 +671,3 @@ def _tree_reduce(parts):
         parts = [dask.delayed(_merge)(*parts[i:i + _SPLIT_EVERY])
                  for i in range(0, len(parts), _SPLIT_EVERY)]
     return parts[0]
-
-
-def _mean(metric, label, partial, weighted, n_queries, stacklevel):
-    """The value over queries of one metric from its merged partial sum, by the rule of
-    :meth:`Metric.aggregate`; ``stacklevel`` as for ``warnings.warn`` called here."""
-    from sklearn.exceptions import UndefinedMetricWarning
-
-    total, e_total, weight, e_weight, kept = partial
-    if not kept:
-        warnings.warn(
-            f"{label} is undefined: every query was skipped. no_relevant=nan skips the "
-            f"queries {metric.undefined_reason}, and all {n_queries} are such queries. "
-            "Returning nan.",
-            UndefinedMetricWarning,
-            stacklevel=stacklevel,
-        )
-        return float("nan")
-    if metric.aggregation == "sum":
-        return _scaled(total, e_total)
-    if weighted and weight <= 0:
-        raise ValueError(
-            "sample_weight gives every evaluated query a weight of zero; the weighted mean "
-            "is undefined."
-        )
-    mean = _scaled(total / weight, e_total - e_weight)
-    return math.exp(mean) if metric.aggregation == "geometric_mean" else mean
-
-
-def _scaled(value, exponent):
-    """``value * 2**exponent``, infinite where it overflows (as a sum in float64 does)."""
-    try:
-        return math.ldexp(value, exponent)
-    except OverflowError:
-        return math.copysign(math.inf, value)

@@ -19,7 +19,6 @@ computes many metrics from a single sort.
 
 import functools
 import math
-import warnings
 from functools import cached_property
 from numbers import Integral
 
@@ -28,7 +27,6 @@ import numpy as np
 from ..utils._qid import code_dtype
 from ..utils._segments import (
     _negated,
-    _well_scaled,
     query_weight,
     segment_argsort,
     segment_sizes,
@@ -37,7 +35,6 @@ from ..utils._segments import (
     segment_sums_in_order,
     sizes_ascending,
     stable_argsort_codes,
-    sum_in_order,
 )
 
 TIES = ("average", "stable", "optimistic", "pessimistic")
@@ -484,61 +481,6 @@ class RankingInput:
         )
 
 
-def mean_over_queries(values, query_weight=None, *, metric,
-                      undefined_reason="that have no relevant document", stacklevel=2,
-                      in_order=False):
-    """The (weighted) mean over queries of per-query ``values``, NaN (skipped) left out.
-
-    ``query_weight`` (one per query, or None) is :attr:`RankingInput.query_weight`: only
-    the ratios of weights matter. Every query skipped: NaN, with an
-    ``UndefinedMetricWarning`` (``stacklevel`` as for :func:`warnings.warn`, as if the
-    caller of this function warned); a zero total weight of the kept queries: ``ValueError``.
-    ``in_order``: without weights, the values are added one at a time in their order, then
-    divided by their number, as trec_eval averages (:func:`sum_in_order`).
-    """
-    kept = ~np.isnan(values)
-    if not kept.any():
-        from sklearn.exceptions import UndefinedMetricWarning  # scikit-learn's: users filter it
-
-        warnings.warn(
-            f"{metric} is undefined: every query was skipped. no_relevant=nan skips the "
-            f"queries {undefined_reason}, and all {len(values)} are such queries. "
-            "Returning nan.",
-            UndefinedMetricWarning,
-            stacklevel=stacklevel + 1,
-        )
-        return float("nan")
-    values = values[kept]
-    weight = None
-    if query_weight is not None:
-        weight = query_weight[kept]
-        with np.errstate(over="ignore"):
-            total = weight.sum()
-        if total <= 0:
-            raise ValueError(
-                "sample_weight gives every evaluated query a weight of zero; the "
-                "weighted mean is undefined."
-            )
-        if not _well_scaled(total):  # only the ratios of weights matter
-            weight = weight / weight.max()
-    elif in_order:
-        with np.errstate(over="ignore"):
-            mean = sum_in_order(values) / len(values)
-        if np.isfinite(mean):
-            return mean
-    return _mean(values, weight)
-
-
-
-
-def _mean(values, weight=None):
-    """The (weighted) mean of finite ``values``, without overflow where it is finite."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        mean = values.mean() if weight is None else np.dot(weight, values) / weight.sum()
-    if not np.isfinite(mean):  # a sum overflowed: average values scaled into [-1, 1]
-        scale = np.abs(values).max()
-        return float(_mean(values / scale, weight) * scale)
-    return float(mean)
 
 
 class Grouping:

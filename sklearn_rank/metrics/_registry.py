@@ -9,14 +9,13 @@ documentation (``docs/conf.py`` writes it) and the canonical key of :meth:`Metri
 public functions keep explicit signatures; ``tests/test_metric_spec.py`` checks them, the
 test registries and the documentation against the entries.
 
-Names follow the usual IR spelling, case-insensitive: a base name, an optional cut-off
-``@k`` and optional parameters in parentheses, e.g. ``"ndcg@10"``, ``"P@5"``, ``"AP"``,
-``"RR@10"``, ``"ERR@20"``, ``"RBP(p=0.8)"``, ``"err@10(max_grade=4)"``.
+The grammar of metric names (``"ndcg@10"``, ``"RBP(p=0.8)"``, trec_eval's ``"P_10"``) is in
+:mod:`~sklearn_rank.metrics._names`, and a metric bound to its options and convention in
+:mod:`~sklearn_rank.metrics._bound`: both read this module, which imports neither.
 """
 
-import difflib
+import importlib
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -40,14 +39,9 @@ from ..utils._qid import SINGLE_QUERY
 from . import _per_query as pq
 from . import _per_query_curves as pqc
 from . import _per_query_judged as pqj
-from ._engine import TIES, mean_over_queries, sum_in_order
+from ._aggregate import AGGREGATIONS, GEOMETRIC_MEAN_FLOOR, Aggregator  # noqa: F401 (read here)
+from ._engine import TIES
 
-# How the per-query values of a metric become one number (Metric.aggregate): the (weighted)
-# mean; the geometric mean, of values floored at GEOMETRIC_MEAN_FLOOR (trec_eval's gm_map,
-# gm_bpref); the (weighted) sum, for counts (trec_eval's num_ret, num_rel, num_rel_ret).
-AGGREGATIONS = ("mean", "geometric_mean", "sum")
-# trec_eval's MIN_GEO_MEAN: one query at 0 would make the geometric mean 0, whatever the others.
-GEOMETRIC_MEAN_FLOOR = 1e-5
 # Optional per-row masks that a metric may read, besides y_true, y_score, qid and
 # sample_weight (which every metric reads): its public function takes them as keywords.
 # retrieved=False: a judged document that the system did not return; judged=False: a
@@ -55,6 +49,16 @@ GEOMETRIC_MEAN_FLOOR = 1e-5
 # engine validates it once per call, and drops a mask that excludes nothing. docno, the
 # documents' names, is no mask: ties="stable" ranks equal scores by it (trec_eval's rule).
 INPUTS = ("retrieved", "judged", "docno")
+# The families of metrics, in the order of the API reference: family -> its heading there. The
+# public function of a metric of family F is written in metrics/_F.py; sklearn_rank.metrics
+# exports it and docs/conf.py lists it under that heading, both read from the registry.
+FAMILIES = {
+    "graded": "Graded metrics",
+    "binary": "Binary metrics",
+    "judged": "Incomplete judgements",
+    "sets": "Retrieved sets and counts",
+    "correlation": "Correlations and pairs",
+}
 
 
 @dataclass(frozen=True)
@@ -163,6 +167,10 @@ class Metric:
     clip_k : bool, default=True
         Whether a cut-off beyond the longest list becomes the number of rows before the
         kernel runs; P@k reads ``k`` itself, since it may divide by it.
+    family : str
+        Its family among :data:`FAMILIES`: the module of its public function
+        (``metrics/_{family}.py``) and its heading in the API reference. Required; a
+        keyword.
     """
 
     name: str
@@ -174,6 +182,7 @@ class Metric:
     inputs: tuple = INPUTS
     undefined_reason: str = _NO_RELEVANT_REASON
     clip_k: bool = True
+    family: str = None
 
     def __post_init__(self):
         if self.aggregation not in AGGREGATIONS:
@@ -191,6 +200,11 @@ class Metric:
             raise ValueError(
                 f"Metric {self.name!r}: options must be distinct and leave out no_relevant "
                 f"and unjudged, which every metric takes; got {names}."
+            )
+        if self.family not in FAMILIES:
+            raise ValueError(
+                f"Metric {self.name!r}: family must be one of {tuple(FAMILIES)}; got "
+                f"{self.family!r}."
             )
 
     @property
@@ -223,11 +237,16 @@ class Metric:
         return f"{self.name}_score"
 
     @property
+    def module(self):
+        """The module of the public function: that of the metric's family."""
+        return f"{__package__}._{self.family}"
+
+    @property
     def function(self):
         """The public function, ``sklearn_rank.metrics.{name}_score``."""
-        from . import _ranking  # imports this module: the spec comes before the functions
-
-        return getattr(_ranking, self.function_name)
+        # imported by name, on first use: the family modules import this one (the spec comes
+        # before the functions)
+        return getattr(importlib.import_module(self.module), self.function_name)
 
     def compute(self, data, options, *, convention=None, label=None):
         """Per-query values of the metric on ``data``, the ``no_relevant`` policy applied.
@@ -252,12 +271,24 @@ class Metric:
             The options as computed: conventions and defaults resolved, ``no_relevant``
             normalised (the cut-off as given, before it is clipped to the longest list).
         """
+        return self.compute_resolved(data, self.resolved(options, convention), label=label)
+
+    def resolved(self, options, convention=None):
+        """``options`` (as :meth:`compute` takes them) with conventions and defaults
+        resolved and ``no_relevant`` normalised: what :meth:`compute_resolved` takes."""
         resolved = resolve(self.name, convention, options)
-        no_relevant = no_relevant_value(resolved.pop("no_relevant"))
-        unjudged = resolved.pop("unjudged", UNJUDGED.default)
+        resolved["no_relevant"] = no_relevant_value(resolved["no_relevant"])
+        resolved.setdefault("unjudged", UNJUDGED.default)
+        return resolved
+
+    def compute_resolved(self, data, resolved, *, label=None):
+        """:meth:`compute` with options resolved already (see :meth:`resolved`); returns
+        ``(values, undefined, resolved)``, ``resolved`` as a new dict."""
+        kernel_options = dict(resolved)
+        no_relevant = kernel_options.pop("no_relevant")
+        unjudged = kernel_options.pop("unjudged")
         if unjudged == "condensed":
             data = data.condensed()
-        kernel_options = dict(resolved)
         k = kernel_options.get("k")
         if self.clip_k and k is not None and k > len(data.y_true):
             kernel_options["k"] = len(data.y_true)  # a cut-off beyond every list: the list
@@ -268,7 +299,7 @@ class Metric:
         values = data.apply_no_relevant(values, undefined, no_relevant,
                                         metric=label or self.name,
                                         undefined_reason=self.undefined_reason)
-        return values, undefined, {**resolved, "no_relevant": no_relevant, "unjudged": unjudged}
+        return values, undefined, dict(resolved)
 
     def aggregate(self, values, weights=None, *, label=None, stacklevel=2, in_order=False):
         """Aggregate per-query values over queries by the metric's rule.
@@ -305,21 +336,9 @@ class Metric:
         value : float
             NaN, with an ``UndefinedMetricWarning``, when every value is NaN.
         """
-        values = np.asarray(values, dtype=np.float64)
-        weights = None if weights is None else np.asarray(weights, dtype=np.float64)
-        label = label or self.name
-        kept = ~np.isnan(values)
-        if self.aggregation == "sum" and kept.any():
-            values = values[kept]
-            if weights is None:
-                return sum_in_order(values) if in_order else float(values.sum())
-            return float(np.dot(weights[kept], values))
-        if self.aggregation == "geometric_mean":
-            values = np.log(np.maximum(values, GEOMETRIC_MEAN_FLOOR))  # NaN stays NaN
-        mean = mean_over_queries(values, weights, metric=label,
-                                 undefined_reason=self.undefined_reason, stacklevel=stacklevel,
-                                 in_order=in_order)
-        return float(np.exp(mean)) if self.aggregation == "geometric_mean" else mean
+        aggregator = Aggregator(self.aggregation, in_order=in_order, label=label or self.name,
+                                undefined_reason=self.undefined_reason)
+        return aggregator.add(values, weights).result(stacklevel=stacklevel + 1)
 
     def key(self, options=None, convention=None):
         """The canonical name of the metric computed with ``options`` and ``convention``.
@@ -372,8 +391,10 @@ class Metric:
             {**self.constraints, "convention": CONSTRAINTS["convention"]},
             {**given, "convention": convention}, caller_name=caller,
         )
-        resolved = resolve(self.name, convention, given)
-        resolved["no_relevant"] = no_relevant_value(resolved["no_relevant"])
+        return self.key_of_resolved(self.resolved(given, convention))
+
+    def key_of_resolved(self, resolved):
+        """:meth:`key` of options resolved already (see :meth:`resolved`), unchecked."""
         parts = [f"{o.name}={_format(resolved[o.name])}" for o in self.all_options
                  if o.name != "k" and not _same(resolved[o.name], o.default)]
         k = resolved.get("k")
@@ -422,83 +443,89 @@ def _format(value):
 METRICS = {
     m.name: m
     for m in (
-        Metric("ndcg", pq.ndcg, (K, DCG_GAIN, DISCOUNT, LOG_BASE, TIES_OPTION)),
-        Metric("dcg", pq.dcg, (K, DCG_GAIN, DISCOUNT, LOG_BASE, TIES_OPTION)),
+        Metric("ndcg", pq.ndcg, (K, DCG_GAIN, DISCOUNT, LOG_BASE, TIES_OPTION), family="graded"),
+        Metric("dcg", pq.dcg, (K, DCG_GAIN, DISCOUNT, LOG_BASE, TIES_OPTION), family="graded"),
         Metric("err", pq.err, (
             K, GAIN, MAX_GRADE,
             Option("persistence", (Interval(Real, 0, 1, closed="right"),), 1.0, aliases=("p",)),
-            TIES_OPTION)),
+            TIES_OPTION), family="graded"),
         Metric("rbp", pq.rbp, (
             K,
             _preset("persistence", Interval(Real, 0, 1, closed="neither"), None,
                     aliases=("p",), metric="rbp"),
             _preset("graded", "boolean", None, metric="rbp"),
-            MAX_GRADE, RELEVANCE_THRESHOLD, TIES_OPTION)),
+            MAX_GRADE, RELEVANCE_THRESHOLD, TIES_OPTION), family="graded"),
         Metric("map", pq.average_precision,
                (K, RELEVANCE_THRESHOLD, AP_DENOMINATOR, TIES_OPTION),
-               aliases=("ap", "average_precision")),
+               aliases=("ap", "average_precision"), family="binary"),
         Metric("mrr", pq.reciprocal_rank, (K, RELEVANCE_THRESHOLD, TIES_OPTION),
-               aliases=("rr", "recip_rank", "reciprocal_rank")),
+               aliases=("rr", "recip_rank", "reciprocal_rank"), family="binary"),
         Metric("precision", pq.precision, (K, RELEVANCE_THRESHOLD, SHORT_LISTS, TIES_OPTION),
-               aliases=("p", "prec", "pre"), clip_k=False),
-        Metric("recall", pq.recall, (K, RELEVANCE_THRESHOLD, TIES_OPTION), aliases=("r",)),
+               aliases=("p", "prec", "pre"), clip_k=False, family="binary"),
+        Metric("recall", pq.recall, (K, RELEVANCE_THRESHOLD, TIES_OPTION), aliases=("r",),
+               family="binary"),
         Metric("hit_rate", pq.hit_rate, (K, RELEVANCE_THRESHOLD, TIES_OPTION),
-               aliases=("success",)),
+               aliases=("success",), family="binary"),
         # ranx's hits@k: a count, not a rate ("hits" named the hit rate in earlier versions)
-        Metric("hits", pq.hits, (K, RELEVANCE_THRESHOLD, TIES_OPTION)),
+        Metric("hits", pq.hits, (K, RELEVANCE_THRESHOLD, TIES_OPTION), family="binary"),
         Metric("r_precision", pq.r_precision, (RELEVANCE_THRESHOLD, TIES_OPTION),
-               aliases=("rprec", "r-precision")),
+               aliases=("rprec", "r-precision"), family="binary"),
         Metric("kendall_tau", pq.kendall_tau, (), aliases=("tau", "kendall"),
-               undefined_reason="whose documents all have the same grade"),
+               undefined_reason="whose documents all have the same grade", family="correlation"),
         Metric("spearman", pq.spearman, (), aliases=("rho", "spearman_rho"),
-               undefined_reason="whose documents all have the same grade"),
+               undefined_reason="whose documents all have the same grade", family="correlation"),
         Metric("pairwise_accuracy", pq.pairwise_accuracy,
                (Option("ties_credit", (Interval(Real, 0, 1, closed="both"),), 0.5),),
                aliases=("pairs", "concordant_pairs"),
-               undefined_reason="without a pair of documents of different grades"),
+               undefined_reason="without a pair of documents of different grades",
+               family="correlation"),
         Metric("half_life_utility", pq.half_life_utility, (
             K,
             Option("half_life", (Interval(Real, 1, None, closed="neither"),), 5.0),
             Option("default_rating", (Interval(Real, None, None, closed="neither"),), 0.0),
             TIES_OPTION), aliases=("hlu",),
-            undefined_reason="without a document graded above default_rating"),
+            undefined_reason="without a document graded above default_rating", family="graded"),
         # Incomplete judgements, retrieved sets and counts (kernels in _per_query_judged).
         # Counts, rates of judgements, the RBP residual and utility are defined on every
         # query (their kernels' undefined is None): no_relevant never replaces them.
-        Metric("bpref", pqj.bpref, (RELEVANCE_THRESHOLD, TIES_OPTION)),
+        Metric("bpref", pqj.bpref, (RELEVANCE_THRESHOLD, TIES_OPTION), family="judged"),
         # trec_eval's gm_bpref: bpref per query, their geometric mean (floored at 1e-5)
         Metric("gm_bpref", pqj.bpref, (RELEVANCE_THRESHOLD, TIES_OPTION),
-               aggregation="geometric_mean"),
-        Metric("infap", pqj.infap, (RELEVANCE_THRESHOLD, TIES_OPTION)),
-        Metric("judged", pqj.judged_at_k, (K, TIES_OPTION)),
+               aggregation="geometric_mean", family="judged"),
+        Metric("infap", pqj.infap, (RELEVANCE_THRESHOLD, TIES_OPTION), family="judged"),
+        Metric("judged", pqj.judged_at_k, (K, TIES_OPTION), family="judged"),
         # trec_eval's unj@k divides by k when fewer documents are ranked
         Metric("unjudged_rate", pqj.unjudged_rate, (K, TIES_OPTION), aliases=("unj",),
-               higher_is_better=False, clip_k=False),
+               higher_is_better=False, clip_k=False, family="judged"),
         Metric("rbp_residual", pqj.rbp_residual, (
             K,
             _preset("persistence", Interval(Real, 0, 1, closed="neither"), None,
                     aliases=("p",), metric="rbp_residual"),
             _preset("all_judged", StrOptions({"tail", "zero"}), None, metric="rbp_residual"),
-            TIES_OPTION), aliases=("rbp_resid",), higher_is_better=False),
+            TIES_OPTION), aliases=("rbp_resid",), higher_is_better=False, family="judged"),
         # ir_measures' names are aliases: SetP, SetR, SetAP, SetRelP, NumQ, NumRel,
         # NumRelRet, NumRet (SetF, NumRet(rel=...) and IPrec@x: see _ir_measures_name)
-        Metric("set_p", pqj.set_precision, (RELEVANCE_THRESHOLD,), aliases=("setp",)),
-        Metric("set_recall", pqj.set_recall, (RELEVANCE_THRESHOLD,), aliases=("setr",)),
+        Metric("set_p", pqj.set_precision, (RELEVANCE_THRESHOLD,), aliases=("setp",),
+               family="sets"),
+        Metric("set_recall", pqj.set_recall, (RELEVANCE_THRESHOLD,), aliases=("setr",),
+               family="sets"),
         Metric("set_f", pqj.set_f, (
             RELEVANCE_THRESHOLD,
-            Option("beta", (Interval(Real, 0, None, closed="left"),), 1.0)), aliases=("setf",)),
-        Metric("set_map", pqj.set_map, (RELEVANCE_THRESHOLD,), aliases=("setap",)),
+            Option("beta", (Interval(Real, 0, None, closed="left"),), 1.0)), aliases=("setf",),
+            family="sets"),
+        Metric("set_map", pqj.set_map, (RELEVANCE_THRESHOLD,), aliases=("setap",), family="sets"),
         Metric("set_relative_p", pqj.set_relative_precision, (RELEVANCE_THRESHOLD,),
-               aliases=("setrelp",)),
-        Metric("relative_p", pqj.relative_precision, (K, RELEVANCE_THRESHOLD, TIES_OPTION)),
-        Metric("num_ret", pqj.num_ret, (), aggregation="sum", aliases=("numret",)),
+               aliases=("setrelp",), family="sets"),
+        Metric("relative_p", pqj.relative_precision, (K, RELEVANCE_THRESHOLD, TIES_OPTION),
+               family="binary"),
+        Metric("num_ret", pqj.num_ret, (), aggregation="sum", aliases=("numret",), family="sets"),
         Metric("num_rel", pqj.num_rel, (RELEVANCE_THRESHOLD,), aggregation="sum",
-               aliases=("numrel",)),
+               aliases=("numrel",), family="sets"),
         Metric("num_rel_ret", pqj.num_rel_ret, (RELEVANCE_THRESHOLD,), aggregation="sum",
-               aliases=("numrelret",)),
+               aliases=("numrelret",), family="sets"),
         Metric("num_nonrel_judged_ret", pqj.num_nonrel_judged_ret, (RELEVANCE_THRESHOLD,),
-               aggregation="sum", higher_is_better=False),
-        Metric("num_q", pqj.num_q, (), aggregation="sum", aliases=("numq",)),
+               aggregation="sum", higher_is_better=False, family="sets"),
+        Metric("num_q", pqj.num_q, (), aggregation="sum", aliases=("numq",), family="sets"),
         # trec_eval's utility.a,b,c,d and -N: a per retrieved relevant document, b per
         # retrieved non-relevant one, c per missed relevant one, d per other document
         Metric("utility", pqj.utility, (
@@ -509,38 +536,42 @@ METRICS = {
                                            ("nonrelevant_retrieved", -1.0, "b"),
                                            ("relevant_missed", 0.0, "c"),
                                            ("nonrelevant_missed", 0.0, "d"))),
-            Option("collection_size", (Interval(Integral, 0, None, closed="left"), None)))),
+            Option("collection_size", (Interval(Integral, 0, None, closed="left"), None))),
+            family="sets"),
         # the judged non-relevant documents in the top k, of all judged non-relevant ones
         Metric("fallout", pqj.fallout, (K, RELEVANCE_THRESHOLD, TIES_OPTION),
                aliases=("fall_out",), higher_is_better=False,
-               undefined_reason="without a judged non-relevant document"),
+               undefined_reason="without a judged non-relevant document", family="binary"),
         # ranx's f1@k: 2 P@k R@k / (P@k + R@k), P@k dividing by k as trec_eval's P@k
-        Metric("f1", pqj.f1, (K, RELEVANCE_THRESHOLD, TIES_OPTION), clip_k=False),
+        Metric("f1", pqj.f1, (K, RELEVANCE_THRESHOLD, TIES_OPTION), clip_k=False, family="binary"),
         # Interpolated precision, R-based and G-based measures (kernels in _per_query_curves).
         # trec_eval's gm_map: AP per query, their geometric mean (floored at 1e-5)
         Metric("gm_map", pq.average_precision,
                (K, RELEVANCE_THRESHOLD, AP_DENOMINATOR, TIES_OPTION),
-               aliases=("gm_ap",), aggregation="geometric_mean"),
+               aliases=("gm_ap",), aggregation="geometric_mean", family="binary"),
         # trec_eval's yaap: log((1 + S) / (1 + R - S)), S the numerator of AP (AP = S / R);
         # defined on every query (0 without relevant documents)
-        Metric("yaap", pq.yaap, (RELEVANCE_THRESHOLD, TIES_OPTION)),
+        Metric("yaap", pq.yaap, (RELEVANCE_THRESHOLD, TIES_OPTION), family="binary"),
         Metric("iprec_at_recall", pqc.iprec_at_recall, (
             Option("recall", (Interval(Real, 0, 1, closed="both"),), 0.0),
-            RELEVANCE_THRESHOLD, RECALL_ROUNDING, TIES_OPTION), aliases=("iprec",)),
+            RELEVANCE_THRESHOLD, RECALL_ROUNDING, TIES_OPTION), aliases=("iprec",),
+            family="binary"),
         Metric("eleven_point_average", pqc.eleven_point_average, (
             Option("recall_levels", ("array-like",), pqc.ELEVEN_POINTS),
-            RELEVANCE_THRESHOLD, RECALL_ROUNDING, TIES_OPTION), aliases=("11pt_avg",)),
+            RELEVANCE_THRESHOLD, RECALL_ROUNDING, TIES_OPTION), aliases=("11pt_avg",),
+            family="binary"),
         Metric("rprec_mult", pqc.rprec_mult, (
             Option("mult", (Interval(Real, 0, None, closed="neither"),), 1.0),
-            RELEVANCE_THRESHOLD, TIES_OPTION), aliases=("r_precision_mult",)),
+            RELEVANCE_THRESHOLD, TIES_OPTION), aliases=("r_precision_mult",), family="binary"),
         Metric("g", pqc.g, (DCG_GAIN, TIES_OPTION),
-               undefined_reason="without a document of positive gain"),
-        Metric("bing", pqc.bing, (RELEVANCE_THRESHOLD, TIES_OPTION)),
+               undefined_reason="without a document of positive gain", family="graded"),
+        Metric("bing", pqc.bing, (RELEVANCE_THRESHOLD, TIES_OPTION), family="binary"),
         Metric("ndcg_rel", pqc.ndcg_rel, (DCG_GAIN, DISCOUNT, LOG_BASE, TIES_OPTION),
-               undefined_reason="without a document of positive gain"),
+               undefined_reason="without a document of positive gain", family="graded"),
         Metric("rndcg", pqc.rndcg,
                (DCG_GAIN, DISCOUNT, LOG_BASE, RELEVANCE_THRESHOLD, TIES_OPTION),
-               undefined_reason="without a relevant document or one of positive gain"),
+               undefined_reason="without a relevant document or one of positive gain",
+               family="graded"),
     )
 }
 
@@ -575,204 +606,6 @@ def _shared_constraints():
 # is left out (see Metric.constraints).
 CONSTRAINTS = {**ARGUMENT_CONSTRAINTS, **_shared_constraints()}
 
-_LOOKUP = {}
-for _m in METRICS.values():
-    for _n in (_m.name, *_m.aliases):
-        _LOOKUP[_n] = _m
-
-# Names that no metric answers to because they could mean more than one: base name -> the
-# names to write instead, with what each means. "hit" is one letter from "hits" (a count,
-# as in ranx) and reads as the hit rate (a rate, as "hit@k" in RecBole): either reading
-# would give some users another number without a word.
-AMBIGUOUS = {
-    "hit": {
-        "hit_rate": "the fraction of queries with a relevant document in the top k",
-        "hits": "the number of relevant documents in the top k, as ranx's hits@k",
-    },
-}
-
-# base name, then parameters and cut-off in either order: "err@10(max_grade=4)" (the IR
-# spelling) or "AP(rel=2)@10" (ir_measures')
-_NAME = re.compile(
-    r"^\s*([a-z0-9][a-z0-9_\-]*?)\s*(?:\((.*?)\))?\s*(?:@\s*(\d+))?\s*(?:\((.*)\))?\s*$",
-    re.ASCII,  # cut-offs of ASCII digits: int() reads "\u0661\u0660" as 10
-)
-
-
-# ir_measures' spellings whose parameters are not the registry's options: IPrec@0.5 (a
-# recall level, not a cut-off), NumRet(rel=1) (NumRelRet), SetF(beta=x) (x is trec_eval's
-# set_F parameter, the weight of recall: beta**2 of the F-beta measure)
-_IR_IPREC = re.compile(r"^\s*iprec\s*(?:\((.*?)\))?\s*@\s*([0-9.]+)\s*(?:\((.*)\))?\s*$",
-                       re.ASCII | re.IGNORECASE)
-_IR_NAMED = re.compile(r"^\s*(numret|setf)\s*\((.*)\)\s*$", re.IGNORECASE)
-
-
-def _ir_measures_name(name):
-    """The registry's spelling of an ir_measures name that needs one, else None."""
-    found = _IR_IPREC.match(name)
-    if found:
-        before, level, after = found.groups()
-        given = ", ".join(p for p in (before, after) if p and p.strip())
-        return f"iprec_at_recall(recall={level}{', ' + given if given else ''})"
-    found = _IR_NAMED.match(name)
-    if not found:
-        return None
-    base, parameters = found.group(1).lower(), found.group(2)
-    items = [item for item in _split_parameters(parameters) if item.strip()]
-    keys = [item.partition("=")[0].strip() for item in items]
-    if base == "numret":
-        return f"num_rel_ret({parameters})" if "rel" in keys else None
-    for i, (key, item) in enumerate(zip(keys, items)):
-        if key == "beta":
-            try:
-                weight = float(item.partition("=")[2])
-            except ValueError:
-                return None  # parse_metric says what is wrong
-            if weight >= 0:
-                items[i] = f"beta={math.sqrt(weight)!r}"
-    return f"set_f({', '.join(items)})"
-
-
-def _number(text):
-    """An int when written as one (``10``, ``-3``), else a float (``1e1``, ``2.5``).
-
-    Raises ValueError when ``text`` is not a number.
-    """
-    try:
-        return int(text)  # exact: float() would round integers beyond 2**53
-    except ValueError:
-        return float(text)
-
-
-def _split_parameters(text):
-    """The ``key=value`` items of a name's parentheses: split at commas outside braces and
-    brackets."""
-    items, depth, start = [], 0, 0
-    for i, char in enumerate(text):
-        depth += {"{": 1, "}": -1, "[": 1, "]": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            items.append(text[start:i])
-            start = i + 1
-    items.append(text[start:])
-    return items
-
-
-def _value(text):
-    """A parameter value as written: a number, nan/true/false, a ``{grade: value, ...}``
-    mapping, a ``[value, ...]`` list of numbers, else the text itself."""
-    if text.startswith("[") and text.endswith("]"):
-        return [_number(item.strip()) for item in text[1:-1].split(",") if item.strip()]
-    if text.startswith("{") and text.endswith("}"):
-        mapping = {}
-        for pair in filter(None, (p.strip() for p in text[1:-1].split(","))):
-            key, sep, value = (part.strip() for part in pair.partition(":"))
-            if not sep:
-                raise ValueError(f"expected 'grade: value' pairs in braces; got {pair!r}")
-            mapping[_number(key)] = _number(value)
-        return mapping
-    try:
-        return _number(text)
-    except ValueError:
-        return {"nan": np.nan, "true": True, "false": False}.get(text, text)
-
-
-def parse_metric(name):
-    """Split a metric name into its registry entry and the options it fixes.
-
-    Names are case-insensitive: a registry name or alias, an optional cut-off ``@k`` and
-    optional parameters in parentheses, before or after the cut-off (``"err@10(max_grade=4)"``,
-    ``"AP(rel=2)@10"``); a mapping is written in braces (``"ndcg(gains={1: 3, 2: 9})"``).
-    trec_eval's own measure names (``"P_10"``, ``"ndcg_cut_10"``, ``"iprec_at_recall_0.50"``)
-    are read too; see :ref:`trec_eval`.
-
-    Parameters
-    ----------
-    name : str
-        E.g. ``"ndcg@10"``, ``"P@5"``, ``"RBP(p=0.8)"``, or a key of :meth:`Metric.key`.
-
-    Returns
-    -------
-    metric : Metric
-    options : dict
-
-    Examples
-    --------
-    >>> from sklearn_rank.metrics import parse_metric
-    >>> metric, options = parse_metric("nDCG@10")
-    >>> metric.name, options
-    ('ndcg', {'k': 10})
-    >>> metric, options = parse_metric("AP(rel=2)@10")
-    >>> metric.name, options
-    ('map', {'k': 10, 'relevance_threshold': 2})
-    """
-    if not isinstance(name, str):
-        raise TypeError(f"A metric name must be a string such as 'ndcg@10'; got {name!r}.")
-    spelled = _ir_measures_name(name)
-    if spelled is not None:
-        return parse_metric(spelled)
-    match = _NAME.match(name.lower())
-    if match and match.group(2) is not None and match.group(4) is not None:
-        match = None  # parameters on both sides of the cut-off: not a name of ours
-    if match and match.group(1) in AMBIGUOUS:
-        raise ValueError(_ambiguous(name, match))
-    metric = _LOOKUP.get(match.group(1)) if match else None
-    if metric is None:
-        from ._trec_names import parse_trec_name  # imports this module
-
-        found = parse_trec_name(name)
-        if found is None:
-            raise ValueError(_unknown(name))
-        return found
-    options = {}
-    cutoff, parameters = match.group(3), match.group(2) or match.group(4)
-    if cutoff is not None:
-        if "k" not in metric.options:
-            raise ValueError(f"{metric.name} takes no cut-off: {name!r} has '@{cutoff}'.")
-        options["k"] = int(cutoff)
-    if parameters:
-        given = {"k": f"@{cutoff}"} if "k" in options else {}
-        aliases = metric.option_aliases
-        for item in _split_parameters(parameters):
-            key, sep, value = (part.strip() for part in item.partition("="))
-            spelled, key = key, aliases.get(key, key)
-            if not sep or key not in metric.option_names:
-                raise ValueError(
-                    f"Cannot read the parameter {item.strip()!r} of metric {name!r}: "
-                    f"expected key=value with a key among {sorted(metric.option_names)}."
-                )
-            if key in given:
-                raise ValueError(
-                    f"Metric {name!r} sets {key} twice ({given[key]!r} and "
-                    f"{item.strip()!r}); which one was meant is not clear. Give it once."
-                )
-            given[key] = item.strip() if spelled == key else f"{item.strip()} ({key})"
-            try:
-                options[key] = _value(value)
-            except ValueError as exc:
-                raise ValueError(
-                    f"Cannot read the value of {item.strip()!r} in metric {name!r}: {exc}."
-                ) from None
-    return metric, options
-
-
-def _ambiguous(name, match):
-    base, rest = match.group(1), name.strip()[len(match.group(1)):]
-    meanings = "; ".join(f"{spelled + rest!r} for {meaning}"
-                         for spelled, meaning in AMBIGUOUS[base].items())
-    return (f"The metric name {name!r} is ambiguous: {base!r} could mean "
-            f"{' or '.join(map(repr, AMBIGUOUS[base]))}. Write {meanings}.")
-
-
-def _unknown(name):
-    known = sorted(_LOOKUP)
-    base = re.split(r"[@(]", str(name).lower())[0].strip()
-    close = difflib.get_close_matches(base, known, n=3, cutoff=0.5)
-    hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
-    return (
-        f"Unknown metric name {name!r}.{hint} Known metrics (add '@k' for a cut-off): "
-        f"{', '.join(sorted(METRICS))}."
-    )
-
 
 def get_metric_names():
     """Names of the metrics of the registry, with their aliases.
@@ -800,21 +633,3 @@ def metric_options(metric, fixed, options):
         option.name: fixed.get(option.name, options.get(option.name, option.keyword_default))
         for option in metric.all_options
     }
-
-
-def check_overridden(parsed, options, names, caller):
-    """Raise if an option would have no effect: every metric taking it fixes it in its name.
-
-    ``parsed`` holds ``(metric, fixed)`` pairs from :func:`parse_metric`; options fixed in a
-    name win over ``options``, and an option that they all override is a mistake.
-    """
-    overridden = sorted(
-        key for key in options
-        if all(key in fixed for m, fixed in parsed if key in m.option_names)
-    )
-    if overridden:
-        raise TypeError(
-            f"{caller} got option(s) {overridden}, but every metric of {names} that takes "
-            "them fixes them in its name, and options fixed in a name win: they would have "
-            "no effect. Drop them, or drop them from the names."
-        )

@@ -6,30 +6,32 @@ options each metric was computed with. :func:`aggregate` averages it over querie
 metric's rule (:meth:`Metric.aggregate`), and merges results computed on chunks of disjoint
 queries (folds, partitions) into the value of one call on all their rows.
 
-Every computation of a metric goes through here. :func:`evaluate` is
-:func:`evaluate_per_query` followed by :func:`aggregate`, as are the plots and the command
-line; the public ``*_score`` functions and the scorers (and through them ``cross_validate``)
+Every computation of a metric goes through here: :func:`result_of` computes bound metrics
+(:mod:`~sklearn_rank.metrics._bound`) on validated data. :func:`evaluate` (in
+:mod:`~sklearn_rank.metrics._evaluate`) is :func:`evaluate_per_query` followed by
+:func:`aggregate`, as are the plots and the command line; the public ``*_score`` functions,
+the scorers (and through them ``cross_validate``), the eval metrics and each Dask partition
 build their results with :func:`result_of` from the data they validated, and average them
-with :func:`means_of`. Whoever needs query ids takes them from the result.
+with :func:`means_of`, that is with the one aggregation rule
+(:class:`~sklearn_rank.metrics._aggregate.Aggregator`). Whoever needs query ids takes them
+from the result.
 """
 
 import math
 import os
 import sys
 import warnings
-from numbers import Real
+from numbers import Integral, Real
 from types import MappingProxyType
 
 import numpy as np
 
 from ..utils._arrays import check_finite_nonnegative
 from ..utils._optional import import_optional
-from ..utils._param_validation import validate_parameter_constraints, validate_params
 from ..utils._sklearn_internals import PARAM_VALIDATION_MODULE
-from ._dask import dask_evaluate, is_dask_collection
-from ._engine import mean_over_queries
-from ._input import check_ranking_input
-from ._registry import CONSTRAINTS, METRICS, check_overridden, metric_options, parse_metric
+from ._aggregate import Aggregator, in_query_order
+from ._bound import as_plan
+from ._registry import METRICS
 
 
 class PerQueryResult:
@@ -57,12 +59,20 @@ class PerQueryResult:
     weight_unit : float, default=1.0
         ``query_weight * weight_unit`` is the mean row weight of each query: weights so
         large or small that their sums overflow or lose precision are kept scaled.
+    fold : array-like of int of shape (n_queries,), default=None
+        The cross-validation fold (a non-negative integer) that tested each query, aligned
+        with ``query_ids``; None when the result has no folds. With folds, a query tested
+        in several folds (repeated cross-validation) has one entry per fold: the entries
+        are ordered by query id, then fold, and no (query id, fold) pair repeats. See
+        :meth:`with_fold`.
 
     Attributes
     ----------
     query_ids : ndarray of shape (n_queries,)
     query_weight : ndarray of shape (n_queries,) or None
     weight_unit : float
+    fold : ndarray of int of shape (n_queries,) or None
+        The fold of each query, or None.
     metrics : tuple of str
         The metric names, in the order given.
     values, undefined : mapping of str to ndarray of shape (n_queries,)
@@ -90,17 +100,33 @@ class PerQueryResult:
     (['a', 'b'], [0.0, 1.0])
     >>> result.undefined["mrr"].tolist()
     [True, False]
+
+    Results of cross-validation folds, each labelled with its fold, concatenated into one
+    with a fold column (what :func:`~sklearn_rank.model_selection.cross_validate` returns
+    with ``return_per_query=True``):
+
+    >>> from sklearn_rank.metrics import PerQueryResult
+    >>> y_true, y_score = [1, 0, 0, 2, 1, 0], [0.3, 0.9, 0.5, 0.1, 0.8, 0.2]
+    >>> folds = [evaluate_per_query(y_true[i:i + 2], y_score[i:i + 2], qid=[i, i],
+    ...                             metrics=["mrr"]) for i in (0, 2, 4)]
+    >>> cv = PerQueryResult.concat([r.with_fold(k) for k, r in enumerate(folds)])
+    >>> cv
+    PerQueryResult(n_queries=3, metrics=['mrr'], n_folds=3)
+    >>> cv.query_ids.tolist(), cv.fold.tolist(), cv["mrr"].tolist()
+    ([0, 2, 4], [0, 1, 2], [0.5, 0.5, 1.0])
     """
 
-    __slots__ = ("_ids", "_values", "_undefined", "_weight", "_unit", "_options")
+    __slots__ = ("_ids", "_values", "_undefined", "_weight", "_unit", "_options", "_fold")
     __hash__ = None
     __iter__ = None  # ``for x in result`` would be ambiguous: queries or metrics?
 
     def __init__(self, query_ids, values, undefined=None, query_weight=None, options=None,
-                 weight_unit=1.0):
+                 weight_unit=1.0, fold=None):
         query_ids = _column(query_ids, "query_ids")
-        _check_increasing(query_ids)
         n = len(query_ids)
+        if fold is not None:
+            fold = _check_fold(fold, n)
+        _check_increasing(query_ids, fold)
         if not isinstance(values, dict) or not values:
             raise TypeError(
                 "values must be a non-empty dict of metric name -> per-query values; got "
@@ -110,6 +136,10 @@ class PerQueryResult:
         for name in names:
             if not isinstance(name, str):
                 raise TypeError(f"Metric names must be strings; got {name!r}.")
+        if fold is not None and "fold" in names:
+            raise ValueError(
+                "A metric named 'fold' would be confused with the fold column: rename it."
+            )
         undefined = {} if undefined is None else undefined
         options = {} if options is None else options
         for what, mapping in (("undefined", undefined), ("options", options)):
@@ -135,17 +165,19 @@ class PerQueryResult:
                 f"weight_unit must be a finite positive number; got {weight_unit!r}."
             )
         self._set(query_ids, arrays, masks, query_weight, float(weight_unit),
-                  {name: dict(options.get(name, {})) for name in names})
+                  {name: dict(options.get(name, {})) for name in names}, fold)
 
     @classmethod
-    def _trusted(cls, query_ids, values, undefined, query_weight, options, weight_unit):
+    def _trusted(cls, query_ids, values, undefined, query_weight, options, weight_unit,
+                 fold=None):
         """A result from arrays that the engine built (fresh, validated): no copies."""
         self = cls.__new__(cls)
-        self._set(query_ids, values, undefined, query_weight, weight_unit, options)
+        self._set(query_ids, values, undefined, query_weight, weight_unit, options, fold)
         return self
 
-    def _set(self, query_ids, values, undefined, query_weight, weight_unit, options):
-        for array in (query_ids, query_weight, *values.values(), *undefined.values()):
+    def _set(self, query_ids, values, undefined, query_weight, weight_unit, options,
+             fold=None):
+        for array in (query_ids, query_weight, fold, *values.values(), *undefined.values()):
             if array is not None:
                 array.flags.writeable = False
         self._ids = query_ids
@@ -156,6 +188,7 @@ class PerQueryResult:
         self._options = MappingProxyType(
             {name: MappingProxyType(o) for name, o in options.items()}
         )
+        self._fold = fold
 
     query_ids = property(lambda self: self._ids, doc="The query ids, in increasing order.")
     values = property(lambda self: self._values, doc="Metric name -> per-query values.")
@@ -166,6 +199,8 @@ class PerQueryResult:
                            doc="query_weight * weight_unit is the mean row weight.")
     options = property(lambda self: self._options,
                        doc="Metric name -> the resolved options it was computed with.")
+    fold = property(lambda self: self._fold,
+                    doc="The cross-validation fold of each query, or None.")
 
     @property
     def metrics(self):
@@ -179,8 +214,12 @@ class PerQueryResult:
         try:
             return self._values[name]
         except (KeyError, TypeError):
+            # cross_validate's per-query output was a dict with "qid" and "fold" columns
+            hint = {"qid": " Its query ids are result.query_ids.",
+                    "fold": " Its folds are result.fold."}.get(name, "") if isinstance(
+                        name, str) else ""
             raise KeyError(
-                f"{name!r} is not a metric of this result; it has {list(self._values)}."
+                f"{name!r} is not a metric of this result; it has {list(self._values)}.{hint}"
             ) from None
 
     def __contains__(self, name):
@@ -232,13 +271,59 @@ class PerQueryResult:
         options.pop("convention", None)  # the options are resolved: the preset is in them
         return metric.key(options)
 
+    def with_fold(self, fold):
+        """This result, every query labelled as tested in fold ``fold``.
+
+        What a cross-validation loop calls on each fold's result before
+        :meth:`concat` joins them into one result with a fold column; the values, masks,
+        weights and options are those of this result.
+
+        Parameters
+        ----------
+        fold : int
+            The fold, a non-negative integer (0 for the first).
+
+        Returns
+        -------
+        result : PerQueryResult
+            A new result whose :attr:`fold` is ``fold`` for every query.
+
+        Raises
+        ------
+        ValueError
+            When ``fold`` is not a non-negative integer, or when this result has repeated
+            query ids (folds of its own): one fold cannot hold a query twice.
+
+        Examples
+        --------
+        >>> from sklearn_rank.metrics import evaluate_per_query
+        >>> result = evaluate_per_query([1, 0, 0, 1], [0.3, 0.9, 0.5, 0.1], qid=[7, 7, 8, 8],
+        ...                             metrics=["mrr"])
+        >>> result.with_fold(2).fold.tolist()
+        [2, 2]
+        """
+        if not (isinstance(fold, Integral) and not isinstance(fold, bool) and fold >= 0):
+            raise ValueError(f"fold must be a non-negative integer; got {fold!r}.")
+        if self._fold is not None and len(self._ids) > 1 and not bool(
+                np.all(self._ids[1:] != self._ids[:-1])):
+            raise ValueError(
+                "This result has a query in several folds; with_fold would put it twice in "
+                f"fold {fold}. Label each fold's result before concatenating them."
+            )
+        return type(self)._trusted(self._ids, dict(self._values), dict(self._undefined),
+                                   self._weight, {m: dict(o) for m, o in self._options.items()},
+                                   self._unit, np.full(len(self._ids), int(fold), np.int64))
+
     def __repr__(self):
         weighted = ", weighted" if self._weight is not None else ""
-        return f"PerQueryResult(n_queries={len(self)}, metrics={list(self.metrics)}{weighted})"
+        folds = ("" if self._fold is None
+                 else f", n_folds={len(np.unique(self._fold))}")
+        return (f"PerQueryResult(n_queries={len(self)}, metrics={list(self.metrics)}"
+                f"{weighted}{folds})")
 
     def __eq__(self, other):
-        """Whether ``other`` holds the same ids, values (NaN equal to NaN), masks, weights
-        and options, bit for bit."""
+        """Whether ``other`` holds the same ids, values (NaN equal to NaN), masks, weights,
+        options and folds, bit for bit."""
         if not isinstance(other, PerQueryResult):
             return NotImplemented
         return (
@@ -248,6 +333,8 @@ class PerQueryResult:
             and self._unit == other._unit
             and (self._weight is None) == (other._weight is None)
             and (self._weight is None or np.array_equal(self._weight, other._weight))
+            and (self._fold is None) == (other._fold is None)
+            and (self._fold is None or np.array_equal(self._fold, other._fold))
             and all(np.array_equal(self._values[m], other._values[m], equal_nan=True)
                     and np.array_equal(self._undefined[m], other._undefined[m])
                     for m in self.metrics)
@@ -264,8 +351,8 @@ class PerQueryResult:
         Returns
         -------
         result : dict
-            ``query_ids``, ``values``, ``undefined``, ``query_weight``, ``options`` and
-            ``weight_unit``.
+            ``query_ids``, ``values``, ``undefined``, ``query_weight``, ``options``,
+            ``weight_unit`` and ``fold``.
         """
         return {  # in the order of the constructor's parameters
             "query_ids": self._ids.copy(),
@@ -274,11 +361,14 @@ class PerQueryResult:
             "query_weight": None if self._weight is None else self._weight.copy(),
             "options": {m: dict(o) for m, o in self._options.items()},
             "weight_unit": self._unit,
+            "fold": None if self._fold is None else self._fold.copy(),
         }
 
     def to_frame(self):
         """The per-query values as a pandas DataFrame: one row per query (indexed by
-        ``qid``), one column per metric.
+        ``qid``), a ``"fold"`` column when the result has folds, then one column per metric.
+
+        :mod:`sklearn_rank.stats` reads such a frame by its index, as it reads the result.
 
         Returns
         -------
@@ -290,31 +380,37 @@ class PerQueryResult:
             When pandas is not installed (the ``pandas`` extra).
         """
         pandas = import_optional("pandas", extra="pandas", purpose="PerQueryResult.to_frame")
-        return pandas.DataFrame(
-            {m: np.array(v) for m, v in self._values.items()},
-            index=pandas.Index(np.array(self._ids), name="qid"),
-        )
+        columns = {} if self._fold is None else {"fold": np.array(self._fold)}
+        columns.update({m: np.array(v) for m, v in self._values.items()})
+        return pandas.DataFrame(columns, index=pandas.Index(np.array(self._ids), name="qid"))
 
     @classmethod
     def concat(cls, results):
         """One result from results computed on disjoint sets of queries.
 
+        Results with a fold column (cross-validation folds, each labelled by
+        :meth:`with_fold`) give a result with a fold column: there, a query may appear in
+        several results, in different folds (repeated cross-validation), as long as no
+        (query id, fold) pair repeats.
+
         Parameters
         ----------
         results : sequence of PerQueryResult
-            With the same metrics and options, weighted or not alike.
+            With the same metrics and options, weighted or not alike, with folds or
+            without alike.
 
         Returns
         -------
         result : PerQueryResult
             Queries in increasing order of id, as one :func:`evaluate_per_query` call on all
-            the rows would list them.
+            the rows would list them (with folds: by id, then fold).
 
         Raises
         ------
         ValueError
             When a query id appears in two results (a query split across chunks: its value
-            would be wrong), or when the results' metrics or options differ.
+            would be wrong) or, with folds, in two results of the same fold; when the
+            results' metrics or options differ, or some have folds and others not.
         TypeError
             When an item is not a :class:`PerQueryResult`, or when the query ids of two
             results cannot be compared (numbers and strings).
@@ -345,18 +441,30 @@ class PerQueryResult:
                 f"others (dtypes {sorted({str(r._ids.dtype) for r in results})}); a query "
                 "id must have one type in every chunk."
             )
+        fold = None
+        if first._fold is not None:
+            fold = np.concatenate([r._fold for r in results])
+            by_fold = np.argsort(fold, kind="stable")  # then by id, stably: (id, fold) order
         try:
-            order = np.argsort(ids, kind="stable")
+            if fold is None:
+                order = np.argsort(ids, kind="stable")
+            else:
+                order = by_fold[np.argsort(ids[by_fold], kind="stable")]
         except TypeError as exc:
             raise TypeError(f"The results' query ids cannot be compared: {exc}.") from None
         ids = ids[order]
-        repeated = np.flatnonzero(ids[1:] == ids[:-1])
+        same = ids[1:] == ids[:-1]
+        if fold is not None:
+            fold = fold[order]
+            same &= fold[1:] == fold[:-1]
+        repeated = np.flatnonzero(same)
         if len(repeated):
             shown = ", ".join(map(str, ids[repeated[:5]]))
+            where = "more than one result" if fold is None else "two results of the same fold"
             raise ValueError(
-                f"{len(repeated)} query id(s) appear in more than one result (e.g. {shown}): "
-                "the rows of a query were split across chunks, so its per-query value in "
-                "each chunk is not its value. Group the rows by query before chunking."
+                f"{len(repeated)} query id(s) appear in {where} (e.g. {shown}): the rows of "
+                "a query were split across chunks, so its per-query value in each chunk is "
+                "not its value. Group the rows by query before chunking."
             )
         values = {m: np.concatenate([r._values[m] for r in results])[order]
                   for m in first.metrics}
@@ -369,7 +477,7 @@ class PerQueryResult:
             weight = np.concatenate([r._weight if r._unit == unit else r._weight * (r._unit / unit)
                                      for r in results])[order]
         return cls._trusted(ids, values, undefined, weight,
-                            {m: dict(o) for m, o in first._options.items()}, unit)
+                            {m: dict(o) for m, o in first._options.items()}, unit, fold)
 
 
 def aggregate(result, *more_results):
@@ -378,7 +486,9 @@ def aggregate(result, *more_results):
     With one result, the means are those that :func:`evaluate` returns for the same call,
     bit for bit: weighted by the query weights, queries skipped by ``no_relevant=np.nan``
     left out. With several, computed on chunks of disjoint queries (cross-validation folds,
-    data partitions, stored runs), the means are those of one call on all their rows.
+    data partitions, stored runs), the means are those of one call on all their rows. In a
+    result with folds where a query was tested by several folds (repeated
+    cross-validation), each of its entries counts.
 
     Parameters
     ----------
@@ -434,199 +544,31 @@ def _aggregate_metric(result, name, stacklevel):
     """The value over queries of one metric of ``result``: the rule of the registry entry
     that computed it (:meth:`Metric.aggregate`), the weighted mean for a result built by
     hand without one. ``stacklevel`` as for :func:`warnings.warn` called here."""
-    values, weight = result.values[name], result.query_weight
     options = result.options[name]
     metric = METRICS.get(options.get("metric"))
     if metric is None:
-        return mean_over_queries(np.asarray(values), weight, metric=name,
-                                 stacklevel=stacklevel)
-    if metric.aggregation == "sum" and weight is not None:
-        # the mean depends on ratios of weights only, a weighted sum on the weights: back
-        # to the units of sample_weight (weight_unit is 1.0 unless the weights are extreme)
-        weight = weight * result.weight_unit
-    # the rows' order is the ranking (trec_eval's ties, and its convention): the queries are
-    # added in their order too, as trec_eval adds them
-    in_order = options.get("ties") == "stable" or options.get("convention") == "trec_eval"
-    return metric.aggregate(values, weight, label=name, stacklevel=stacklevel + 1,
-                            in_order=in_order)
+        aggregator = Aggregator(label=name)
+    else:
+        aggregator = Aggregator(metric.aggregation, in_order=in_query_order(options),
+                                label=name, undefined_reason=metric.undefined_reason)
+    aggregator.add(result.values[name], result.query_weight, weight_unit=result.weight_unit)
+    return aggregator.result(stacklevel=stacklevel + 1)
 
 
-# The arguments of evaluate and evaluate_per_query (besides the metrics' own options).
-_EVALUATE_CONSTRAINTS = {
-        "y_true": ["array-like"],
-        "y_score": ["array-like"],
-        "qid": CONSTRAINTS["qid"],
-        "metrics": [list, tuple, str],
-        "sample_weight": ["array-like", None],
-        "retrieved": ["array-like", None],
-        "judged": CONSTRAINTS["judged"],
-        "docno": CONSTRAINTS["docno"],
-        "convention": CONSTRAINTS["convention"],
-}
+def result_of(data, plan, convention=None):
+    """The :class:`PerQueryResult` of the metrics of ``plan`` on ``data``, a validated
+    :class:`RankingInput`: the one computation of bound metrics on data.
 
-
-@validate_params({**_EVALUATE_CONSTRAINTS, "partitioned_by_query": ["boolean"]},
-                 prefer_skip_nested_validation=True)
-def evaluate_per_query(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"),
-                       sample_weight=None, retrieved=None, judged=None, docno=None,
-                       convention=None, partitioned_by_query=False, **options):
-    """Compute several ranking metrics per query, with the query ids they belong to.
-
-    The same computation as :func:`evaluate` (one grouping, one sort), returned before the
-    mean over queries: :func:`aggregate` of the result gives :func:`evaluate`'s means.
-
-    Parameters
-    ----------
-    y_true, y_score, qid, sample_weight, retrieved, judged, docno, convention
-        As in :func:`ndcg_score`.
-
-    metrics : list of str or str, default: ``("ndcg@10", "map", "mrr")``
-        Metric names, as in :func:`evaluate`.
-
-    partitioned_by_query : bool, default=False
-        With Dask inputs, as in :func:`evaluate`; ignored for arrays in memory.
-
-    **options
-        Options applied to every metric that takes them, as in :func:`evaluate`.
-
-    Returns
-    -------
-    result : PerQueryResult or dask.dataframe.DataFrame
-        Query ids (in the order of ``np.unique(qid)``), per metric the values (after the
-        ``no_relevant`` policy) and the mask of queries where it is undefined, the query
-        weights (None without ``sample_weight``) and the resolved options. With Dask
-        inputs, a lazy Dask DataFrame: a ``qid`` column, one column per metric and, with
-        ``sample_weight``, a ``query_weight`` column (see :ref:`scaling`).
-
-    See Also
-    --------
-    evaluate : The means over queries (``return_per_query=True`` gives bare arrays).
-    aggregate : The means of one or several results.
-
-    Examples
-    --------
-    >>> from sklearn_rank.metrics import aggregate, evaluate_per_query
-    >>> y_true = [3, 0, 2, 1, 0, 1]
-    >>> y_score = [0.9, 0.8, 0.1, 0.4, 0.3, 0.6]
-    >>> qid = [1, 2, 1, 2, 1, 2]
-    >>> result = evaluate_per_query(y_true, y_score, qid=qid, metrics=["ndcg@2", "P@1"])
-    >>> result.to_frame().round(4)  # doctest: +NORMALIZE_WHITESPACE
-         ndcg@2  P@1
-    qid
-    1    0.7872  1.0
-    2    0.3869  0.0
-    >>> {name: round(value, 4) for name, value in aggregate(result).items()}
-    {'ndcg@2': 0.587, 'P@1': 0.5}
-    """
-    if any(map(is_dask_collection,
-               (y_true, y_score, qid, sample_weight, retrieved, judged, docno))):
-        return dask_evaluate(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
-                             convention, options, caller="evaluate_per_query",
-                             return_per_query=True, partitioned_by_query=partitioned_by_query,
-                             docno=docno)
-    return evaluate_result(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
-                           convention, options, caller="evaluate_per_query", docno=docno)
-
-
-@validate_params({**_EVALUATE_CONSTRAINTS, "return_per_query": ["boolean"],
-                  "partitioned_by_query": ["boolean"]},
-                 prefer_skip_nested_validation=True)
-def evaluate(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"), sample_weight=None,
-             retrieved=None, judged=None, docno=None, convention=None, return_per_query=False,
-             partitioned_by_query=False, **options):
-    """Compute several ranking metrics at once, grouping and sorting the data once.
-
-    :func:`evaluate_per_query` followed by :func:`aggregate`, in one call.
-
-    Parameters
-    ----------
-    y_true, y_score, qid, sample_weight, retrieved, judged, docno, convention, \
-return_per_query
-        As in :func:`ndcg_score`.
-
-    metrics : list of str or str, default: ``("ndcg@10", "map", "mrr")``
-        Metric names, case-insensitive: ``"ndcg@10"``, ``"dcg@5"``, ``"err@20"``,
-        ``"map"``/``"ap@10"``, ``"mrr"``/``"rr@10"``, ``"p@5"``, ``"r@100"``,
-        ``"success@10"``/``"hit_rate@10"``, ``"rprec"``, ``"rbp(p=0.8)"``,
-        ``"kendall_tau"``, ``"spearman"``, ``"pairwise_accuracy"``,
-        ``"half_life_utility"``. See :func:`get_metric_names`.
-
-    partitioned_by_query : bool, default=False
-        With Dask inputs (Dask Series of one Dask DataFrame, or Dask arrays), declare that
-        the rows of each query sit in one partition already, to skip the shuffle on
-        ``qid``. The claim is checked: a query found in two partitions is an error.
-        Ignored for arrays in memory. See :ref:`scaling`.
-
-    **options
-        Options applied to every metric that takes them (``ties="stable"``,
-        ``gain="linear"``, ``no_relevant=1.0``, ``max_grade=4``...). An option that no
-        requested metric takes is an error. Options fixed in a name (``"rbp(p=0.5)"``) win;
-        an option that every metric taking it fixes in its name would have no effect, and
-        is an error too.
-
-    Returns
-    -------
-    results : dict or dask.dataframe.DataFrame
-        Metric name (as given) -> mean value, or per-query array with
-        ``return_per_query=True`` (in the order of ``np.unique(qid)``; prefer
-        :func:`evaluate_per_query`, whose result carries the query ids). With Dask inputs
-        and ``return_per_query=True``, a lazy Dask DataFrame of ``qid`` and one column per
-        metric, which can be written to Parquet without collecting it.
-
-    See Also
-    --------
-    evaluate_per_query : The per-query values, with their query ids.
-    aggregate : The means of one or several per-query results.
-
-    Examples
-    --------
-    >>> from sklearn_rank.metrics import evaluate
-    >>> y_true = [3, 0, 2, 1, 0, 1]
-    >>> y_score = [0.9, 0.8, 0.1, 0.4, 0.3, 0.6]
-    >>> qid = [1, 2, 1, 2, 1, 2]
-    >>> result = evaluate(y_true, y_score, qid=qid, metrics=["ndcg@2", "mrr", "P@1"])
-    >>> {name: round(value, 4) for name, value in result.items()}
-    {'ndcg@2': 0.587, 'mrr': 0.75, 'P@1': 0.5}
-    """
-    if any(map(is_dask_collection,
-               (y_true, y_score, qid, sample_weight, retrieved, judged, docno))):
-        return dask_evaluate(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
-                             convention, options, caller="evaluate",
-                             return_per_query=return_per_query,
-                             partitioned_by_query=partitioned_by_query, docno=docno)
-    result = evaluate_result(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
-                             convention, options, caller="evaluate", docno=docno)
-    if return_per_query:  # bare arrays, writable, as evaluate has always returned them
-        return {name: np.array(values) for name, values in result.values.items()}
-    # the warning of a metric whose every query was skipped: at the caller of evaluate, past
-    # the frame of validate_params
-    return means_of(result, stacklevel=4)
-
-
-def evaluate_result(y_true, y_score, qid, metrics, sample_weight, retrieved, judged, convention,
-                    options, *, caller, docno=None):
-    """:func:`evaluate_per_query` with ``caller`` (``"evaluate"``...) in its messages: the
-    body that :func:`evaluate` and :func:`evaluate_per_query` share."""
-    plan = plan_metrics(metrics, options, f"{caller}()")
-    data = check_ranking_input(y_true, y_score, qid, sample_weight, retrieved, judged=judged,
-                               docno=docno, caller=caller)
-    for name, metric, kernel_options in plan:
-        validate_parameter_constraints(metric.constraints, kernel_options,
-                                       caller_name=f"{caller} (metric {name!r})")
-    return result_of(data, plan, convention)
-
-
-def result_of(data, plan, convention):
-    """The :class:`PerQueryResult` of the metrics of ``plan`` (validated ``(name, metric,
-    kernel_options)`` items, see :func:`plan_metrics`) on ``data``, a :class:`RankingInput`.
-
-    Warns (:class:`TiedScoresWarning`) when the ``"trec_eval"`` preset ranks tied scores in
-    row order for want of document names."""
+    ``plan`` holds ``(name, BoundMetric)`` items (see
+    :func:`~sklearn_rank.metrics._bound.bind_metrics`), or ``(name, metric,
+    kernel_options)`` items, bound here to ``convention``. Warns
+    (:class:`TiedScoresWarning`) when the ``"trec_eval"`` preset ranks tied scores in row
+    order for want of document names."""
+    plan = as_plan(plan, convention)
     values, undefined, resolved = {}, {}, {}
-    for name, metric, kernel_options in plan:
-        values[name], undefined[name], resolved[name] = per_query_values(
-            data, metric, convention, kernel_options, name)
-    _warn_row_order_ties(data, plan, resolved, convention)
+    for name, bound in plan:
+        values[name], undefined[name], resolved[name] = bound.compute(data, label=name)
+    _warn_row_order_ties(data, plan, resolved)
     return PerQueryResult._trusted(data.query_ids, values, undefined, data.query_weight, resolved,
                                    data.weight_unit)
 
@@ -646,15 +588,16 @@ class TiedScoresWarning(UserWarning):
         self.n_queries = len(self.query_ids)
 
 
-def _warn_row_order_ties(data, plan, resolved, convention):
+def _warn_row_order_ties(data, plan, resolved):
     """Warn when the ``"trec_eval"`` preset gave a metric ``ties="stable"`` (the caller did
     not ask for it) and, without document names, tied documents of different grades or
     judgements kept their row order: trec_eval ranks them by name."""
-    if convention != "trec_eval" or data.docno_order is not None:
+    if data.docno_order is not None:
         return
-    for name, _, kernel_options in plan:
+    for name, bound in plan:
         options = resolved[name]
-        if kernel_options.get("ties", "stable") is not None or options.get("ties") != "stable":
+        if (bound.convention != "trec_eval" or not bound.preset_ties
+                or options.get("ties") != "stable"):
             continue  # no ties option, ties given by the caller, or not the preset's
         ranked = data.condensed() if options.get("unjudged") == "condensed" else data
         codes = ranked.ranking("stable").row_order_queries
@@ -689,44 +632,11 @@ def _outside_package():
     return level
 
 
-def plan_metrics(metrics, options, caller):
-    """Parse metric names and check the shared options, as :func:`evaluate` does.
-
-    Returns ``[(name, metric, kernel_options)]``: the name as given, its registry entry and
-    its kernel options (name-fixed, then the caller's, then plain defaults; not yet
-    validated against the metric's constraints).
-    """
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not names:
-        raise ValueError("metrics is empty: name at least one metric, e.g. ['ndcg@10'].")
-    parsed = [(name, *parse_metric(name)) for name in names]
-    accepted = {o for _, m, _ in parsed for o in m.option_names}
-    unused = sorted(set(options) - accepted)
-    if unused:
-        raise TypeError(f"{caller} got option(s) {unused} that none of the metrics {names} takes.")
-    check_overridden([(m, fixed) for _, m, fixed in parsed], options, names, caller)
-    return [(name, metric, metric_options(metric, fixed, options))
-            for name, metric, fixed in parsed]
-
-
-def per_query_values(data, metric, convention, kernel_options, label):
-    """One metric's per-query values on ``data`` (a :class:`RankingInput`).
-
-    Returns ``(values, undefined, options)``: the values after the ``no_relevant`` policy
-    (:meth:`Metric.compute`), the mask of the queries where the metric is undefined, and the
-    options as :attr:`PerQueryResult.options` records them.
-    """
-    values, undefined, resolved = metric.compute(data, kernel_options, convention=convention,
-                                                 label=label)
-    recorded = {"metric": metric.name, "convention": convention, **resolved}
-    if recorded.get("max_grade", 0) is None and recorded.get("graded", True):
-        # graded ERR and RBP scale grades by the largest one: a property of all the rows
-        recorded["max_grade"] = data.top_label.item()
-    if not values.flags.owndata:
-        values = values.copy()  # not a view of an array that the caller keeps
-    undefined = (np.zeros(data.n_queries, dtype=bool) if undefined is None
-                 else np.array(undefined, dtype=bool))
-    return values, undefined, recorded
+def per_query_values(data, bound, label):
+    """One bound metric's per-query values on ``data`` (a :class:`RankingInput`):
+    ``(values, undefined, options)``, see :meth:`BoundMetric.compute
+    <sklearn_rank.metrics._bound.BoundMetric.compute>`."""
+    return bound.compute(data, label=label)
 
 
 # --------------------------------------------------------------------------------------
@@ -748,16 +658,47 @@ def _column(x, name, n=None, dtype=None):
     return array
 
 
-def _check_increasing(ids):
+def _check_increasing(ids, fold=None):
+    """Ids distinct and increasing; with folds, (id, fold) pairs distinct and increasing."""
     try:
-        increasing = bool(np.all(ids[1:] > ids[:-1]))
+        if fold is None:
+            increasing = bool(np.all(ids[1:] > ids[:-1]))
+        else:
+            same = ids[1:] == ids[:-1]
+            increasing = bool(np.all((ids[1:] > ids[:-1]) | (same & (fold[1:] > fold[:-1]))))
     except TypeError as exc:
         raise TypeError(f"query_ids cannot be compared with each other: {exc}.") from None
     if not increasing:
+        if fold is None:
+            raise ValueError(
+                "query_ids must be distinct and in increasing order, as np.unique(qid) "
+                "lists them; sort the ids and the values together (and drop repeated ids)."
+            )
         raise ValueError(
-            "query_ids must be distinct and in increasing order, as np.unique(qid) lists "
-            "them; sort the ids and the values together (and drop repeated ids)."
+            "With folds, the entries must be in increasing order of query id, then fold, "
+            "and no (query id, fold) pair may repeat; sort the ids, folds and values "
+            "together, or build the result with PerQueryResult.concat of each fold's "
+            "result.with_fold(k)."
         )
+
+
+def _check_fold(fold, n):
+    """``fold`` as a fresh int64 array of ``n`` non-negative integers."""
+    array = _column(fold, "fold", n)
+    if not len(array):
+        return array.astype(np.int64)
+    if array.dtype.kind not in "iu":
+        raise TypeError(
+            f"fold must hold integers, the fold of each query (0, 1, ...); got an array of "
+            f"dtype {array.dtype}."
+        )
+    if array.min() < 0 or array.max() > np.iinfo(np.int64).max:
+        bad = int(np.argmin(array)) if array.min() < 0 else int(np.argmax(array))
+        raise ValueError(
+            f"fold must hold non-negative integers (0, 1, ...); got {array[bad]} at position "
+            f"{bad}."
+        )
+    return array.astype(np.int64)
 
 
 def _same_ids(a, b):
@@ -797,6 +738,13 @@ def _check_compatible(first, other, i):
                 f"Cannot merge results computed with different options: metric {m!r} of "
                 f"result 0 and result {i} differ in {shown}.{hint}"
             )
+    if (first.fold is None) != (other.fold is None):
+        raise ValueError(
+            f"Cannot merge results with folds and results without: result 0 "
+            f"{'has' if first.fold is not None else 'has no'} fold column, result {i} "
+            f"{'has' if other.fold is not None else 'has no'}. Label every result with its "
+            "fold (result.with_fold(k)), or none."
+        )
     if (first.query_weight is None) != (other.query_weight is None):
         raise ValueError(
             f"Cannot merge weighted and unweighted results: result 0 "

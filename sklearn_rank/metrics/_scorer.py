@@ -10,13 +10,11 @@ It finds the query ids either as routed metadata (it requests ``qid`` by default
 DataFrame column of ``X`` (see :mod:`sklearn_rank.utils._qid`).
 """
 
-import difflib
 from functools import partial
 
 import numpy as np
 from sklearn.base import is_classifier
 
-from .._conventions import resolve
 from ..utils._param_validation import validate_parameter_constraints
 from ..utils._qid import QID_HELP, has_qid_column, is_single_query, resolve_qid
 from ..utils._sklearn_internals import (
@@ -26,8 +24,9 @@ from ..utils._sklearn_internals import (
     _raise_for_params,
 )
 from ..utils._trained import check_trained_queries
+from ._bound import bind_metric, grade_scale_message, scale_left_to_data
 from ._input import check_ranking_input
-from ._registry import CONSTRAINTS, METRICS, metric_options, parse_metric
+from ._registry import METRICS
 from ._result import means_of, result_of
 
 # Names offered by get_scorer_names(): the usual cut-offs of each metric taking one.
@@ -50,21 +49,18 @@ class RankingScorer(_BaseScorer):
     __metadata_request__score = {"qid": True}
 
     def __init__(self, name, options, response_method, qid_column, convention):
-        metric, fixed = parse_metric(name)
         caller = f"make_ranking_scorer({name!r})"
-        _check_options(metric, name, fixed, options, caller)
-        validate_parameter_constraints(
-            {"convention": CONSTRAINTS["convention"], "qid_column": [str, None]},
-            {"convention": convention, "qid_column": qid_column}, caller_name=caller,
-        )
+        # the metric, bound once: parsed, its options checked, merged and validated, the
+        # convention resolved; every call of the scorer computes it as it is
+        bound = bind_metric(name, options=options, convention=convention, caller=caller)
+        validate_parameter_constraints({"qid_column": [str, None]}, {"qid_column": qid_column},
+                                       caller_name=caller)
         _check_response_method_param(response_method, caller)
-        kernel_options = metric_options(metric, fixed, options)
-        validate_parameter_constraints(metric.constraints, kernel_options, caller_name=caller)
-        check_grade_scale(name, options=options, convention=convention, caller=caller)
+        bound.check_declared_scale(name, caller)
         self.response_method = (tuple(response_method) if isinstance(response_method, list)
                                 else response_method)
         super().__init__(
-            score_func=metric.function, sign=1, kwargs=dict(options),
+            score_func=bound.metric.function, sign=1, kwargs=dict(options),
             # what scikit-learn's multi-metric scorer inspects to decide on caching; the
             # method called is chosen per estimator by _response_method_for
             response_method=(_BINARY_AUTO + ("predict",) if self.response_method == "auto"
@@ -73,8 +69,30 @@ class RankingScorer(_BaseScorer):
         self.name = name
         self.qid_column = qid_column
         self.convention = convention
-        self._metric = metric
-        self._kernel_options = kernel_options
+        self._bound = bound
+
+    def set_score_request(self, **kwargs):
+        """Set the metadata that the scorer requests, keeping its request of ``qid``.
+
+        scikit-learn's ``set_score_request`` replaces the whole request: on a ranking
+        scorer, ``set_score_request(sample_weight=True)`` would drop the ``qid`` that it
+        requests by default, and the search would then fail for want of query ids. The
+        request of ``qid`` stays unless ``qid`` is among ``kwargs``.
+
+        Parameters
+        ----------
+        **kwargs : dict
+            ``param=alias`` pairs, as in scikit-learn: ``True``, ``False``, ``None`` or a
+            string alias.
+
+        Returns
+        -------
+        self : RankingScorer
+        """
+        super().set_score_request(**kwargs)
+        if "qid" not in kwargs:
+            self._metadata_request.score.add_request(param="qid", alias=True)
+        return self
 
     def __repr__(self):
         extra = "".join(f", {k}={v!r}" for k, v in self._kwargs.items())
@@ -136,8 +154,7 @@ class RankingScorer(_BaseScorer):
         # a test query cut from a training query (cv=5, KFold) is refused, naming the fix
         check_trained_queries(estimator, y_true, qid, caller=repr(self))
         data = check_ranking_input(y_true, y_score, qid, sample_weight)
-        return result_of(data, [(self.name, self._metric, dict(self._kernel_options))],
-                         self.convention)
+        return result_of(data, [(self.name, self._bound)])
 
 
 def estimator_scores(estimator, X, qid, *, response_method, qid_column, caller,
@@ -230,25 +247,6 @@ def _check_response_method_param(response_method, caller):
         )
 
 
-def _check_options(metric, name, fixed, options, caller):
-    """Refuse options the metric does not take, and options the name already fixes."""
-    accepted = sorted(metric.option_names)
-    unknown = sorted(set(options) - set(accepted))
-    if unknown:
-        close = [m for key in unknown for m in difflib.get_close_matches(key, accepted, n=1)]
-        hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
-        raise TypeError(
-            f"{caller} got option(s) {unknown} that {metric.name} does not take.{hint} "
-            f"Its options are {accepted}."
-        )
-    repeated = sorted(set(options) & set(fixed))
-    if repeated:
-        raise ValueError(
-            f"{caller} got option(s) {repeated} both in the metric name and as keywords "
-            f"({', '.join(f'{k}={options[k]!r}' for k in repeated)}); give each option once."
-        )
-
-
 def needs_grade_scale(metric, *, options=None, convention=None):
     """Whether ``metric`` depends on a grade scale that nothing declares.
 
@@ -271,14 +269,7 @@ def needs_grade_scale(metric, *, options=None, convention=None):
         True when the metric uses ``max_grade`` and neither the name, ``options`` nor the
         convention sets it.
     """
-    found, fixed = parse_metric(metric)
-    if "max_grade" not in found.options:
-        return False
-    kernel_options = metric_options(found, fixed, options or {})
-    if not kernel_options.get("graded", True):  # binary RBP has no grade scale
-        return False
-    return resolve(found.name, convention, {"max_grade": kernel_options["max_grade"]})[
-        "max_grade"] is None
+    return scale_left_to_data(metric, options=options, convention=convention)
 
 
 def check_grade_scale(metric, *, options=None, convention=None, caller=None):
@@ -304,22 +295,8 @@ def check_grade_scale(metric, *, options=None, convention=None, caller=None):
     ValueError
         When :func:`needs_grade_scale` is true.
     """
-    if not needs_grade_scale(metric, options=options, convention=convention):
-        return
-    name = metric.strip()
-    fixed_name = (f"{name[:-1]}, max_grade=4)" if name.endswith(")")
-                  else f"{name}(max_grade=4)")
-    if caller is None or caller.startswith("make_ranking_scorer"):
-        declare = f"get_scorer({fixed_name!r}) or make_ranking_scorer({metric!r}, max_grade=4)"
-    else:
-        declare = f"{fixed_name!r}"
-    raise ValueError(
-        f"{caller or repr(metric)}: {metric!r} divides the grades by the top grade of the "
-        "relevance scale (max_grade), and none is declared. Left unset, it would be the "
-        "largest grade of each cross-validation fold, so a fold's score would depend on which "
-        "queries landed in it. Declare the top grade of your scale, e.g. for grades 0 to 4: "
-        f"{declare}; or max_grade='query' to use each query's own top grade."
-    )
+    if needs_grade_scale(metric, options=options, convention=convention):
+        raise ValueError(grade_scale_message(metric, caller))
 
 
 def _missing_qid_message(scorer, X):

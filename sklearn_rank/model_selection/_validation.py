@@ -10,7 +10,7 @@ from sklearn import config_context
 from sklearn.model_selection import cross_validate as _sklearn_cross_validate
 from sklearn.utils.metadata_routing import get_routing_for_object, process_routing
 
-from ..metrics._result import means_of
+from ..metrics._result import PerQueryResult, means_of
 from ..metrics._scorer import (
     RankingScorer,
     _one_score_per_row,
@@ -282,10 +282,16 @@ def cross_validate(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5, n_jobs
         As in scikit-learn.
 
     return_per_query : bool, default=False
-        Also return ``result["per_query"]``: a dict with ``"qid"`` (the test queries of every
-        fold, concatenated), ``"fold"`` (the fold of each) and, per metric name, the
-        per-query test values, ready for :mod:`sklearn_rank.stats`. They come from the
-        predictions the scores were computed on: no second prediction.
+        Also return ``result["per_query"]``: a
+        :class:`~sklearn_rank.metrics.PerQueryResult` of the test queries of every fold,
+        with one metric per scorer (named as in ``test_<name>``): its ``query_ids``, its
+        ``fold`` column (the fold, 0 for the first, that tested each query), each metric's
+        per-query test values (``result["per_query"]["ndcg@10"]``), undefined masks and
+        options, and the query weights when the scorers were given ``sample_weight``. It
+        is ready for :mod:`sklearn_rank.stats`, which pairs it with other results by
+        query id. The values come from the predictions the scores were computed on: no
+        second prediction. A query tested by several folds (repeated cross-validation)
+        has one entry per fold; the entries are ordered by query id, then fold.
 
     return_predictions : bool, default=False
         Also return ``result["predictions"]``: the out-of-fold ranking scores, one array of
@@ -330,8 +336,11 @@ def cross_validate(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5, n_jobs
     ...                         return_per_query=True, return_predictions=True)
     >>> result["predictions"].shape == y.shape
     True
-    >>> sorted(result["per_query"])
-    ['fold', 'ndcg@10', 'qid']
+    >>> per_query = result["per_query"]
+    >>> per_query
+    PerQueryResult(n_queries=30, metrics=['ndcg@10'], n_folds=3)
+    >>> per_query.query_ids.shape, per_query.fold.shape, per_query["ndcg@10"].shape
+    ((30,), (30,), (30,))
     """
     _, qid = resolve_qid(X, qid, qid_column=qid_column, caller="cross_validate")
     scorers = _scorers(scoring, y)
@@ -374,20 +383,45 @@ def cross_validate(estimator, X, y, *, qid=None, scoring="ndcg@10", cv=5, n_jobs
 
 
 def _per_query(scorers, folds):
-    """Per-query test values of every ranking scorer: those its fold scorer computed.
+    """Per-query test values of every ranking scorer, those its fold scorer computed, as
+    one :class:`PerQueryResult` with a fold column: a metric per scorer, named as the
+    scorer is in ``scoring``, with its undefined mask and options.
 
-    Each fold's query ids are those of its scorers' per-query results: one scorer's, as
-    every scorer of a fold scores the same rows.
+    Every scorer of a fold scores the same rows, so their results share the query ids,
+    and, when each was given the same ``sample_weight``, the query weights.
     """
-    columns = {"qid": [], "fold": []}
-    columns.update({name: [] for name in scorers})
+    parts = []
     for fold, (_, results) in enumerate(folds):
+        values, undefined, options = {}, {}, {}
+        first = None
         for name, scorer in scorers.items():
             scored = results[name]
-            columns[name].append(scored[scorer.name])
-        columns["qid"].append(scored.query_ids)
-        columns["fold"].append(np.full(len(scored), fold))
-    return {key: np.concatenate(parts) for key, parts in columns.items()}
+            first = scored if first is None else first
+            _check_same_weights(first, scored, name, next(iter(scorers)))
+            values[name] = scored[scorer.name]
+            undefined[name] = scored.undefined[scorer.name]
+            options[name] = dict(scored.options[scorer.name])
+        parts.append(PerQueryResult._trusted(
+            first.query_ids, values, undefined, first.query_weight, options, first.weight_unit,
+            np.full(len(first), fold, dtype=np.int64)))
+    return PerQueryResult.concat(parts)
+
+
+def _check_same_weights(first, other, name, first_name):
+    """Refuse scorers of one fold that were given different query weights: one result
+    holds one weight per query."""
+    same = (first.query_weight is None) == (other.query_weight is None) and (
+        first.query_weight is None
+        or (first.weight_unit == other.weight_unit
+            and np.array_equal(first.query_weight, other.query_weight)))
+    if not same:
+        raise ValueError(
+            f"return_per_query=True returns every scorer's per-query values in one "
+            f"PerQueryResult, with one weight per query, but scorers {first_name!r} and "
+            f"{name!r} were given different sample weights (one of them none). Request "
+            "sample_weight for every scorer (scorer.set_score_request(sample_weight=True)) "
+            "or for none."
+        )
 
 
 def _predictions(result, scorers, n_samples, folds):

@@ -7,6 +7,7 @@ from numbers import Real
 
 import numpy as np
 
+from ..benchmark._store import StoredRun, load_store
 from ..utils._optional import import_optional
 from ..utils._param_validation import Interval, StrOptions, validate_params
 from . import _table
@@ -19,7 +20,6 @@ from ._paired import (
     fill_doc,
     rng_source,
 )
-from ._store import StoredRun, load_store
 
 CORRECTIONS = ("holm", "bonferroni")
 
@@ -356,11 +356,11 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
     ----------
     systems : dict, str or path-like
         A results store (``sklearn-rank cv --store FILE``), whose latest finished run is
-        read by :func:`load_store`; or system name -> per-query values, each value in one of
-        these forms:
+        read by :func:`~sklearn_rank.benchmark.load_store`; or system name -> per-query
+        values, each value in one of these forms:
 
         - a :class:`~sklearn_rank.metrics.PerQueryResult` (unweighted), aligned by query
-          id;
+          id, with its folds when it has a fold column;
         - a tuple ``(qid, values)`` of two array-likes, aligned by query id;
         - a dict (or a pandas or polars DataFrame) of columns: an optional ``"qid"``, an
           optional ``"fold"`` and one column of per-query values per metric; a pandas
@@ -369,15 +369,15 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
         - a pandas Series indexed by query id;
         - the dict returned by
           :func:`sklearn_rank.model_selection.cross_validate` with
-          ``return_per_query=True``;
+          ``return_per_query=True`` (its ``"per_query"`` PerQueryResult is read);
         - an array-like of shape (n_queries,) without query ids, aligned by position.
 
         Either every system comes with query ids, or none does: pairing by position
         happens only between inputs without ids, and a mix is refused.
 
-        A run of a results store (:func:`load_store`, or a store's path) brings its metrics,
-        baseline and seed as the defaults of ``metric``, ``baseline`` and ``random_state``:
-        the table is the one that the command printed.
+        A run of a results store (:func:`~sklearn_rank.benchmark.load_store`, or a store's
+        path) brings its metrics, baseline and seed as the defaults of ``metric``,
+        ``baseline`` and ``random_state``: the table is the one that the command printed.
 
         All systems must have been evaluated on the same queries (an error names the
         query ids that differ; keep the common ones in every input to compare on them).

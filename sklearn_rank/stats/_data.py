@@ -9,11 +9,14 @@ A system's values come as one of:
   pandas DataFrame without a ``"qid"`` column has its query ids in its index (as
   ``PerQueryResult.to_frame()`` puts them), unless that index is pandas' default one;
 - a pandas Series, its index holding the query ids (unless it is pandas' default index);
-- an object with ``query_ids`` and a mapping ``values`` of metric name -> per-query values:
-  a :class:`sklearn_rank.metrics.PerQueryResult`, read through this small protocol so that
-  ``stats`` imports nothing from ``metrics``;
+- an object with ``query_ids`` and a mapping ``values`` of metric name -> per-query values,
+  and optionally ``fold`` (the fold of each query, or None), ``undefined`` (metric name ->
+  mask of the queries where the metric is undefined) and ``query_weight`` (None when
+  unweighted): a :class:`sklearn_rank.metrics.PerQueryResult`, read through this small
+  protocol so that ``stats`` imports nothing from ``metrics``;
 - the dict that :func:`sklearn_rank.model_selection.cross_validate` returns with
-  ``return_per_query=True``, whose ``"per_query"`` entry is such a mapping.
+  ``return_per_query=True``, whose ``"per_query"`` entry is such an object (a dict of
+  columns in older releases, still accepted).
 
 Values with query ids are aligned by query id; values without (arrays, polars objects,
 pandas objects with the default index) are aligned by position, and only with other values
@@ -59,6 +62,10 @@ class Source:
     fold: object  # ndarray or None
     columns: dict  # metric name -> float ndarray, one entry per row
     form: str = "per-query values"  # what was given, for error messages
+    # metric name -> bool ndarray, one entry per row: where the metric is undefined (its value
+    # is then the no_relevant option's); only a PerQueryResult says. The statistics use the
+    # values as they are, as for every other form: the masks only name such queries in errors.
+    undefined: dict = None
 
     @property
     def label(self):
@@ -73,11 +80,15 @@ class Source:
                 f"{sorted(self.columns)}."
             ) from None
 
-    def where(self, row):
-        """How an error message names a row: by its query id when known."""
-        if self.qid is not None:
-            return f"qid {_scalar(self.qid[row])!r}"
-        return f"position {row}"
+    def where(self, row, metric=None):
+        """How an error message names a row: by its query id when known, and whether
+        ``metric`` is undefined there, when the input says."""
+        where = (f"qid {_scalar(self.qid[row])!r}" if self.qid is not None
+                 else f"position {row}")
+        mask = (self.undefined or {}).get(metric)
+        if mask is not None and mask[row]:
+            where += f", a query where {metric!r} is undefined"
+        return where
 
 
 def _to_1d(x, what):
@@ -131,7 +142,9 @@ def _ids(x, what):
 def is_per_query_result(x):
     """Whether ``x`` follows the per-query protocol of
     :class:`sklearn_rank.metrics.PerQueryResult`: ``query_ids`` beside a mapping ``values`` of
-    metric name -> per-query values (and ``query_weight``, None when unweighted)."""
+    metric name -> per-query values (and optionally ``fold``, None without folds,
+    ``undefined``, a mapping of metric name -> mask, and ``query_weight``, None when
+    unweighted)."""
     return hasattr(x, "query_ids") and isinstance(getattr(x, "values", None), Mapping)
 
 
@@ -145,9 +158,16 @@ _WEIGHTED = (
 
 
 def _from_per_query_result(x, label):
+    """``(columns, undefined)``: the columns ``qid``, ``fold`` (when ``x`` has folds) and
+    one per metric, and the undefined masks that ``x`` holds, by metric."""
     if getattr(x, "query_weight", None) is not None:
         raise ValueError(_WEIGHTED.format(label=label, what=f"a {type(x).__name__}"))
-    return {"qid": x.query_ids, **x.values}
+    fold = getattr(x, "fold", None)
+    columns = {"qid": x.query_ids, **({} if fold is None else {"fold": fold}), **x.values}
+    masks = getattr(x, "undefined", None)
+    undefined = ({m: np.asarray(masks[m], dtype=bool) for m in x.values if m in masks}
+                 if isinstance(masks, Mapping) else None)
+    return columns, undefined
 
 
 def _is_pandas(x):
@@ -205,8 +225,9 @@ def as_source(x, name, *, default_metric):
         # evaluate_per_query's lazy frame of Dask inputs: one row per query, small
         x = x.compute()
     kind = _kind_of_input(x)
+    undefined = None
     if is_per_query_result(x):
-        x = _from_per_query_result(x, label)
+        x, undefined = _from_per_query_result(x, label)
     index_qid = index_fold = None
     if _is_dataframe(x):
         if _is_pandas(x) and "qid" not in x.columns:
@@ -269,7 +290,10 @@ def as_source(x, name, *, default_metric):
         raise ValueError(f"The columns of {label} must have the same length; got {detail}.")
     if next(iter(lengths.values())) == 0:
         raise ValueError(f"{label} has no per-query values: its columns are empty.")
-    return Source(name, qid, fold, columns, form)
+    if undefined is not None:
+        undefined = {m: mask for m, mask in undefined.items()
+                     if m in columns and mask.shape == columns[m].shape}
+    return Source(name, qid, fold, columns, form, undefined)
 
 
 def _kind_of_input(x):
@@ -335,7 +359,7 @@ def _check_finite(source, metric, values):
         raise ValueError(
             f"The per-query values of {source.label} for {metric!r} contain "
             f"{int(bad.sum())} NaN or infinite value(s), e.g. {kind} at "
-            f"{source.where(row)}. " + (NAN_HELP if kind == "NaN" else "")
+            f"{source.where(row, metric)}. " + (NAN_HELP if kind == "NaN" else "")
         )
 
 

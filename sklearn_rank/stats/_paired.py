@@ -49,8 +49,10 @@ _DOCS = {
     "systems_input": """Per-query values of a system, in one of these forms:
 
         - a :class:`~sklearn_rank.metrics.PerQueryResult` (from
-          :func:`~sklearn_rank.metrics.evaluate_per_query`), aligned by query id; an
-          unweighted one, as the tests weigh every query alike;
+          :func:`~sklearn_rank.metrics.evaluate_per_query`), aligned by query id, with its
+          folds when it has a fold column; an unweighted one, as the tests weigh every
+          query alike. Its values are used as they are: a query where the metric is
+          undefined counts with its ``no_relevant`` value, as in any other form;
         - a tuple ``(qid, values)`` of two array-likes, aligned by query id, in any order;
         - a dict (or a pandas or polars DataFrame) of columns: an optional ``"qid"``, an
           optional ``"fold"`` and one column of per-query values per metric. A pandas
@@ -60,7 +62,7 @@ _DOCS = {
         - a pandas Series indexed by query id;
         - the dict returned by
           :func:`sklearn_rank.model_selection.cross_validate` with
-          ``return_per_query=True`` (its ``"per_query"`` entry is read);
+          ``return_per_query=True`` (its ``"per_query"`` PerQueryResult is read);
         - an array-like of shape (n_queries,) without query ids (a list, a numpy array, a
           polars Series, a pandas object with pandas' default index), aligned with the
           other system by position: only beside another input without query ids.

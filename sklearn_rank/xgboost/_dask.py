@@ -13,7 +13,6 @@ from .._adapters import OWN_PARAMETERS, OWN_PARAMETERS_DOC, adapter_signature
 from .._adapters._dask import DaskRankerMixin, import_dask
 from .._adapters._params import validate_own_params
 from ..metrics import evaluate
-from ..metrics._registry import parse_metric
 from ._eval_metric import plan_eval_metrics
 from ._internals import fit_with_custom_metric
 from ._ranker import XGBRanker
@@ -70,8 +69,8 @@ class AllWorkersEvalMetric:
         if world > 1:
             gathered = collective.allreduce(gathered.ravel(), collective.Op.SUM).reshape(
                 len(self.metrics), n_queries)
-        results = [(metric.__name__, parse_metric(metric.name)[0].aggregate(values,
-                                                                            label=metric.name))
+        # each metric's one aggregation rule (its bound metric's), as in memory
+        results = [(metric.__name__, metric.bound.aggregator(metric.name).add(values).result())
                    for metric, values in zip(self.metrics, gathered, strict=True)]
         return results[0] if len(results) == 1 else results
 

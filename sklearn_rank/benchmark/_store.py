@@ -1,9 +1,10 @@
 """A results store of benchmark runs on SQLite: one unit of work per transaction.
 
-A *run* is one ``sklearn-rank cv`` or ``tune``: its provenance (data fingerprint, library
-versions, seed, convention, metrics, models) and the units it is made of. A *unit* is one
-model or candidate fitted on one fold (or refitted and scored on a held-out test set): its
-scores, per-query values, fit and score times and parameters. Each unit is written in its
+A *run* is one :func:`~sklearn_rank.benchmark.run_benchmark` (``sklearn-rank cv`` or
+``tune``): its provenance (data fingerprints, library versions, seeds, convention, metrics,
+models) and the units it is made of. A *unit* is one model or candidate fitted on one fold
+of one data set under one seed (or refitted and scored on a held-out test set): its scores,
+per-query values, fit and score times and parameters. Each unit is written in its
 own transaction as it ends, so a run that is killed keeps every unit it finished, and a run
 is marked finished only when its last unit is written: an unfinished run is never taken for
 a whole one (:func:`load_store` refuses it unless asked).
@@ -22,7 +23,10 @@ The schema (``PRAGMA user_version`` = :data:`SCHEMA_VERSION`):
 - ``runs(id, run_key UNIQUE, command, provenance JSON, units JSON, started, finished)``;
 - ``units(id, run_id, unit_key, data_sha256, model, candidate, fold, split, params JSON,
   scores JSON, fit_time, score_time, versions JSON, seed, qid_dtype, predictions, rows,
-  recorded)``, one row per ``(run_id, unit_key)``;
+  recorded, dataset)``, one row per ``(run_id, unit_key)``; ``seed`` is the seed of the
+  unit's split and model, ``dataset`` the name of its data set (NULL for a run of one data
+  set). Stores written before ``dataset`` existed gain the column (NULL in their rows) the
+  first time they are opened for writing, and are read as they are;
 - ``per_query(unit_id, metric, position, qid, value)``: ``qid`` has no declared type, so
   an integer query id reads back as an int and a string one as a str; ``qid_dtype`` keeps
   the numpy dtype of the unit's query ids (one of :data:`QID_KINDS`). Unsigned 64-bit ids
@@ -83,6 +87,7 @@ CREATE TABLE IF NOT EXISTS units (
     predictions BLOB,
     rows BLOB,
     recorded TEXT NOT NULL,
+    dataset TEXT,
     UNIQUE (run_id, unit_key)
 );
 CREATE INDEX IF NOT EXISTS units_by_key ON units (unit_key);
@@ -95,6 +100,11 @@ CREATE TABLE IF NOT EXISTS per_query (
     PRIMARY KEY (unit_id, metric, position)
 ) WITHOUT ROWID;
 """
+
+
+# Columns added to the schema after stores were written: {table: columns}. A store without
+# them is of the same schema version; opened for writing, it gains them (ALTER TABLE).
+_ADDED_COLUMNS = {"units": {"dataset": "TEXT"}}
 
 
 class StoreError(ValueError):
@@ -250,10 +260,12 @@ class ResultsStore:
             raise StoreError(f"{self.path!r} is not a results store of sklearn-rank: "
                              f"SQLite cannot read it ({exc}).") from None
         expected = _schema_columns()
+        required = {table: columns - set(_ADDED_COLUMNS.get(table, ()))
+                    for table, columns in expected.items()}
         if version not in (0, SCHEMA_VERSION) or (version == 0 and tables) or (
                 version == SCHEMA_VERSION
                 and any(not columns <= tables.get(table, set())
-                        for table, columns in expected.items())):
+                        for table, columns in required.items())):
             self.close()
             raise StoreError(
                 f"{self.path!r} is not a results store of sklearn-rank (schema version "
@@ -264,8 +276,30 @@ class ResultsStore:
                 self.close()
                 raise StoreError(f"{self.path!r} is an empty database, not a results store.")
             self._transaction(self._create)
+            tables = {table: set(columns) for table, columns in expected.items()}
+        self._columns = tables
         if create:
             self._write_ahead_log()
+            self._add_columns()
+
+    def _add_columns(self):
+        """Give a store written before :data:`_ADDED_COLUMNS` existed those columns."""
+        missing = [(table, column, kind) for table, columns in _ADDED_COLUMNS.items()
+                   for column, kind in columns.items()
+                   if column not in self._columns.get(table, set())]
+        if not missing:
+            return
+
+        def alter(connection):
+            for table, column, kind in missing:
+                present = {row[1] for row in connection.execute(
+                    f"PRAGMA table_info({table})")}
+                if column not in present:  # another process may have added it meanwhile
+                    connection.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+        self._transaction(alter, "add the data set column to its units")
+        for table, column, _ in missing:
+            self._columns.setdefault(table, set()).add(column)
 
     def _write_ahead_log(self):
         """WAL mode: readers never block the writer, and a killed writer's transaction is
@@ -408,9 +442,13 @@ class ResultsStore:
     # Units
 
     def write_unit(self, run_id, record):
-        """Write one unit (a dict, see :meth:`read_units`) of run ``run_id`` in its own
-        transaction; a unit of the same key in that run is replaced."""
+        """Write one unit (a dict, see :meth:`read_units`; its ``per_query`` a dict of
+        columns or a :class:`~sklearn_rank.metrics.PerQueryResult`) of run ``run_id`` in its
+        own transaction; a unit of the same key in that run is replaced."""
         per_query = record["per_query"]
+        if hasattr(per_query, "query_ids"):  # a PerQueryResult: its ids and columns
+            per_query = {"qid": per_query.query_ids,
+                         **{m: per_query[m] for m in per_query.metrics}}
         qid = np.asarray(per_query.get("qid", []))
         # SQLite's integers are signed: unsigned 64-bit ids keep their bits as signed ones
         stored = qid.view(np.int64) if qid.dtype == np.uint64 else qid
@@ -425,15 +463,15 @@ class ResultsStore:
             cursor = connection.execute(
                 "INSERT INTO units (run_id, unit_key, data_sha256, model, candidate, fold, "
                 "split, params, scores, fit_time, score_time, versions, seed, qid_dtype, "
-                "predictions, rows, recorded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                "?, ?, ?)",
+                "predictions, rows, recorded, dataset) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "?, ?, ?, ?, ?, ?, ?, ?)",
                 (run_id, record["key"], record["data_sha256"], record["model"],
                  record["candidate"], record["fold"], record["split"],
                  _json(record["params"]), json.dumps(record["scores"]),
                  float(record["fit_time"]), float(record["score_time"]),
                  _json(record["versions"]), record["seed"], qid.dtype.str,
                  _blob(record.get("predictions"), np.float64),
-                 _blob(record.get("rows"), np.int64), now()))
+                 _blob(record.get("rows"), np.int64), now(), record.get("dataset")))
             unit_id = cursor.lastrowid
             connection.executemany(
                 "INSERT INTO per_query (unit_id, metric, position, qid, value) "
@@ -457,18 +495,22 @@ class ResultsStore:
         """The units of run ``run_id``, in the order written: dicts of ``key``,
         ``data_sha256``, ``model``, ``candidate``, ``fold``, ``split``, ``params``,
         ``scores``, ``fit_time``, ``score_time``, ``versions``, ``seed``, ``per_query``
-        (``"qid"`` and one array per metric), ``predictions`` and ``rows`` (or None)."""
+        (``"qid"`` and one array per metric), ``predictions`` and ``rows`` (or None) and
+        ``dataset`` (None for a run of one data set, and in stores older than the column)."""
         return self._read("u.run_id = ?", (run_id,))
 
     def _read(self, where, parameters):
         units = self._query(
             "SELECT u.id, u.run_id, u.unit_key, u.data_sha256, u.model, u.candidate, u.fold, "
             "u.split, u.params, u.scores, u.fit_time, u.score_time, u.versions, u.seed, "
-            f"u.qid_dtype, u.predictions, u.rows FROM units u WHERE {where} ORDER BY u.id",
+            "u.qid_dtype, u.predictions, u.rows, "
+            + ("u.dataset" if "dataset" in self._columns.get("units", ()) else "NULL")
+            + f" FROM units u WHERE {where} ORDER BY u.id",
             parameters, what="read its units")
         out = []
         for (unit_id, run_id, key, data, model, candidate, fold, split, params, scores,
-             fit_time, score_time, versions, seed, qid_dtype, predictions, rows) in units:
+             fit_time, score_time, versions, seed, qid_dtype, predictions, rows,
+             dataset) in units:
             values = {}
             qid = None
             for metric, q, value in self._query(
@@ -493,7 +535,7 @@ class ResultsStore:
                     "versions": json.loads(versions), "seed": seed,
                     "per_query": per_query,
                     "predictions": _unblob(predictions, np.float64),
-                    "rows": _unblob(rows, np.int64)})
+                    "rows": _unblob(rows, np.int64), "dataset": dataset})
             except (TypeError, ValueError, OverflowError) as exc:
                 raise self._corrupt(f"unit {unit_id} holds values no run writes: {exc}"
                                     ) from None
@@ -545,14 +587,17 @@ class StoredRun(dict):
     """The systems of a stored run, as :func:`~sklearn_rank.stats.compare` takes them.
 
     A dict: system name -> per-query values (``"qid"``, ``"fold"`` and one array per
-    metric). The attributes say what the command line compared them with.
+    metric; in a run of several data sets or seeds, also ``"dataset"`` and ``"seed"``, one
+    entry per query of each data set and seed). The attributes say what the run compared
+    them with.
 
     Attributes
     ----------
     run_id : int
         The run in the store.
     command : str
-        ``"sklearn-rank cv"`` or ``"sklearn-rank tune"``.
+        ``"sklearn-rank cv"``, ``"sklearn-rank tune"`` or
+        ``"sklearn_rank.benchmark.run_benchmark"``.
     provenance : dict
         What the run recorded: data (source, fingerprint), metrics and their canonical
         keys, convention, splitter, seed, models, library versions.
@@ -564,7 +609,79 @@ class StoredRun(dict):
         The run's seed, the ``random_state`` of its bootstrap.
     finished : str or None
         When the run finished (UTC, ISO 8601); None for an unfinished run.
+    datasets : list
+        The data set names of the run; ``[None]`` for a run of one unnamed data set.
+    seeds : list
+        The seeds of its repeats; ``[None]`` for a run of one seed.
     """
+
+    datasets = (None,)
+    seeds = (None,)
+
+    def select(self, dataset=None, seed=None):
+        """The systems on one data set, as a :class:`StoredRun` that
+        :func:`~sklearn_rank.stats.compare` pairs by query.
+
+        Parameters
+        ----------
+        dataset : str, default=None
+            The data set; None for a run of one.
+        seed : int, default=None
+            One repeat's values (with their folds); None in a run of several seeds: each
+            query's value averaged over the seeds, paired by query (what the tables of
+            ``sklearn-rank cv`` compare).
+
+        Returns
+        -------
+        systems : StoredRun
+        """
+        from ._values import seed_mean
+
+        datasets, seeds = list(self.datasets), list(self.seeds)
+        if dataset is None and len(datasets) == 1:
+            dataset = datasets[0]
+        if dataset not in datasets:
+            raise ValueError(f"dataset={dataset!r} is not a data set of run {self.run_id}; its "
+                             f"data sets: {', '.join(map(repr, datasets))}.")
+        if seed is not None and seed not in seeds:
+            raise ValueError(f"seed={seed!r} is not a seed of run {self.run_id}; its seeds: "
+                             f"{', '.join(map(repr, seeds))}.")
+        out = StoredRun()
+        for name, values in self.items():
+            if "dataset" not in values:  # a run of one data set and one seed
+                out[name] = values
+                continue
+            mine = values["dataset"] == (dataset if dataset is not None else "")
+            if seed is not None:
+                mine = mine & (values["seed"] == seed)
+            if seed is not None or len(seeds) == 1:
+                out[name] = {k: v[mine] for k, v in values.items()
+                             if k not in ("dataset", "seed")}
+            else:
+                out[name] = seed_mean([
+                    {k: v[mine & (values["seed"] == s)] for k, v in values.items()}
+                    for s in seeds], self.metrics)
+        out.__dict__.update(self.__dict__)
+        out.datasets = [dataset]
+        out.seeds = [seed] if seed is not None else seeds
+        return out
+
+    def per_query_result(self, system, dataset=None, seed=None):
+        """The per-query values of one system as a
+        :class:`~sklearn_rank.metrics.PerQueryResult` (of one data set, see
+        :meth:`select`).
+
+        Examples
+        --------
+        See :func:`load_store`.
+        """
+        from ._values import per_query_result
+
+        if system not in self:
+            raise ValueError(f"system={system!r} is not a system of run {self.run_id}; its "
+                             f"systems: {', '.join(map(repr, self))}.")
+        selected = self.select(dataset, seed) if "dataset" in self[system] else self
+        return per_query_result(selected[system], self.metrics)
 
 
 def _system_name(unit):
@@ -575,7 +692,8 @@ def _system_name(unit):
 
 
 def load_store(path, run=None, *, split="cv", partial=False):
-    """Read the per-query values of a run of ``sklearn-rank cv`` or ``tune --store``.
+    """Read the per-query values of a stored run (``run_benchmark(store=...)``,
+    ``sklearn-rank cv --store`` or ``tune --store``).
 
     Parameters
     ----------
@@ -596,7 +714,11 @@ def load_store(path, run=None, *, split="cv", partial=False):
     systems : StoredRun
         A dict, system name -> per-query values (``"qid"``, ``"fold"`` for ``"cv"``, and
         one array per metric), for :func:`~sklearn_rank.stats.compare`; for ``cv`` the
-        systems are the models, for ``tune`` the candidates. Its attributes ``metrics``,
+        systems are the models, for ``tune`` the candidates. In a run of several data sets
+        or seeds, the values also have ``"dataset"`` and ``"seed"`` columns, and
+        :meth:`StoredRun.select` gives one data set's systems to compare.
+        :meth:`StoredRun.per_query_result` gives a system's values as a
+        :class:`~sklearn_rank.metrics.PerQueryResult`. Its attributes ``metrics``,
         ``baseline`` and ``seed`` give the table the command line printed:
         ``compare(systems, metric=systems.metrics, baseline=systems.baseline,
         random_state=systems.seed)``.
@@ -614,23 +736,25 @@ def load_store(path, run=None, *, split="cv", partial=False):
     Examples
     --------
     >>> import tempfile, os
-    >>> from sklearn_rank._cli import main
-    >>> from sklearn_rank.stats import compare, load_store
+    >>> from sklearn.linear_model import LinearRegression, Ridge
+    >>> from sklearn_rank.benchmark import load_store, run_benchmark
+    >>> from sklearn_rank.datasets import make_ranking
+    >>> from sklearn_rank.stats import compare
     >>> store = os.path.join(tempfile.mkdtemp(), "results.sqlite")
-    >>> main(["cv", "--n-queries", "30", "--n-splits", "3", "--metrics", "ndcg@10",
-    ...       "--model", "pointwise", "--model", "sklearn.linear_model:LinearRegression",
-    ...       "--n-estimators", "5", "--store", store, "-q"])  # doctest: +ELLIPSIS
-    Data: ...
-    0
+    >>> _ = run_benchmark({"ridge": Ridge(), "LinearRegression": LinearRegression()},
+    ...                   make_ranking(30, random_state=0), metrics=["ndcg@10"],
+    ...                   n_splits=3, store=store)
     >>> systems = load_store(store)
     >>> list(systems), systems.metrics, systems.baseline
-    (['pointwise', 'LinearRegression'], ['ndcg@10'], 'pointwise')
-    >>> len(systems["pointwise"]["qid"])
+    (['ridge', 'LinearRegression'], ['ndcg@10'], 'ridge')
+    >>> len(systems["ridge"]["qid"])
     30
     >>> table = compare(systems, metric=systems.metrics, baseline=systems.baseline,
     ...                 random_state=systems.seed)
     >>> table.systems
-    ['pointwise', 'LinearRegression']
+    ['ridge', 'LinearRegression']
+    >>> systems.per_query_result("ridge").metrics
+    ('ndcg@10',)
     """
     if split not in ("cv", "test"):
         raise ValueError(f"split must be 'cv' or 'test'; got {split!r}.")
@@ -675,11 +799,26 @@ def load_store(path, run=None, *, split="cv", partial=False):
     names = sorted(grouped, key=lambda name: (
         order.index(grouped[name][0]["model"]) if grouped[name][0]["model"] in order
         else len(order), grouped[name][0]["candidate"] or 0))
+    datasets = list(provenance.get("datasets") or [None])
+    seeds = list(provenance.get("seeds") or [None])
+    axes = datasets != [None] or seeds != [None]
+
+    def position(unit):  # data sets and seeds in the run's order, then folds
+        dataset = datasets.index(unit["dataset"]) if unit["dataset"] in datasets else 0
+        seed = seeds.index(unit["seed"]) if axes and unit["seed"] in seeds else 0
+        return dataset, seed, -1 if unit["fold"] is None else unit["fold"]
+
     for name in names:
-        mine = sorted(grouped[name], key=lambda u: -1 if u["fold"] is None else u["fold"])
+        mine = sorted(grouped[name], key=position)
         values = {"qid": np.concatenate([u["per_query"]["qid"] for u in mine])}
         if split == "cv":
             values["fold"] = np.concatenate([np.full(len(u["per_query"]["qid"]), u["fold"])
+                                             for u in mine])
+        if axes:
+            values["dataset"] = np.concatenate([
+                np.full(len(u["per_query"]["qid"]), u["dataset"] or "", dtype=object)
+                for u in mine]).astype(str)
+            values["seed"] = np.concatenate([np.full(len(u["per_query"]["qid"]), u["seed"])
                                              for u in mine])
         values.update({m: np.concatenate([u["per_query"][m] for u in mine]) for m in metrics})
         systems[name] = values
@@ -690,4 +829,185 @@ def load_store(path, run=None, *, split="cv", partial=False):
     systems.baseline = provenance.get("baseline")
     systems.seed = provenance.get("seed")
     systems.finished = chosen["finished"]
+    systems.datasets = datasets
+    systems.seeds = seeds
     return systems
+
+
+# ----------------------------------------------------------------------------------------
+# The recorder of a benchmark run: each finished unit written as it ends; resuming, the
+# units stored are answered instead of run again.
+
+# The libraries whose versions can change a unit's numbers (part of the unit key).
+_COMPUTING = ("python", "sklearn-rank", "numpy", "scipy", "scikit-learn", "lightgbm",
+              "xgboost", "catboost")
+
+
+class RunExistsError(StoreError):
+    """The store already holds a run of the same settings, and ``resume`` is False.
+
+    Attributes
+    ----------
+    path : str
+        The store.
+    run : dict
+        The run found (as :meth:`ResultsStore.runs` gives it).
+    """
+
+    def __init__(self, path, run):
+        state = ("finished " + run["finished"] if run["finished"]
+                 else f"unfinished, {run['n_stored']} of {len(run['units'])} units stored")
+        super().__init__(
+            f"{path!r} already holds this run (run {run['id']}, started {run['started']}, "
+            f"{state}); resume it (only the missing units are computed), or use another "
+            "store.")
+        self.path = path
+        self.run = run
+        self.state = state
+
+
+def _versions(provenance):
+    versions = provenance.get("versions", {})
+    return {name: versions[name] for name in _COMPUTING if name in versions}
+
+
+def _run_identity(provenance):
+    """What makes two runs the same run: their provenance, versions of the computing
+    libraries only (the others depend on what a process happened to import)."""
+    return {**provenance, "versions": _versions(provenance)}
+
+
+class StoreRecorder:
+    """A :class:`~sklearn_rank.benchmark.Recorder` that writes each finished unit to a
+    results store (its methods, without the import of the base class).
+
+    A run is known by its *run key*, the fingerprint of its provenance (command, data sets,
+    test set, models and their settings, metrics, convention, splitter, seeds, library
+    versions). A unit is known by its *unit key*: the data's SHA-256 (and the test set's,
+    for a refit), the data set's name and the seed in a run of several, the model's label,
+    specification and parameters (with a candidate's), the fingerprint of a
+    ``MODULE:CLASS``'s code, the fold, the splitter and seed, the number of trees, the
+    metrics' canonical keys, the convention and the versions of the libraries that compute.
+    A resumed run reuses a stored unit only when every one of these is equal: the same
+    computation. The key of a unit of a run of one data set and one seed is the one stores
+    written before the data set and seed axis hold, so that their runs resume.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The store.
+    resume : bool
+        Continue the stored run of the same settings (without one, start a run that
+        reuses the equal units of the store's other runs). False refuses a store that holds
+        a run of the same settings (:class:`RunExistsError`).
+    predictions : bool, default=False
+        The caller needs the units' predictions: a stored unit without them is run again.
+    refit_estimator : bool, default=False
+        The caller needs the refitted model: the refit is always run, since the store does
+        not keep models.
+    note : callable, default=None
+        ``note(event, run)`` is called with ``"no run to resume"`` (``run`` None),
+        ``"finished"`` or ``"resuming"`` (``run``: the stored run, a dict of
+        :meth:`ResultsStore.runs`), to say what is reused.
+    """
+
+    def __init__(self, path, *, resume, predictions=False, refit_estimator=False, note=None):
+        self.path = os.fspath(path)
+        self.resume = resume
+        self.predictions = predictions
+        self.refit_estimator = refit_estimator
+        self.note = note if note is not None else (lambda event, run: None)
+        self.store = None
+        self.run_id = None
+
+    def start(self, provenance, units):
+        self.provenance = provenance
+        self.store = ResultsStore(self.path)
+        run_key = fingerprint(_run_identity(provenance))
+        existing = self.store.find_run(run_key)
+        if existing is not None and not self.resume:
+            self.store.close()
+            raise RunExistsError(self.path, existing)
+        if existing is None and self.resume:  # say why nothing is resumed
+            self.note("no run to resume", None)
+        if existing is None:
+            try:
+                self.run_id = self.store.start_run(
+                    run_key, provenance["command"], provenance,
+                    [unit.label() for unit in units])
+            except sqlite3.IntegrityError:  # another process started it meanwhile
+                existing = self.store.find_run(run_key)
+        if existing is not None:
+            self.run_id = existing["id"]
+            self.note("finished" if existing["finished"] else "resuming", existing)
+
+    def _key(self, unit, params):
+        p = self.provenance
+        models = p.get("models") or {p["model"]["label"]: p["model"]}
+        model = models.get(unit.model, {})
+        data = p["data"] if unit.dataset is None else p["datasets"][unit.dataset]
+        seed = p["seed"] if unit.seed is None else unit.seed
+        identity = {
+            "command": p["command"], "data": data["sha256"],
+            "test": None if unit.fold is not None or p.get("test") is None
+            else p["test"]["sha256"],
+            "model": unit.model, "spec": model.get("model"), "params": params,
+            "fold": unit.fold, "splitter": p["splitter"], "seed": seed,
+            "n_estimators": p.get("n_estimators"),
+            # a data set of a run of several has its own keys (its own grade scale)
+            "metrics": data.get("metrics", p["metrics"]),
+            "convention": p.get("convention"), "versions": _versions(p),
+        }
+        if unit.dataset is not None:  # keys of a run of one data set stay as they were
+            identity["dataset"] = unit.dataset
+        if model.get("code") is not None:  # a user class: its code (the keys of others kept)
+            identity["code"] = model["code"]
+        return fingerprint(identity)
+
+    def known(self, unit, params):
+        from ._units import UnitResult
+
+        if not self.resume:
+            return None
+        if unit.fold is None and self.refit_estimator:
+            return None
+        stored = self.store.find_unit(self._key(unit, params), self.run_id)
+        if stored is None or (self.predictions and unit.fold is not None
+                              and stored["predictions"] is None):
+            return None
+        result = UnitResult(
+            unit=unit, params=params, scores=stored["scores"], per_query=stored["per_query"],
+            fit_time=stored["fit_time"], score_time=stored["score_time"],
+            predictions=stored["predictions"] if self.predictions else None,
+            rows=stored["rows"])
+        if stored["run_id"] != self.run_id:  # an equal unit of another run: this run's too
+            self.record(result)
+        return result
+
+    def record(self, result):
+        unit = result.unit
+        p = self.provenance
+        data = p["data"] if unit.dataset is None else p["datasets"][unit.dataset]
+        record = {
+            "key": self._key(unit, result.params),
+            "data_sha256": data["sha256"], "model": unit.model,
+            "candidate": unit.candidate, "fold": unit.fold,
+            "split": "cv" if unit.fold is not None else "test",
+            "params": result.params, "scores": result.scores,
+            "per_query": result.per_query, "fit_time": result.fit_time,
+            "score_time": result.score_time, "versions": p.get("versions", {}),
+            "seed": p["seed"] if unit.seed is None else unit.seed,
+            "predictions": result.predictions, "rows": result.rows,
+            "describe": unit.label(), "dataset": unit.dataset}
+        self.store.write_unit(self.run_id, record)
+
+    def finish(self):
+        try:
+            self.store.finish_run(self.run_id)
+        finally:
+            self.store.close()
+
+    def close(self):
+        """Close the store without marking the run finished (a run that failed)."""
+        if self.store is not None:
+            self.store.close()

@@ -1,0 +1,472 @@
+"""A benchmark run: models x data sets x seeds x folds, stored and resumed.
+
+:func:`run_benchmark` is the library's entry point, and ``sklearn-rank cv`` runs the same
+pieces: :func:`benchmark_tasks` lays out the units of work (every model on every fold of
+``QueryKFold`` of every data set, the split repeated with a seed per repeat),
+:func:`~sklearn_rank.benchmark._runner.run_units` runs them, a
+:class:`~sklearn_rank.benchmark.Recorder` (a results store) receives each result as it ends,
+and :func:`assemble_folds` puts the per-query values of each model back together, per data
+set and seed, in fold order.
+"""
+
+from numbers import Integral
+
+import numpy as np
+
+from ._units import Task, Unit, as_dataset
+from ._values import per_query_result, seed_mean, seed_spread
+
+__all__ = ["BenchmarkResult", "assemble_folds", "benchmark_tasks", "repeat_seeds",
+           "run_benchmark", "splitter_text"]
+
+
+def splitter_text(n_splits, seed):
+    """The splitter of one repeat, as the provenance records it."""
+    return f"QueryKFold(n_splits={n_splits}, shuffle=True, random_state={seed})"
+
+
+def repeat_seeds(random_state, n_repeats=None, seeds=None):
+    """The repeats of a run: ``[(unit_seed, seed)]``.
+
+    Without ``n_repeats`` and ``seeds``, one repeat of seed ``random_state`` whose units
+    carry no seed (``unit_seed`` None: the run's seed, as in a run of one seed). Otherwise
+    one repeat per seed, ``seeds`` or ``random_state, random_state + 1, ...``.
+    """
+    if n_repeats is not None and seeds is not None:
+        raise ValueError(f"give n_repeats or seeds, not both; got n_repeats={n_repeats!r} and "
+                         f"seeds={seeds!r}.")
+    if n_repeats is None and seeds is None:
+        return [(None, random_state)]
+    if seeds is None:
+        if isinstance(n_repeats, bool) or not isinstance(n_repeats, Integral) or n_repeats < 1:
+            raise ValueError(f"n_repeats must be an integer of at least 1; got {n_repeats!r}.")
+        if not isinstance(random_state, Integral):
+            raise ValueError("n_repeats numbers the seeds from random_state, which must be an "
+                             f"integer; got random_state={random_state!r}.")
+        seeds = [int(random_state) + i for i in range(n_repeats)]
+    seeds = list(seeds)
+    bad = [s for s in seeds if isinstance(s, bool) or not isinstance(s, Integral)]
+    if not seeds or bad:
+        raise ValueError(f"seeds must be a non-empty list of integers; got {seeds!r}.")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must be distinct: a repeated seed repeats the same split; "
+                         f"got {seeds!r}.")
+    return [(int(s), int(s)) for s in seeds]
+
+
+def benchmark_tasks(labels, estimator_for, datasets, seeds, n_splits, *, params,
+                    dense=frozenset(), test=None, scoring=None):
+    """The units of work of a run, with what each needs to run.
+
+    Parameters
+    ----------
+    labels : list of str
+        The models, in order.
+    estimator_for : callable
+        ``estimator_for(label, seed)`` -> the unfitted estimator of a model under a seed.
+    datasets : dict
+        Data set name (None for a run of one unnamed data set) -> data set.
+    seeds : list of (int or None, int)
+        :func:`repeat_seeds`.
+    n_splits : int
+        The folds of ``QueryKFold``.
+    params : dict
+        Model label -> the parameters set (part of the unit keys of a store).
+    dense : set of str, default=frozenset()
+        The models that take dense features only.
+    test : data set, default=None
+        A held-out test set: each model refitted on all the data is one more unit (a run
+        of one data set and one seed only).
+    scoring : dict, default=None
+        Data set name -> the scorers of its folds (each data set's grade scale); None: the
+        runner's scoring for every task.
+
+    Returns
+    -------
+    tasks : list of Task
+    """
+    from ..model_selection import QueryKFold
+
+    tasks = []
+    for name, data in datasets.items():
+        for unit_seed, seed in seeds:
+            cv = QueryKFold(n_splits, shuffle=True, random_state=seed)
+            splits = list(cv.split(data.X, data.y, qid=data.qid))
+            for label in labels:
+                estimator = estimator_for(label, seed)
+                for fold, (train, test_rows) in enumerate(splits):
+                    unit = Unit(label, fold, dataset=name, seed=unit_seed)
+                    tasks.append(Task(unit, estimator, params[label], train, test_rows,
+                                      unit.describe(n_splits), dense=label in dense,
+                                      data=data,
+                                      scoring=None if scoring is None else scoring[name]))
+    if test is not None:
+        if len(datasets) != 1 or len(seeds) != 1:
+            raise ValueError("a held-out test set goes with a run of one data set and one "
+                             f"seed; this run has {len(datasets)} data sets and {len(seeds)} "
+                             "seeds.")
+        (name, data), ((unit_seed, seed),) = next(iter(datasets.items())), seeds
+        for label in labels:
+            unit = Unit(label, None, dataset=name, seed=unit_seed)
+            tasks.append(Task(unit, estimator_for(label, seed), params[label],
+                              detail=unit.describe(n_splits), dense=label in dense,
+                              data=data))
+    return tasks
+
+
+def assemble_folds(results, labels, metrics, datasets, seeds):
+    """Per data set and seed, per model, the units' results in fold order: what one
+    ``cross_validate`` returns.
+
+    Returns
+    -------
+    folds : dict
+        ``(dataset, unit_seed)`` -> model label -> ``{"per_query": {"qid", "fold", metric:
+        values}, "fit_time", "score_time", "scores_by_fold", "scores"}`` (``scores``: the
+        out-of-fold predictions of every row, when the units kept them).
+    tested : dict
+        Model label -> the per-query values on the held-out test set.
+    """
+    folds, tested = {}, {}
+    for name, data in datasets.items():
+        for unit_seed, _ in seeds:
+            mine_all = [r for r in results if r.unit.dataset == name
+                        and r.unit.seed == unit_seed]
+            folds[name, unit_seed] = _assemble(mine_all, labels, metrics, len(data.y))
+    for label in labels:
+        held_out = [r for r in results if r.unit.model == label and r.unit.fold is None]
+        if held_out:
+            tested[label] = held_out[0].per_query
+    return folds, tested
+
+
+def _assemble(results, labels, metrics, n_rows):
+    folds = {}
+    for label in labels:
+        mine = sorted((r for r in results if r.unit.model == label and r.unit.fold is not None),
+                      key=lambda r: r.unit.fold)
+        per_query = {"qid": np.concatenate([r.per_query["qid"] for r in mine]),
+                     "fold": np.concatenate([np.full(len(r.per_query["qid"]), r.unit.fold)
+                                             for r in mine])}
+        per_query.update({m: np.concatenate([r.per_query[m] for r in mine]) for m in metrics})
+        scores = None
+        if mine and mine[0].predictions is not None:
+            scores = np.full(n_rows, np.nan)
+            for r in mine:
+                scores[r.rows] = r.predictions
+        folds[label] = {"per_query": per_query, "fit_time": [r.fit_time for r in mine],
+                        "score_time": [r.score_time for r in mine],
+                        "scores_by_fold": {m: [r.scores[m] for r in mine] for m in metrics},
+                        "scores": scores}
+    return folds
+
+
+class BenchmarkResult:
+    """The per-query values of a benchmark run, per data set, seed and model.
+
+    Attributes
+    ----------
+    models : list of str
+        The model labels, in the order given.
+    datasets : list
+        The data set names; ``[None]`` for a run of one unnamed data set.
+    seeds : list
+        The seeds of the repeats; ``[None]`` for a run of one seed (``random_state``).
+    metrics : list of str
+        The metric names.
+    provenance : dict
+        What the run recorded (and a store keeps): data fingerprints, metrics and their
+        canonical keys, convention, splitter, seeds, models, library versions.
+    folds : dict
+        ``(dataset, seed)`` -> model -> ``{"per_query", "fit_time", "score_time",
+        "scores_by_fold", "scores"}``.
+    run_id : int or None
+        The run in the store, when the run was stored.
+    """
+
+    def __init__(self, folds, *, models, datasets, seeds, metrics, provenance, run_id=None):
+        self.folds = folds
+        self.models = list(models)
+        self.datasets = list(datasets)
+        self.seeds = list(seeds)
+        self.metrics = list(metrics)
+        self.provenance = provenance
+        self.run_id = run_id
+
+    def __repr__(self):
+        return (f"BenchmarkResult({len(self.models)} models x {len(self.datasets)} data sets x "
+                f"{len(self.seeds)} seeds, metrics {self.metrics})")
+
+    def _dataset(self, dataset):
+        if dataset is None and len(self.datasets) == 1:
+            return self.datasets[0]
+        if dataset not in self.datasets:
+            raise ValueError(f"dataset={dataset!r} is not a data set of this run; its data "
+                             f"sets: {', '.join(map(repr, self.datasets))}.")
+        return dataset
+
+    def _seed(self, seed):
+        if seed not in self.seeds:
+            raise ValueError(f"seed={seed!r} is not a seed of this run; its seeds: "
+                             f"{', '.join(map(repr, self.seeds))}.")
+        return seed
+
+    def systems(self, dataset=None, seed=None):
+        """The per-query values of every model on one data set, as
+        :func:`~sklearn_rank.stats.compare` takes them.
+
+        Parameters
+        ----------
+        dataset : str, default=None
+            The data set; None for a run of one.
+        seed : int, default=None
+            The seed of one repeat; None: the run's one seed, or, in a run of several, each
+            query's value averaged over the seeds (:func:`seed_mean`), paired by query.
+
+        Returns
+        -------
+        systems : dict
+            Model label -> ``{"qid", ("fold",) metric: values}``.
+        """
+        dataset = self._dataset(dataset)
+        if seed is None and len(self.seeds) > 1:
+            return {label: seed_mean([self.folds[dataset, s][label]["per_query"]
+                                      for s in self.seeds], self.metrics)
+                    for label in self.models}
+        seed = self._seed(seed)
+        return {label: self.folds[dataset, seed][label]["per_query"] for label in self.models}
+
+    def per_query(self, model, dataset=None, seed=None):
+        """The per-query values of one model on one data set, as a
+        :class:`~sklearn_rank.metrics.PerQueryResult` (see :meth:`systems` for ``seed``)."""
+        if model not in self.models:
+            raise ValueError(f"model={model!r} is not a model of this run; its models: "
+                             f"{', '.join(map(repr, self.models))}.")
+        return per_query_result(self.systems(dataset, seed)[model], self.metrics)
+
+    def compare(self, dataset=None, *, seed=None, metric=None, baseline=None, **kwargs):
+        """:func:`sklearn_rank.stats.compare` of the models on one data set.
+
+        ``metric`` defaults to the run's metrics, ``baseline`` to the first model, and
+        ``random_state`` to the run's seed; other keyword arguments go to ``compare``.
+        """
+        from ..stats import compare
+
+        kwargs.setdefault("random_state", self.provenance.get("seed"))
+        return compare(self.systems(dataset, seed), metric=metric or self.metrics,
+                       baseline=baseline or self.models[0], **kwargs)
+
+    def summary(self):
+        """One row per data set, model and metric: the mean over queries (averaged over
+        the seeds) and the standard deviation of the per-seed means (NaN for one seed).
+
+        Returns
+        -------
+        rows : list of dict
+            ``{"dataset", "model", "metric", "mean", "seed_std", "n_seeds"}``.
+        """
+        rows = []
+        for dataset in self.datasets:
+            for label in self.models:
+                by_seed = [self.folds[dataset, s][label]["per_query"] for s in self.seeds]
+                for metric, (mean, spread) in seed_spread(by_seed, self.metrics).items():
+                    rows.append({"dataset": dataset, "model": label, "metric": metric,
+                                 "mean": mean, "seed_std": spread,
+                                 "n_seeds": len(self.seeds)})
+        return rows
+
+
+def _models_provenance(models):
+    """What a run records of each model: its class and the parameters it was given."""
+    return {label: {"model": f"{type(est).__module__}:{type(est).__qualname__}",
+                    "params": _params_of(est)} for label, est in models.items()}
+
+
+def _params_of(estimator):
+    return dict(estimator.get_params(deep=False)) if hasattr(estimator, "get_params") else {}
+
+
+def _reseeded(estimator, seed):
+    """A clone of ``estimator`` whose ``random_state`` is ``seed``, when it has one."""
+    from sklearn.base import clone
+
+    estimator = clone(estimator)
+    if "random_state" in estimator.get_params(deep=False):
+        estimator.set_params(random_state=seed)
+    return estimator
+
+
+def _grade_scales(metrics, convention, y):
+    """``{metric: {"max_grade": ...}}`` of the metrics that need a grade scale: the largest
+    grade of the data set, so that its folds (and seeds) share one scale; each data set has
+    its own, as a run of it alone would."""
+    from ..model_selection._validation import grade_scale
+
+    return {m: options for m in metrics if (options := grade_scale(m, y, convention=convention))}
+
+
+def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_splits=5,
+                  random_state=0, n_repeats=None, seeds=None, store=None, resume=False,
+                  n_jobs=1, return_predictions=False):
+    """Cross-validate models on data sets, over seeds, and optionally store the run.
+
+    Every model is fitted on the same folds of whole queries
+    (:class:`~sklearn_rank.model_selection.QueryKFold`, shuffled) of every data set, the
+    split repeated with a seed per repeat. Each (data set, seed, model, fold) is a unit of
+    work; with ``store``, each unit is written to a SQLite results store as it ends, so that
+    a run that is killed keeps what it finished, and ``resume=True`` computes only the units
+    the store lacks.
+
+    Parameters
+    ----------
+    models : dict of str to estimator
+        Model label -> unfitted scikit-learn estimator (a ranker of
+        :mod:`sklearn_rank.lightgbm`, :mod:`sklearn_rank.xgboost`, ... or any regressor).
+        In a run repeated over seeds (``n_repeats``, ``seeds``), each repeat fits a clone
+        whose ``random_state`` is the repeat's seed, when it has one; in a run of one seed,
+        the estimators are fitted as given.
+    data : dict, tuple or data set
+        Data set name -> data set, where a data set is an ``(X, y, qid)`` tuple or an object
+        with ``X``, ``y``, ``qid`` attributes (the command line's data sets); or one such data
+        set, unnamed.
+    metrics : str or list of str
+        Metric names (:func:`~sklearn_rank.metrics.list_metrics`); by default ``ndcg@10``.
+        A metric that needs a grade scale (ERR) gets the largest grade of all the data
+        sets.
+    convention : str, default=None
+        A convention preset (``"trec_eval"``, ...), for every metric.
+    n_splits : int, default=5
+        The folds of each split.
+    random_state : int, default=0
+        The seed of the split, in a run of one seed; the first seed of
+        ``n_repeats``; the ``random_state`` of the bootstrap of :meth:`BenchmarkResult.compare`.
+    n_repeats : int, default=None
+        Repeat the split (and the models' seeds) with the seeds ``random_state``,
+        ``random_state + 1``, ...
+    seeds : list of int, default=None
+        The seeds of the repeats, instead of ``n_repeats``.
+    store : str or path-like, default=None
+        A SQLite results store (created if needed) that receives each unit as it ends.
+    resume : bool, default=False
+        With ``store``: continue the stored run of the same settings, computing only the
+        units it lacks. Without it, a store that holds a run of the same settings is
+        refused (:class:`~sklearn_rank.benchmark.RunExistsError`).
+    n_jobs : int, default=1
+        Units run in parallel processes.
+    return_predictions : bool, default=False
+        Keep the out-of-fold predictions (``result.folds[dataset, seed][model]["scores"]``).
+
+    Returns
+    -------
+    result : BenchmarkResult
+        The per-query values per data set, seed and model, with
+        :meth:`~BenchmarkResult.compare` and :meth:`~BenchmarkResult.summary`.
+
+    See Also
+    --------
+    load_store : Read a stored run.
+    write_report : An HTML page of the runs of a store.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LinearRegression, Ridge
+    >>> from sklearn_rank.benchmark import run_benchmark
+    >>> from sklearn_rank.datasets import make_ranking
+    >>> data = {"easy": make_ranking(40, noise=0.1, random_state=0),
+    ...         "hard": make_ranking(40, noise=2.0, random_state=1)}
+    >>> result = run_benchmark({"ols": LinearRegression(), "ridge": Ridge(alpha=10.0)},
+    ...                        data, metrics=["ndcg@10"], n_splits=3, n_repeats=2)
+    >>> result
+    BenchmarkResult(2 models x 2 data sets x 2 seeds, metrics ['ndcg@10'])
+    >>> result.per_query("ridge", dataset="easy").metrics
+    ('ndcg@10',)
+    >>> table = result.compare("hard")
+    >>> table.systems
+    ['ols', 'ridge']
+    """
+    from ._runner import processes, run_units, unit_scoring
+    from ._units import Recorder, library_versions
+
+    if not isinstance(models, dict) or not models:
+        raise TypeError(f"models must be a non-empty dict of label -> estimator; got "
+                        f"{type(models).__name__}.")
+    metrics = list([metrics] if isinstance(metrics, str) else metrics)
+    if isinstance(data, dict):
+        if not data:
+            raise ValueError("data is an empty dict; give at least one data set.")
+        datasets = {str(name): as_dataset(value, name) for name, value in data.items()}
+    else:
+        datasets = {None: as_dataset(data)}
+    repeats = repeat_seeds(random_state, n_repeats, seeds)
+    from ..metrics import parse_metric
+
+    keys, scoring = {}, {}
+    for name, each in datasets.items():
+        scales = _grade_scales(metrics, convention, each.y)
+        keys[name] = {}
+        for m in metrics:
+            metric, options = parse_metric(m)
+            keys[name][m] = metric.key({**options, **scales.get(m, {})}, convention)
+        scoring[name] = unit_scoring(metrics, scales=scales, convention=convention)
+    labels = list(models)
+    built = {}
+
+    def estimator_for(label, seed):
+        if repeats[0][0] is None:  # one seed: the estimators as given, their seeds theirs
+            return models[label]
+        if (label, seed) not in built:
+            built[label, seed] = _reseeded(models[label], seed)
+        return built[label, seed]
+
+    params = {label: _params_of(est) for label, est in models.items()}
+    tasks = benchmark_tasks(labels, estimator_for, datasets, repeats, n_splits, params=params,
+                            scoring=scoring)
+    from .._version import __version__
+
+    provenance = {
+        "command": "sklearn_rank.benchmark.run_benchmark",
+        "sklearn_rank_version": __version__,
+        "data": next(iter(datasets.values())).metadata(),
+        "test": None,
+        "metrics": next(iter(keys.values())),
+        "convention": convention,
+        "seed": random_state,
+        "splitter": splitter_text(n_splits, random_state),
+        "models": _models_provenance(models),
+        "baseline": labels[0],
+        "n_estimators": None,
+        "versions": library_versions(),
+    }
+    if None not in datasets:
+        provenance["datasets"] = {name: {**d.metadata(), "metrics": keys[name]}
+                                  for name, d in datasets.items()}
+    if repeats[0][0] is not None:
+        provenance["seeds"] = [seed for seed, _ in repeats]
+    if store is not None:
+        from ._store import StoreRecorder
+
+        recorder = StoreRecorder(store, resume=resume, predictions=return_predictions)
+    elif resume:
+        raise ValueError("resume=True continues a stored run: give the store (store=PATH).")
+    else:
+        recorder = Recorder()
+    recorder.start(provenance, [task.unit for task in tasks])
+
+    class _Silent:
+        def advance(self, detail):
+            pass
+
+    try:
+        results = list(run_units(tasks, None, scoring=None,
+                                 n_jobs=processes(n_jobs, len(tasks)), progress=_Silent(),
+                                 recorder=recorder, predict=return_predictions))
+    except BaseException:
+        if store is not None:
+            recorder.close()
+        raise
+    recorder.finish()
+    folds, _ = assemble_folds(results, labels, metrics, datasets, repeats)
+    return BenchmarkResult(
+        folds, models=labels, datasets=list(datasets), seeds=[s for s, _ in repeats],
+        metrics=metrics, provenance=provenance,
+        run_id=getattr(recorder, "run_id", None))

@@ -1,0 +1,130 @@
+"""The command line imports only public names from outside ``sklearn_rank/_cli/``.
+
+A private name (``from ..datasets._tables import _read_table``, ``from ..metrics._engine
+import GradeError``) ties the CLI to the inside of a library module: the library cannot
+change its private code without breaking the CLI, and the CLI ends up a second copy of the
+library. The CLI uses what a Python user can use; what it needs and no public name gives is
+a missing public function.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import sklearn_rank
+
+CLI = Path(sklearn_rank.__file__).parent / "_cli"
+
+# Files that other changes of this session rewrite (issue 20, item 3): the runner, store,
+# models and report move to sklearn_rank.benchmark, and the trec_eval command is rewritten.
+# Their private imports are theirs to remove; the lead removes this mark after merging.
+OWNED_BY_OTHERS = {
+    "_cv.py": "benchroom", "_tune.py": "benchroom",
+    "_models.py": "benchroom", "_trec_eval.py": "trecfast/bound",
+}
+
+# Private imports that stay in the files of this change, each with the reason no public name
+# serves yet. Each is a public function missing, or a leaf helper shared by every layer.
+_TEXT = ("text layout shared with the results tables of sklearn_rank.stats (no public text "
+         "module)")
+KNOWN = {
+    ("_common.py", "sklearn_rank.model_selection._validation", "grade_scale"):
+        "grade_scale_options is rewritten with the bound metric's grade-scale rule (bound)",
+    ("_common.py", "sklearn_rank.metrics._bound", "bind_metric"):
+        "the canonical key of a metric name: the bound metric is not public yet (issue 20)",
+    ("_common.py", "sklearn_rank.utils._optional", "import_optional"):
+        "the leaf helper that every layer uses to import an optional dependency with a "
+        "message naming the extra (CONTRIBUTING: utils/_optional.py)",
+    ("_common.py", "sklearn_rank.stats._table", "wrap"): _TEXT,
+    ("_evaluate.py", "sklearn_rank.stats._table", "format_table"): _TEXT,
+    ("_evaluate.py", "sklearn_rank.metrics._dask", "dask_summary"):
+        "the means of Dask inputs with the numbers of queries and rows in one pass: no "
+        "public function of sklearn_rank.metrics returns the counts",
+    ("_common.py", "sklearn_rank.benchmark._report", "figure_label"):
+        "the report's figure text helpers, shared with the command's --plot (issue 20)",
+    ("_common.py", "sklearn_rank.benchmark._report", "literal_text"):
+        "the report's figure text helpers, shared with the command's --plot (issue 20)",
+}
+
+
+def _private(dotted):
+    """Whether a dotted name has a private part (``_x``, not a dunder such as
+    ``__version__``)."""
+    return any(part.startswith("_") and not (part.startswith("__") and part.endswith("__"))
+               for part in dotted.split("."))
+
+
+def _absolute(node, package):
+    """The absolute module of an ``ImportFrom`` node of a module of ``package``."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")[:len(package.split(".")) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def private_imports(path, package="sklearn_rank._cli"):
+    """``[(line, module, name)]``: the private names ``path`` imports from outside
+    ``package`` (a private module, or a private name of a public one)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            module = _absolute(node, package)
+            if module == package or module.startswith(package + "."):
+                continue
+            found += [(node.lineno, module, alias.name) for alias in node.names
+                      if _private(module) or _private(alias.name)]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name, alias.name) for alias in node.names
+                      if _private(alias.name)]
+    return found
+
+
+def _offenders(name):
+    return [(line, module, imported)
+            for line, module, imported in private_imports(CLI / name)
+            if (name, module, imported) not in KNOWN]
+
+
+def test_the_check_finds_private_imports(tmp_path):
+    """The check itself: relative and absolute, module-level and inside functions; public
+    names, dunders and the CLI's own modules pass."""
+    path = tmp_path / "example.py"
+    path.write_text(
+        "import os\n"
+        "from ._common import CLIError, _same_file\n"
+        "from .. import __version__\n"
+        "from ..datasets import read_table\n"
+        "from ..datasets._tables import read_table\n"
+        "def f():\n"
+        "    from ..metrics import _engine\n"
+        "    import sklearn_rank.utils._qid\n"
+        "    from sklearn.utils._tags import get_tags\n"
+        "    from .._version import __version__\n")
+    assert private_imports(path) == [
+        (5, "sklearn_rank.datasets._tables", "read_table"),
+        (7, "sklearn_rank.metrics", "_engine"),
+        (8, "sklearn_rank.utils._qid", "sklearn_rank.utils._qid"),
+        (9, "sklearn.utils._tags", "get_tags"),
+        (10, "sklearn_rank._version", "__version__"),
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in CLI.glob("*.py")
+                                        if p.name not in OWNED_BY_OTHERS))
+def test_cli_imports_no_private_name(name):
+    assert _offenders(name) == []
+
+
+@pytest.mark.xfail(strict=False, reason="being rewritten by other changes of this session: "
+                   + ", ".join(f"{name} ({owner})" for name, owner in OWNED_BY_OTHERS.items()))
+@pytest.mark.parametrize("name", sorted(OWNED_BY_OTHERS))
+def test_cli_imports_no_private_name_rewritten_files(name):
+    assert _offenders(name) == []
+
+
+def test_known_private_imports_are_still_there():
+    """An entry of KNOWN that the code no longer needs goes: the list says what is left."""
+    for name, module, imported in KNOWN:
+        assert (module, imported) in {(m, i) for _, m, i in private_imports(CLI / name)}, (
+            name, module, imported)
