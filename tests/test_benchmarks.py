@@ -78,7 +78,7 @@ def test_segment_sort_suite_runs_and_its_capped_prefix_sorts_exactly(asv_path):
     import numpy as np
     from benchmarks.engine import LexsortSuite, SegmentSortSuite
 
-    from sklearn_rank.metrics._engine import segment_argsort
+    from sklearn_rank.utils._segments import segment_argsort
 
     sizes, *others = SegmentSortSuite.params
     assert 17 in SegmentSortSuite.params[1]  # the prefix that 1e8 rows x 1e6 queries leave
@@ -128,6 +128,25 @@ def test_compare_peers_prints_the_target_layouts(asv_path, capsys):
     for line in layouts:
         assert re.search(r"\d\.\d+ s +\d+\.\d\dx \(<=0\.\d\) +\d+\.\d\dx \(<=\d\.\d\)", line), line
         assert re.search(r"argsort \d+\.\d, nDCG@10 \d+\.\d, 4 metrics \d+\.\d$", line), line
+
+
+def test_profile_engine_prints_every_stage_at_both_layouts(asv_path, capsys):
+    """The engine's stage profile: each stage, and the end-to-end calls, as ratios to
+    np.argsort at the two target layouts."""
+    spec = importlib.util.spec_from_file_location("profile_engine",
+                                                  ASV_BENCH / "profile_engine.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--n-rows", "3000", "--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "100 rows per query" in out and "10 rows per query" in out
+    for stage in ("check", "grouping", "ranking", "grade counts", "kernel ndcg@10",
+                  "kernel err@10", "kernel map", "kernel mrr@10", "of which np.sort",
+                  "ndcg_score(k=10), end to end", "evaluate, four metrics, end to end"):
+        (line,) = [line for line in out.splitlines() if line.startswith(stage + " ")]
+        assert len(re.findall(r"\d+\.\d\dx +\d+\.\d ms", line)) == 2, line
+    (line,) = [line for line in out.splitlines() if line.startswith("np.argsort")]
+    assert line.count("1.00x") == 2, line
 
 
 @pytest.mark.slow  # two processes, and numba compiling ranx's kernels

@@ -318,7 +318,7 @@ def test_library_errors_carry_what_the_command_line_maps():
     import pickle
 
     from sklearn_rank.metrics import evaluate
-    from sklearn_rank.metrics._engine import GradeError
+    from sklearn_rank.metrics._input import GradeError
 
     with pytest.raises(GradeError) as caught:
         evaluate([1, 0, -1, -1], [0.4, 0.3, 0.2, 0.1], qid=[1, 1, 2, 2], metrics=["map"])

@@ -30,7 +30,7 @@ from sklearn_rank.metrics import (
     parse_metric,
 )
 from sklearn_rank.metrics._dask import _evaluate_plan, is_dask_collection
-from sklearn_rank.metrics._engine import check_ranking_input
+from sklearn_rank.metrics._input import check_ranking_input
 from sklearn_rank.metrics._result import result_of
 
 dask = pytest.importorskip("dask")

@@ -476,7 +476,7 @@ def test_half_life_utility_of_subnormal_grades():
 @pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int64, np.uint64])
 @pytest.mark.parametrize("prefix_bits", [None, 0, 3, 12])
 def test_segment_argsort_of_integers_against_python(dtype, prefix_bits):
-    from sklearn_rank.metrics._engine import segment_argsort
+    from sklearn_rank.utils._segments import segment_argsort
 
     rng = np.random.default_rng(3)
     info = np.iinfo(dtype)

@@ -1,22 +1,24 @@
 """The engine's layouts: every path through grouping and sorting gives the same numbers."""
 
+import ast
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sklearn_rank.metrics import evaluate, parse_metric
-from sklearn_rank.metrics._engine import (
-    Buckets,
-    RankingInput,
+from sklearn_rank.metrics._engine import Buckets, RankingInput
+from sklearn_rank.metrics._input import check_ranking_input
+from sklearn_rank.metrics._registry import METRICS as REGISTRY
+from sklearn_rank.utils._qid import factorize
+from sklearn_rank.utils._segments import (
     _lexsort_segments,
-    check_ranking_input,
     segment_argsort,
     segment_starts,
     stable_argsort_codes,
 )
-from sklearn_rank.metrics._registry import METRICS as REGISTRY
-from sklearn_rank.utils._qid import factorize
 
 # At least one name of every metric of the registry (test_every_registry_metric_is_run)
 METRICS = ["ndcg@3", "dcg", "err@5", "map", "map@2(ap_denominator=found)", "mrr", "p@2",
@@ -217,16 +219,16 @@ def test_batched_segment_argsort_matches_lexsort(kind, batch_rows, with_secondar
 def test_batched_sort_is_taken_when_one_key_lacks_bits(monkeypatch):
     """The engine batches by itself beyond _BATCH_ROWS rows when one packed key would leave
     too short a prefix (100M rows in a million queries), and ranks as lexsort does."""
-    from sklearn_rank.metrics import _engine
+    from sklearn_rank.utils import _segments
 
     rng = np.random.default_rng(9)
     n, n_codes = 4000, 400
     values, codes = rng.normal(size=n), rng.integers(0, n_codes, n)
     taken = []
-    batched = _engine._batched_segment_argsort
-    monkeypatch.setattr(_engine, "_batched_segment_argsort",
+    batched = _segments._batched_segment_argsort
+    monkeypatch.setattr(_segments, "_batched_segment_argsort",
                         lambda *args: taken.append(args[-1]) or batched(*args))
-    monkeypatch.setattr(_engine, "_BATCH_ROWS", 512)
+    monkeypatch.setattr(_segments, "_BATCH_ROWS", 512)
     order, ties = segment_argsort(values, codes, n_codes, prefix_bits=4)
     assert taken == [512]
     want_order, want_ties = _reference_segment_argsort(values, codes, np.arange(n_codes), None)
@@ -377,17 +379,17 @@ def test_packed_sort_with_short_prefixes_matches_lexsort(monkeypatch, kind, pref
                                                          with_secondary):
     """With the fallback disabled, the packed sort itself still orders the colliding runs
     of a short prefix exactly (the step that the fallback now spares most short prefixes)."""
-    from sklearn_rank.metrics import _engine
+    from sklearn_rank.utils import _segments
 
-    monkeypatch.setattr(_engine, "_SPARE_BITS_FLOAT", -64)  # every prefix suffices
-    monkeypatch.setattr(_engine, "_SPARE_BITS_INTEGER", -64)
+    monkeypatch.setattr(_segments, "_SPARE_BITS_FLOAT", -64)  # every prefix suffices
+    monkeypatch.setattr(_segments, "_SPARE_BITS_INTEGER", -64)
     rng = np.random.default_rng(11)
     n, n_codes = 3000, 40
     values = VALUE_KINDS[kind](rng, n)
     codes = rng.integers(0, n_codes, n).astype(np.int32)
     relabel = rng.permutation(n_codes)
     secondary = None if with_secondary is None else rng.integers(0, 3, n).astype(with_secondary)
-    assert _engine._prefix_suffices(values, prefix_bits, n / n_codes)
+    assert _segments._prefix_suffices(values, prefix_bits, n / n_codes)
     order, ties = segment_argsort(values, codes, n_codes, relabel=relabel,
                                   secondary=secondary, prefix_bits=prefix_bits)
     want_order, want_ties = _reference_segment_argsort(values, codes, relabel, secondary)
@@ -396,7 +398,7 @@ def test_packed_sort_with_short_prefixes_matches_lexsort(monkeypatch, kind, pref
 
 
 def _first_sufficient_prefix(values, mean_size):
-    from sklearn_rank.metrics._engine import _prefix_suffices
+    from sklearn_rank.utils._segments import _prefix_suffices
 
     return next(bits for bits in range(65) if _prefix_suffices(values, bits, mean_size))
 
@@ -406,7 +408,7 @@ def _first_sufficient_prefix(values, mean_size):
 def test_segment_argsort_on_both_sides_of_the_fallback_threshold(kind, with_secondary):
     """One bit below the shortest sufficient prefix, the exact sort; at it and above, the
     packed sort: the same order and ties."""
-    from sklearn_rank.metrics._engine import _prefix_suffices
+    from sklearn_rank.utils._segments import _prefix_suffices
 
     rng = np.random.default_rng(12)
     n, n_codes = 3000, 40
@@ -440,7 +442,7 @@ def test_prefix_needed_grows_with_query_size(mean_size, float_bits, int_bits):
 def test_exact_prefixes_keep_the_packed_sort_however_short():
     """Values that a short prefix holds whole (float grades, integers of a narrow range)
     have no colliding runs to sort: no fallback."""
-    from sklearn_rank.metrics._engine import _prefix_suffices
+    from sklearn_rank.utils._segments import _prefix_suffices
 
     rng = np.random.default_rng(14)
     halves = rng.integers(0, 9, 1000) * 0.5
@@ -554,7 +556,7 @@ def test_sums_in_order_add_as_a_c_loop():
     """trec_eval (and the loops of LightGBM and XGBoost) add in order; numpy pairwise,
     with the first value last. AP of relevant documents at ranks 2, 8, 16, 25 of 10:
     exactly 0.10975, which trec_eval prints 0.1097 and pairwise sums 0.1098."""
-    from sklearn_rank.metrics._engine import segment_sums_in_order, sum_in_order
+    from sklearn_rank.utils._segments import segment_sums_in_order, sum_in_order
 
     rng = np.random.default_rng(0)
     sizes = rng.integers(0, 40, 300)
@@ -578,3 +580,138 @@ def test_sums_in_order_add_as_a_c_loop():
     default = evaluate(y_true, y_score, qid=np.zeros(36), retrieved=retrieved,
                        metrics=["map"])["map"]
     assert default == (0.5 + (0.25 + 0.1875 + 0.16)) / 10  # numpy's reduceat, as before
+
+
+def _imported_modules(path):
+    """Absolute names of the sklearn_rank modules that ``path`` imports (inside functions
+    too)."""
+    package = Path(path).relative_to(sklearn_rank_root().parent).with_suffix("").parts
+    names = set()
+    for node in ast.walk(ast.parse(Path(path).read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = list(package[: len(package) - node.level]) if node.level else []
+            names.add(".".join([*base, *(node.module or "").split(".")]).strip("."))
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return {name for name in names if name.startswith("sklearn_rank")}
+
+
+def sklearn_rank_root():
+    import sklearn_rank
+
+    return Path(sklearn_rank.__file__).parent
+
+
+def test_engine_primitives_sit_below_metrics():
+    """The segmented sort and segment sums are utilities: the data readers and the boosters'
+    query sets use them without the metrics engine, which in turn checks no input."""
+    root = sklearn_rank_root()
+    for path in root.rglob("*.py"):
+        if path.parent.name == "metrics" or "_cli" in path.parts:
+            continue
+        assert "sklearn_rank.metrics._engine" not in _imported_modules(path), path
+    segments = _imported_modules(root / "utils" / "_segments.py")
+    assert not any(name.startswith("sklearn_rank.metrics") for name in segments), segments
+    assert "sklearn_rank.metrics._input" not in _imported_modules(root / "metrics" / "_engine.py")
+
+
+@pytest.mark.parametrize("ties", ["average", "stable", "optimistic"])
+@pytest.mark.parametrize("threshold", [-1, 0, 0.5, 1, 2, 3.5, 300])
+def test_relevant_rows_from_grade_counts_equal_the_search(monkeypatch, ties, threshold):
+    """Ranking.relevant finds where each query's relevant rows begin from the per-query
+    grade counts when every row is ranked; the binary search over the rows, its other
+    route, gives the same rows, queries and starts (empty queries of the layout included)."""
+    from sklearn_rank.metrics import _engine
+
+    rng = np.random.default_rng(3)
+    y, s, qid = sample(rng, 80, 12, 5)
+    qid = rng.permutation(qid)
+    counted = check_ranking_input(y, s, qid).ranking(ties)
+    assert counted.data._levels is not None
+    got = counted.relevant(threshold)
+    monkeypatch.setattr(_engine, "_LEVEL_CELLS_PER_ROW", 0)
+    monkeypatch.setattr(_engine, "_LEVEL_CELLS_FREE", 0)
+    searched = check_ranking_input(y, s, qid).ranking(ties)
+    assert searched.data._levels is None
+    for a, b in zip(got, searched.relevant(threshold), strict=True):
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
+
+
+def test_positions_count_from_each_query_start():
+    """Grouping.position: 0, 1, ... within every laid-out query, whatever the sizes."""
+    rng = np.random.default_rng(4)
+    sizes = rng.integers(1, 30, 50)
+    qid = rng.permutation(np.repeat(np.arange(50), sizes))
+    group = check_ranking_input(np.zeros(len(qid)), rng.normal(size=len(qid)), qid).all_rows
+    want = np.concatenate([np.arange(m) for m in group.layout_sizes])
+    np.testing.assert_array_equal(group.position, want)
+    assert group.position.dtype == np.int32
+
+
+@pytest.mark.parametrize("rows_at_once", [1, 7, 1 << 16])
+@pytest.mark.parametrize("ties", ["average", "stable", "pessimistic"])
+def test_grade_counts_from_a_ranking_equal_those_from_the_rows(monkeypatch, rows_at_once, ties):
+    """Once a ranking of every row exists, the per-query grade counts are taken from its
+    laid-out grades, a slice of rows at a time (queries cut by a slice's ends included):
+    the same counts, of the same type, as the count over the rows in input order."""
+    from sklearn_rank.metrics import _engine
+
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(1, 25, 70)
+    qid = rng.permutation(np.repeat(rng.choice(1000, 70, replace=False), sizes))
+    y = rng.choice(6, len(qid), p=[0.4, 0.2, 0.2, 0.1, 0.05, 0.05])
+    s = rng.integers(0, 8, len(qid)).astype(float)
+    from_rows = check_ranking_input(y, s, qid)._levels
+    monkeypatch.setattr(_engine, "_LEVEL_ROWS_AT_ONCE", rows_at_once)
+    calls = []
+    laid_out = _engine._laid_out_counts
+    monkeypatch.setattr(_engine, "_laid_out_counts",
+                        lambda *args: calls.append(args) or laid_out(*args))
+    data = check_ranking_input(y, s, qid)
+    data.ranking(ties)
+    from_ranking = data._levels
+    assert len(calls) == 1
+    for a, b in zip(from_ranking, from_rows, strict=True):
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
+
+
+@pytest.mark.parametrize("n_codes", [1, 5, 70_000])
+@pytest.mark.parametrize("n_rows", [0, 1, 65_536, 200_001])
+def test_segment_sizes_is_bincount(n_codes, n_rows):
+    """Rows per code, counted a slice at a time, equal np.bincount's counts and type."""
+    from sklearn_rank.utils._segments import segment_sizes
+
+    codes = np.random.default_rng(6).integers(0, n_codes, n_rows).astype(np.int32)
+    got = segment_sizes(codes, n_codes)
+    want = np.bincount(codes, minlength=n_codes)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == want.dtype
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 10, 1000, None])
+@pytest.mark.parametrize("retrieved", [False, True])
+def test_top_position_weights_equal_the_gathered_ones(k, retrieved):
+    """The weights of each query's top k rows, tiled run by run of equal length, are bit
+    for bit those read through the rows' positions (queries left without a ranked row,
+    one-row queries and cut-offs beyond every query included)."""
+    from sklearn_rank.metrics._per_query import (
+        discount_weight,
+        position_weights,
+        top_position_weights,
+    )
+
+    rng = np.random.default_rng(7)
+    sizes = rng.choice([1, 1, 2, 3, 5, 9, 10, 11, 40], 120)
+    qid = rng.permutation(np.repeat(np.arange(120), sizes))
+    mask = rng.random(len(qid)) < 0.6 if retrieved else None
+    data = check_ranking_input(rng.integers(0, 3, len(qid)), rng.normal(size=len(qid)), qid,
+                               retrieved=mask)
+    ranking = data.ranking("average")
+    for weight in (discount_weight("log", 2), discount_weight("log", 10),
+                   lambda p: 1.0 / (p + 1.0)):
+        want = position_weights(ranking.position[ranking.top(k)], None, weight)
+        got = top_position_weights(ranking, k, weight)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))

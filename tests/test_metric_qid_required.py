@@ -96,7 +96,7 @@ def test_other_strings_are_no_query_ids(function, data):
 def test_the_engine_refuses_a_missing_qid():
     # the one validator that every path goes through (the public functions, evaluate, the
     # Dask partitions, the scorers, the trec_eval command)
-    from sklearn_rank.metrics._engine import check_ranking_input
+    from sklearn_rank.metrics._input import check_ranking_input
 
     with pytest.raises(ValueError, match=_missing("this metric")):
         check_ranking_input([1, 0], [2, 1])

@@ -37,7 +37,7 @@ from sklearn_rank.metrics import (
     parse_metric,
 )
 from sklearn_rank.metrics import _per_query as pq
-from sklearn_rank.metrics._engine import check_ranking_input
+from sklearn_rank.metrics._input import check_ranking_input
 from sklearn_rank.metrics._registry import (
     FAMILIES,
     GEOMETRIC_MEAN_FLOOR,

@@ -21,7 +21,7 @@ from sklearn_rank.metrics import (
     evaluate,
     evaluate_per_query,
 )
-from sklearn_rank.metrics._engine import check_ranking_input
+from sklearn_rank.metrics._input import check_ranking_input
 from sklearn_rank.metrics._names import parse_metric
 from sklearn_rank.metrics._registry import METRICS
 from sklearn_rank.utils._qid import unique_ids

@@ -136,7 +136,7 @@ def test_read_trec_judged_mask_gives_what_y_true_gives(tmp_path):
 
 
 def test_pool_states_reach_the_engine():
-    from sklearn_rank.metrics._engine import check_ranking_input
+    from sklearn_rank.metrics._input import check_ranking_input
 
     data = check_ranking_input([2, np.nan, -1, 0], [4, 3, 2, 1], "single_query",
                                judged="y_true")

@@ -2,13 +2,14 @@
 
 import numpy as np
 
-from sklearn_rank.metrics._engine import check_ranking_input, segment_argsort
+from sklearn_rank.metrics._input import check_ranking_input
+from sklearn_rank.utils._segments import segment_argsort
 
 from .common import make_benchmark_data
 
 
 class SegmentSortSuite:
-    """:func:`~sklearn_rank.metrics._engine.segment_argsort` with its score prefix capped.
+    """:func:`~sklearn_rank.utils._segments.segment_argsort` with its score prefix capped.
 
     The packed key holds a query code, a score prefix and a row number in 64 bits, so the
     prefix shrinks as the rows and queries grow: 1e8 rows in 1e6 queries leave it 17 bits.

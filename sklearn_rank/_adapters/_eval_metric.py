@@ -12,7 +12,7 @@
 import numpy as np
 
 from ..metrics._bound import bind_metric
-from ..metrics._engine import check_ranking_input
+from ..metrics._input import check_ranking_input
 from ..metrics._names import parse_metric
 from ..metrics._result import means_of, result_of
 from ._queries import query_codes

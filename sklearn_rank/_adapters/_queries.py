@@ -24,8 +24,6 @@ from sklearn import get_config
 from sklearn.utils import check_random_state
 from sklearn.utils import validation as sklearn_validation
 
-from ..metrics._engine import query_weight as _engine_query_weight
-from ..metrics._engine import segment_starts
 from ..utils._arrays import check_finite_nonnegative
 from ..utils._qid import (  # noqa: F401 - SINGLE_QUERY and is_single_query: re-exported
     QID_HELP,
@@ -34,6 +32,8 @@ from ..utils._qid import (  # noqa: F401 - SINGLE_QUERY and is_single_query: re-
     group_sizes,
     is_single_query,
 )
+from ..utils._segments import query_weight as _segment_query_weight
+from ..utils._segments import segment_starts
 from ..utils._sklearn_internals import _safe_indexing
 
 
@@ -150,7 +150,7 @@ def query_weight(sizes, sample_weight):
         return None
     sizes = np.asarray(sizes)
     weight = np.asarray(sample_weight, dtype=np.float64)
-    return _engine_query_weight(query_codes(sizes), weight, sizes)
+    return _segment_query_weight(query_codes(sizes), weight, sizes)
 
 
 def held_out_queries(n_queries, fraction, random_state):

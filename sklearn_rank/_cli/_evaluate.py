@@ -260,7 +260,7 @@ def _read_table(path, qid_column, label_column, score_column, qid_type=None,
 
 
 def _refused_grades(where, label_column, exc, row=None):
-    """The metrics' :class:`~sklearn_rank.metrics._engine.GradeError` in the words of the
+    """The metrics' :class:`~sklearn_rank.metrics._input.GradeError` in the words of the
     command: a table's grades are the ``--label-column``, and the command has no ``judged``
     option to read negative grades as trec_eval's -1."""
     more = f" (and {exc.count - 1:,} more)" if exc.count > 1 else ""

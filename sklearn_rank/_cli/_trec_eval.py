@@ -264,7 +264,7 @@ def _run_id(path):
 def _compute(data, plan, args):
     """Query ids (sorted as trec_eval sorts them) and, per item of ``plan``, its column:
     ``(per-query values, summary)``, relstring's strings, or None for runid."""
-    from ..metrics._engine import check_ranking_input
+    from ..metrics._input import check_ranking_input
 
     def rank(y_true):
         # read_trec's rows come query by query in ascending order: the engine numbers the

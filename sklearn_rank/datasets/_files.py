@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..metrics._engine import segment_argsort, stable_argsort_codes
 from ..utils._qid import factorize
+from ..utils._segments import segment_argsort, stable_argsort_codes
 
 # The start of sklearn's message on a file it cannot parse can hold hundreds of raw bytes.
 _MAX_QUOTED = 160

@@ -18,7 +18,7 @@ _EXPORTS = {
     "._dask": (
         "SplitQueryError",
     ),
-    "._engine": (
+    "._input": (
         "GradeError",
     ),
     "._evaluate": (

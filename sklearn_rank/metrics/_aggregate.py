@@ -6,7 +6,7 @@ Dask collection, and gives their value by the metric's rule (:data:`AGGREGATIONS
 number, bit for bit, however the queries were chunked. It keeps the values, not partial
 sums: the mean of :func:`~sklearn_rank.metrics.evaluate` adds them pairwise in the order of
 the query ids (numpy's sum), or one at a time under ``ties="stable"`` and trec_eval's
-convention (:func:`~sklearn_rank.metrics._engine.sum_in_order`), and no merge of partial
+convention (:func:`~sklearn_rank.utils._segments.sum_in_order`), and no merge of partial
 sums repeats either. :meth:`Aggregator.result` puts the chunks back in query-id order and
 runs :func:`mean_over_queries` (or the sum, or the geometric mean) once on all of them.
 
@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from ._engine import _well_scaled, sum_in_order
+from ..utils._segments import _well_scaled, sum_in_order
 
 # How the per-query values of a metric become one number (Metric.aggregate): the (weighted)
 # mean; the geometric mean, of values floored at GEOMETRIC_MEAN_FLOOR (trec_eval's gm_map,

@@ -40,7 +40,7 @@ import numpy as np
 from ..utils._dask import as_series, check_same_partitions, grouped_by_index, shuffle_by_query
 from ..utils._qid import SINGLE_QUERY, metric_qid
 from ._bound import as_plan, bind_metrics
-from ._engine import check_ranking_input
+from ._input import check_ranking_input
 from ._registry import METRICS
 from ._result import result_of
 

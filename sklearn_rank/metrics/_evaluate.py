@@ -12,7 +12,7 @@ import numpy as np
 from ..utils._param_validation import validate_params
 from ._bound import bind_metrics
 from ._dask import dask_evaluate, is_dask_collection
-from ._engine import check_ranking_input
+from ._input import check_ranking_input
 from ._registry import CONSTRAINTS
 from ._result import means_of, result_of
 

@@ -25,7 +25,7 @@ from ..utils._sklearn_internals import (
 )
 from ..utils._trained import check_trained_queries
 from ._bound import bind_metric, grade_scale_message, scale_left_to_data
-from ._engine import check_ranking_input
+from ._input import check_ranking_input
 from ._registry import METRICS
 from ._result import means_of, result_of
 

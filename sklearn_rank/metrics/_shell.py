@@ -11,7 +11,7 @@ the helpers here, and its docstring is filled from the shared parameter descript
 import numpy as np
 
 from ._dask import dask_score, is_dask_collection
-from ._engine import check_ranking_input
+from ._input import check_ranking_input
 from ._registry import CONSTRAINTS, METRICS
 from ._result import means_of, result_of
 
