@@ -401,9 +401,7 @@ def _trial_values(param):
 
 
 def _first_queries(data, n=3):
-    from ..utils._qid import unique_ids
-
-    first = unique_ids(data.qid)[:n]
+    first = np.unique(data.qid)[:n]
     rows = np.flatnonzero(np.isin(data.qid, first))
     return data.X[rows], data.y[rows], data.qid[rows]
 
