@@ -523,3 +523,18 @@ def test_tune_searches_each_dataset_on_its_own(two_files, capsys, monkeypatch):
     assert "Search on data set A" in page and "Search on data set B" in page
     code, _, err = run_cli(capsys, *argv, "--save-model", "m.joblib")
     assert code == 2 and "--save-model goes with one data set" in one_line_error(err, "tune")
+
+
+def test_ignored_params_names_what_the_booster_ignored():
+    """A misspelt LightGBM parameter is fitted without, and only logged: ``ignored_params``
+    names it, with the reason, and keeps the booster's log off the output."""
+    from sklearn_rank.benchmark import ignored_params
+    from sklearn_rank.lightgbm import LGBMRanker
+
+    X, y, qid = make_ranking(5, random_state=0)
+    assert ignored_params(LGBMRanker(n_estimators=2, num_leafs=7, verbose=0), X, y, qid) == {
+        "num_leafs": "it is not one of its parameters"}
+    assert ignored_params(LGBMRanker(n_estimators=2, num_leaves=7, verbose=0), X, y, qid) == {}
+    assert ignored_params(Ridge(), X, y, qid) == {}
+    with pytest.raises(ValueError):
+        ignored_params(LGBMRanker(n_estimators=2, learning_rate=-1.0), X, y[:-1], qid)

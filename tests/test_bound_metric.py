@@ -320,3 +320,34 @@ def test_no_import_cycle_in_metrics():
     # the graph sees function-level imports: the registry reads the public functions through
     # the package, and the grammar reads the registry
     assert "sklearn_rank.metrics._registry" in graph["sklearn_rank.metrics._names"]
+
+
+def test_bound_metric_is_public_and_accepted_where_names_are():
+    """``sklearn_rank.metrics.bind_metric`` builds the value once; ``evaluate``,
+    ``evaluate_per_query`` and ``make_ranking_scorer`` take it in place of the name and
+    compute the same numbers, labelled by its key."""
+    import sklearn_rank.metrics as metrics
+    from sklearn_rank.datasets import make_ranking
+
+    assert {"BoundMetric", "bind_metric", "needs_grade_scale"} <= set(metrics.__all__)
+    assert metrics.bind_metric is bind_metric
+    X, y, qid = make_ranking(20, random_state=0)
+    score = X[:, 0]
+    bound = metrics.bind_metric("nDCG@5", convention="trec_eval")
+    assert isinstance(bound, metrics.BoundMetric)
+    by_name = evaluate(y, score, qid=qid, metrics=["ndcg@5"], convention="trec_eval")
+    assert evaluate(y, score, qid=qid, metrics=[bound]) == {bound.key: by_name["ndcg@5"]}
+    per_query = evaluate_per_query(y, score, qid=qid, metrics=[bound])
+    np.testing.assert_array_equal(
+        per_query[bound.key],
+        evaluate_per_query(y, score, qid=qid, metrics=["ndcg@5"],
+                           convention="trec_eval")["ndcg@5"])
+
+    from sklearn.linear_model import LinearRegression
+
+    model = LinearRegression().fit(X, y)
+    by_scorer = make_ranking_scorer("ndcg@5", convention="trec_eval")(model, X, y, qid=qid)
+    assert make_ranking_scorer(bound)(model, X, y, qid=qid) == by_scorer
+    # the grade-scale rule, public both ways
+    assert metrics.needs_grade_scale("err@10") and bind_metric("err@10").needs_top_label
+    assert not metrics.needs_grade_scale("err@10", convention="catboost")

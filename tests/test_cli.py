@@ -577,6 +577,18 @@ def test_tune_random_with_distributions_and_plot(capsys, tmp_path):
     assert path.read_bytes()[:4] == b"\x89PNG"
 
 
+def test_tune_plot_of_a_grid_of_many_lines_shows_the_slice_through_the_best(capsys, tmp_path):
+    # 11 values of the other parameter: more lines than the plot draws, so the command
+    # plots the candidates that share the best one's other parameters
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "search.png"
+    code, _, err = run_cli(capsys, "tune", *FAST, "--param", "learning_rate=0.1,0.2",
+                           "--param", "num_leaves=" + ",".join(map(str, range(3, 14))),
+                           "--plot", path, "--plot-param", "learning_rate")
+    assert code == 0, err
+    assert path.read_bytes()[:4] == b"\x89PNG"
+
+
 def test_tune_random_over_a_small_grid_samples_it_once(capsys):
     # scikit-learn would warn that the grid is smaller than n_iter (an error in the tests)
     code, out, _ = run_cli(capsys, "tune", *FAST, "--search", "random", "--n-iter", 10,

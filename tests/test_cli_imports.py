@@ -16,35 +16,17 @@ import sklearn_rank
 
 CLI = Path(sklearn_rank.__file__).parent / "_cli"
 
-# Files that other changes of this session rewrite (issue 20, item 3): the runner, store,
-# models and report move to sklearn_rank.benchmark, and the trec_eval command is rewritten.
-# Their private imports are theirs to remove; the lead removes this mark after merging.
-OWNED_BY_OTHERS = {
-    "_cv.py": "benchroom", "_tune.py": "benchroom",
-    "_models.py": "benchroom", "_trec_eval.py": "trecfast/bound",
-}
+# Files that other changes of this session rewrite (issue 20): the trec_eval command is
+# rewritten. Their private imports are theirs to remove; the lead removes this mark after
+# merging.
+OWNED_BY_OTHERS = {"_trec_eval.py": "trecfast"}
 
 # Private imports that stay in the files of this change, each with the reason no public name
-# serves yet. Each is a public function missing, or a leaf helper shared by every layer.
-_TEXT = ("text layout shared with the results tables of sklearn_rank.stats (no public text "
-         "module)")
+# serves yet: each is a public function missing.
 KNOWN = {
-    ("_common.py", "sklearn_rank.model_selection._validation", "grade_scale"):
-        "grade_scale_options is rewritten with the bound metric's grade-scale rule (bound)",
-    ("_common.py", "sklearn_rank.metrics._bound", "bind_metric"):
-        "the canonical key of a metric name: the bound metric is not public yet (issue 20)",
-    ("_common.py", "sklearn_rank.utils._optional", "import_optional"):
-        "the leaf helper that every layer uses to import an optional dependency with a "
-        "message naming the extra (CONTRIBUTING: utils/_optional.py)",
-    ("_common.py", "sklearn_rank.stats._table", "wrap"): _TEXT,
-    ("_evaluate.py", "sklearn_rank.stats._table", "format_table"): _TEXT,
     ("_evaluate.py", "sklearn_rank.metrics._dask", "dask_summary"):
         "the means of Dask inputs with the numbers of queries and rows in one pass: no "
         "public function of sklearn_rank.metrics returns the counts",
-    ("_common.py", "sklearn_rank.benchmark._report", "figure_label"):
-        "the report's figure text helpers, shared with the command's --plot (issue 20)",
-    ("_common.py", "sklearn_rank.benchmark._report", "literal_text"):
-        "the report's figure text helpers, shared with the command's --plot (issue 20)",
 }
 
 
@@ -128,3 +110,15 @@ def test_known_private_imports_are_still_there():
     for name, module, imported in KNOWN:
         assert (module, imported) in {(m, i) for _, m, i in private_imports(CLI / name)}, (
             name, module, imported)
+
+
+def test_no_subcommand_imports_the_package():
+    """The package ``sklearn_rank._cli`` imports its subcommands: a subcommand that imported
+    the package back (``from . import COMMANDS``) would make an import cycle."""
+    for path in sorted(CLI.glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                assert _absolute(node, "sklearn_rank._cli") != "sklearn_rank._cli", (
+                    path.name, node.lineno)

@@ -569,6 +569,17 @@ def test_errors(plt, function, args, kwargs, exception, message):
         function(*args, **kwargs)
 
 
+def test_too_many_lines_is_an_error_with_its_parameter(plt):
+    """A caller (``sklearn-rank tune --plot``) falls back to ``fixed=`` on this error by its
+    attribute, without reading the message."""
+    with pytest.raises(ValueError) as caught:
+        search_plot(RESULTS, "alpha", max_lines=1)
+    assert caught.value.parameter == "max_lines"
+    with pytest.raises(ValueError) as caught:
+        search_plot(RESULTS, "gamma")
+    assert getattr(caught.value, "parameter", None) is None
+
+
 def test_plot_without_the_data_it_needs(plt):
     display = ParameterSearchDisplay(np.array([1, 2]), np.array([[0.5, 0.6]]), param="a")
     with pytest.raises(ValueError, match="spread='std' needs std_scores"):

@@ -722,3 +722,64 @@ def test_a_value_beyond_sqlites_integers_is_a_store_error_and_rolled_back(tmp_pa
     assert store.read_units(run_id) == []
     store.write_unit(run_id, unit("u", np.array([1, 2]), np.zeros(2)))  # the store goes on
     assert len(store.read_units(run_id)) == 1
+
+
+# ----------------------------------------------------------------------------------------
+# StoreError.path: which file failed, without reading the message
+
+
+def _not_a_database(path):
+    path.write_text("not a database\n" * 100)
+
+
+def _other_tables(path):
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE t (x)")
+    connection.close()
+
+
+@pytest.mark.parametrize("make, create, says", [
+    (None, False, "no such results store"),
+    (_not_a_database, True, "is not a results store of sklearn-rank: SQLite cannot read"),
+    (_other_tables, True, "is not a results store of sklearn-rank (schema version"),
+    (wrong_tables, False, "is not a results store of sklearn-rank (schema version 1"),
+], ids=["missing", "not a database", "other tables", "wrong tables"])
+def test_store_error_carries_the_path_of_the_store(tmp_path, make, create, says):
+    from sklearn_rank.benchmark import StoreError
+
+    path = tmp_path / "s.sqlite"
+    if make is not None:
+        make(path)
+    with pytest.raises(StoreError) as caught:
+        ResultsStore(path, create=create)
+    assert says in str(caught.value)
+    assert caught.value.path == os.fspath(path)
+
+
+def test_run_exists_error_and_damaged_store_carry_the_path(tmp_path, capsys, monkeypatch):
+    from sklearn_rank.benchmark import RunExistsError, StoreError
+
+    monkeypatch.chdir(tmp_path)
+    assert main([*SMALL, "--store", "s.sqlite"]) == 0
+    capsys.readouterr()
+    store = ResultsStore("s.sqlite")
+    run = store.runs()[0]
+    store.close()
+    error = RunExistsError("s.sqlite", {**run, "n_stored": 0})
+    assert isinstance(error, StoreError) and error.path == "s.sqlite"
+    damaged_pages(tmp_path / "s.sqlite")
+    with pytest.raises(StoreError) as caught:
+        load_store("s.sqlite")
+    assert caught.value.corrupt and caught.value.path == "s.sqlite"
+
+
+def test_the_command_line_names_the_option_from_the_error_path():
+    """The CLI names the option that gave the failing store from ``StoreError.path``, not
+    from its message: a store it did not give is named by no option."""
+    from sklearn_rank._cli._store import store_message
+    from sklearn_rank.benchmark import StoreError
+
+    error = StoreError("'a.sqlite' is not a results store.", path="a.sqlite")
+    assert store_message(error, {Path("a.sqlite"): "--store"}) == (
+        "--store 'a.sqlite' is not a results store.")
+    assert store_message(error, {"b.sqlite": "--store"}) == "'a.sqlite' is not a results store."

@@ -118,7 +118,8 @@ def main(argv=None):
                            f"(see '{prog} --help')", USAGE)
         run = COMMANDS[args.command].run
         with _workers_start_without_the_folder():
-            return run(args, demo=True) if demo else run(args)
+            # the demonstration lists the subcommands: given here, where they are known
+            return run(args, demo=tuple(COMMANDS)) if demo else run(args)
     except CLIError as exc:
         message = " ".join(str(exc).split())  # one line, even from a booster's message
         print(f"{exc.prog or prog}: error: {message}", file=sys.stderr)

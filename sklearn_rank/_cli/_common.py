@@ -6,20 +6,21 @@ Only the standard library and numpy are imported at module level, so that
 
 import argparse
 import contextlib
+import csv
 import difflib
+import io
 import json
 import math
 import os
 import stat
 import sys
 import tempfile
+import textwrap
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
-
-from ..benchmark._report import figure_label, literal_text  # noqa: F401 (standard library)
 
 #: Exit code of a usage error (a bad option), as argparse has it.
 USAGE = 2
@@ -159,13 +160,18 @@ def add_data_option(parser):
 def grade_scale_options(metric, convention, y):
     """``{"max_grade": ...}`` for a metric that needs a grade scale the name does not fix.
 
-    The largest grade of the whole data set, so that every fold of a cross-validation is
-    scored on the same scale: :func:`sklearn_rank.model_selection._validation.grade_scale`,
-    the rule ``cross_validate`` applies to metric names.
+    The largest grade of the whole data set (1 when every grade is 0, where any scale gives
+    0), so that every fold of a cross-validation is scored on the same scale: the rule
+    ``cross_validate`` applies to metric names (the names are not validated here:
+    :func:`metric_keys` reports their errors).
     """
-    from ..model_selection._validation import grade_scale
+    from ..metrics import needs_grade_scale
 
-    return grade_scale(metric, y, convention=convention)
+    if not needs_grade_scale(metric, convention=convention):
+        return {}
+    top = float(np.max(y)) if len(y) else 0.0
+    top = top if top > 0 else 1.0
+    return {"max_grade": int(top) if top.is_integer() else top}
 
 
 def describe_grade_scales(scales):
@@ -326,12 +332,14 @@ def write_text(path, text, option):
 
 def import_extra(module, extra, purpose):
     """Import an optional dependency, or a :class:`CLIError` naming the extra to install."""
-    from ..utils._optional import import_optional
+    import importlib
 
     try:
-        return import_optional(module, extra=extra, purpose=purpose)
-    except ImportError as exc:
-        raise CLIError(str(exc)) from None
+        return importlib.import_module(module)
+    except ImportError:
+        raise CLIError(
+            f"{purpose} needs the optional dependency {module!r}, which is not installed. "
+            f'Install it with: pip install "sklearn-rank[{extra}]"') from None
 
 
 def close_matches(name, known):
@@ -346,11 +354,67 @@ def close_matches(name, known):
 def wrap(lines, width=88):
     """Paragraphs of the output, one per line, wrapped with a hanging indent.
 
-    Names such as ``sklearn-rank[xgboost]`` are never split at their hyphens.
+    Names such as ``sklearn-rank[xgboost]`` are never split at their hyphens, nor long
+    words broken.
     """
-    from ..stats._table import wrap as wrap_paragraph  # imported late: keeps --help fast
+    return "\n".join(
+        line for text in lines
+        for line in textwrap.wrap(text, width=width, subsequent_indent="  ",
+                                  break_on_hyphens=False, break_long_words=False) or [""])
 
-    return "\n".join(line for text in lines for line in wrap_paragraph(text, width, "  "))
+
+def format_table(header, rows, fmt="text"):
+    """A table of formatted cells as aligned text (columns two spaces apart under a rule of
+    dashes), a Markdown pipe table or CSV; the first column left-aligned, the others right.
+    """
+    align = "l" + "r" * (len(header) - 1)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows([header, *rows])
+        return buffer.getvalue().rstrip("\n")
+    if fmt == "markdown":
+        rule = "|" + "|".join(":---" if a == "l" else "---:" for a in align) + "|"
+        return "\n".join(["| " + " | ".join(header) + " |", rule,
+                          *("| " + " | ".join(row) + " |" for row in rows)])
+    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
+
+    def line(cells):
+        return "  ".join(cell.ljust(w) if a == "l" else cell.rjust(w)
+                         for cell, w, a in zip(cells, widths, align)).rstrip()
+
+    return "\n".join([line(header), line(["-" * w for w in widths]),
+                      *(line(row) for row in rows)])
+
+
+# The figures of --plot (and the report's): labels shortened, texts drawn as written.
+_LABEL_WIDTH = 30
+
+
+def figure_label(label):
+    """``label`` as a figure shows it: at most :data:`_LABEL_WIDTH` characters, its start
+    and end kept (labels often differ at the end), so that a long ``--model`` label does
+    not crowd the axes out of the figure."""
+    label = str(label)
+    if len(label) <= _LABEL_WIDTH:
+        return label
+    head = (_LABEL_WIDTH - 1) // 2
+    return label[:head] + "…" + label[-(_LABEL_WIDTH - 1 - head):]
+
+
+@contextlib.contextmanager
+def literal_text():
+    """Draw the texts of the figures made and saved inside as they are written.
+
+    matplotlib reads a text holding two ``$`` as a mathtext formula: a model label such as
+    ``a$\\foo$`` would fail to parse, and end the command with a traceback. Its layout
+    warnings (a text too wide for the figure) are kept off the output.
+    """
+    import matplotlib
+
+    with matplotlib.rc_context({"text.parse_math": False}), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning,
+                                message=".*(constrained_layout|tight_layout) not applied")
+        yield
 
 
 def format_number(value, digits=4):
@@ -704,7 +768,7 @@ def metric_keys(metrics, convention, scales):
     """Metric name -> its canonical key (:meth:`~sklearn_rank.metrics.Metric.key`) with
     the grade scale the command gives it and the convention: what the number is, the key
     of its bound metric."""
-    from ..metrics._bound import bind_metric
+    from ..metrics import bind_metric
 
     return {name: bind_metric(name, options=scales.get(name, {}), convention=convention).key
             for name in metrics}
@@ -738,10 +802,10 @@ def tied_scores_in_row_order(convention):
 def outside_convention(metrics, convention):
     """The names among ``metrics`` of the metrics that the system of ``convention`` does not
     compute: its preset leaves them at sklearn-rank's defaults."""
-    from ..metrics import CONVENTION_METRICS, parse_metric
+    from ..metrics import CONVENTION_METRICS, bind_metric
 
     return [name for name in metrics
-            if parse_metric(name)[0].name not in CONVENTION_METRICS[convention]]
+            if bind_metric(name).metric.name not in CONVENTION_METRICS[convention]]
 
 
 def describe_convention(metrics, convention):

@@ -169,8 +169,9 @@ def add_arguments(parser):
     add_axis_options(parser)
 
 
-def run(args, demo=False):
-    """Run ``sklearn-rank cv``; returns the exit code."""
+def run(args, demo=()):
+    """Run ``sklearn-rank cv``; returns the exit code. ``demo``: the names of the
+    subcommands, when run as the demonstration of ``sklearn-rank`` without one."""
     config_models, config_inputs = load_config(args, "cv", CONFIG_KEYS, DEFAULTS)
     metrics_given = check_distinct(args.metrics, "--metrics")
     if args.models is not None and args.model:
@@ -250,7 +251,7 @@ def run(args, demo=False):
 
     text = args.format == "text"
     if demo:
-        print(_demo_header(labels, args), end="\n\n")
+        print(_demo_header(labels, args, demo), end="\n\n")
     header = _header(data, test, choices, baseline, left_out, args, scales, keys, metadata,
                      datasets, seeds)
     if text:
@@ -332,7 +333,7 @@ def _keys(metrics, convention, scales):
 def _metadata(args, data, test, choices, keys, baseline, datasets, seeds):
     """What the outputs record of the run (provenance); ``datasets`` and ``seeds`` of a run
     of several (or named) data sets or seeds."""
-    from .._version import __version__
+    from .. import __version__
 
     metadata = {
         "command": "sklearn-rank cv",
@@ -358,19 +359,13 @@ def _metadata(args, data, test, choices, keys, baseline, datasets, seeds):
     return metadata
 
 
-def _subcommands():
-    from . import COMMANDS  # the package imports this module: not at the top
-
-    return list(COMMANDS)
-
-
-def _demo_header(labels, args):
+def _demo_header(labels, args, subcommands):
     text = (
         "sklearn-rank without a subcommand runs this demonstration, 'sklearn-rank cv': "
         f"a {args.n_splits}-fold cross-validated comparison of "
         f"{' and '.join(labels[1:])} with {labels[0]} on generated learning-to-rank data, "
         "with bootstrap confidence intervals and paired tests. 'sklearn-rank --help' lists "
-        f"the subcommands ({', '.join(_subcommands())})."
+        f"the subcommands ({', '.join(subcommands)})."
     )
     return wrap([text]).replace("\n  ", "\n")  # a paragraph: no hanging indent
 
@@ -670,10 +665,10 @@ def _csv(result, held_out, keys, metadata):
 
 def _curve_metric(metrics):
     """The first metric with a cut-off, drawn against k (nDCG when none has one)."""
-    from ..metrics import parse_metric
+    from ..metrics import bind_metric
 
     for name in metrics:
-        entry, _ = parse_metric(name)
+        entry = bind_metric(name).metric
         if "k" in entry.options:
             return entry.name
     return "ndcg"

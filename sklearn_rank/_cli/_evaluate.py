@@ -18,6 +18,7 @@ from ._common import (
     check_output_path,
     describe_convention,
     format_number,
+    format_table,
     generated_data,
     import_extra,
     int_at_least,
@@ -160,8 +161,6 @@ def run(args):
     if args.per_query and args.format != "json":
         _check_summary_apart(query_ids, args.format)
     if args.output is not None:
-        from ..stats._table import format_table
-
         rows = [[_qid_text(q), *(repr(float(per_query[m][i])) for m in metrics)]
                 for i, q in enumerate(query_ids)]
         write_text(args.output, format_table(["qid", *metrics], rows, "csv"), "--output")
@@ -422,12 +421,12 @@ def _check_address(address):
 def _per_query_result(table, metrics):
     """The collected per-query frame as a :class:`PerQueryResult` in query order, and its
     means, aggregated as ``evaluate`` aggregates them."""
-    from ..metrics import PerQueryResult, aggregate, parse_metric
+    from ..metrics import PerQueryResult, aggregate, bind_metric
 
     table = table.sort_values("qid", kind="stable")
     result = PerQueryResult(
         table["qid"].to_numpy(), {m: table[m].to_numpy() for m in metrics},
-        options={m: {"metric": parse_metric(m)[0].name} for m in metrics})
+        options={m: {"metric": bind_metric(m).metric.name} for m in metrics})
     return result, aggregate(result)
 
 
@@ -506,8 +505,6 @@ def _check_summary_apart(query_ids, fmt):
 
 
 def _render(fmt, description, metrics, convention, means, query_ids, per_query):
-    from ..stats._table import format_table
-
     shown = range(len(query_ids)) if per_query is not None else []
     if fmt == "json":
         result = {"input": description, "convention": convention,

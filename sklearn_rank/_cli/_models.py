@@ -11,8 +11,6 @@ import argparse
 import inspect
 import numbers
 import os
-import re
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,6 +23,7 @@ from ..benchmark import (
     default_models,
     fit_errors,
     fit_params,
+    ignored_params,
 )
 from ..benchmark import code_fingerprint as _code_fingerprint
 from ..benchmark import import_object as _import_object
@@ -358,36 +357,7 @@ def check_labels(choices, option="--model"):
 
 
 # ----------------------------------------------------------------------------------------
-# The boosters' own output, and the parameters they refuse
-
-
-# What the boosters say of a parameter they ignore instead of refusing it, and why, by name.
-_IGNORED = (
-    (re.compile(r"Unknown parameter:?\s*(?P<names>\S+)"), "it is not one of its parameters"),
-    (re.compile(r"(?P<kept>\S+) is set=\S*, (?P<names>\S+)=\S* will be ignored"),
-     "it is an alias of {kept}, which the model sets already: use {kept} instead"),
-    (re.compile(r"Parameters: \{(?P<names>.*?)\} (?:are|is) not used", re.DOTALL),
-     "it is not one of its parameters"),
-)
-
-
-def _trial_fit(estimator, X, y, qid):
-    """Fit once, quietly; returns {name: why} of the parameters the booster ignored."""
-    import sklearn
-
-    with boosters_quiet() as lines, warnings.catch_warnings(record=True) as caught, \
-            sklearn.config_context(enable_metadata_routing=True):
-        warnings.simplefilter("always")
-        estimator.fit(X, y, **fit_params(estimator, qid))
-    ignored = {}
-    for text in [*lines, *(str(w.message) for w in caught)]:
-        for pattern, why in _IGNORED:
-            for match in pattern.finditer(text):
-                for name in match.group("names").split(","):
-                    name = name.strip().strip('"').strip()
-                    if name:
-                        ignored[name] = why.format(**match.groupdict())
-    return ignored
+# The parameters the models refuse, or that their boosters ignore (ignored_params)
 
 
 def _trial_values(param):
@@ -401,9 +371,7 @@ def _trial_values(param):
 
 
 def _first_queries(data, n=3):
-    from ..utils._qid import unique_ids
-
-    first = unique_ids(data.qid)[:n]
+    first = np.unique(data.qid)[:n]
     rows = np.flatnonzero(np.isin(data.qid, first))
     return data.X[rows], data.y[rows], data.qid[rows]
 
@@ -437,7 +405,7 @@ def _check_trial(choice, estimator, trial, X, y, qid, option, name, value):
 
     class_name = type(estimator).__name__
     try:
-        ignored = _trial_fit(clone(trial), X, y, qid)
+        ignored = ignored_params(clone(trial), X, y, qid)
     except Exception as exc:  # the plain model fitted: the value fails
         shown = f"{name}={value!r}" if name is not None else "these parameters"
         raise usage_error(f"{option}: {class_name} refuses {shown}: {exc}") from None
@@ -485,7 +453,7 @@ def check_settings(choice, n_estimators, random_state, data):
 def _check_base(base, choice, X, y, qid, data):
     small = _small(choice, base)
     try:
-        _trial_fit(small, X, y, qid)
+        ignored_params(small, X, y, qid)
     except Exception as exc:  # any failure of the plain model is the data's
         raise CLIError(f"{data.source}: {type(base).__name__} cannot fit the first queries "
                        f"of the data: {exc}") from None

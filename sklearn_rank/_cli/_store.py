@@ -17,6 +17,7 @@ the library's (see :class:`~sklearn_rank.benchmark.StoreRecorder`).
 The standard library only at module level: imported by the argument builders.
 """
 
+import os
 import sys
 
 from ._common import USAGE, CLIError, check_output_path, usage_error
@@ -62,22 +63,31 @@ def check_store_options(args, inputs=()):
     _open(store).close()  # refuse a file that is not a store now, not after the work
 
 
+def store_message(exc, options):
+    """The text of a :class:`~sklearn_rank.benchmark.StoreError`, after the option of the
+    command that gave its store: ``options`` maps the paths given to their options, and
+    the error's ``path`` says which (the message is not read)."""
+    option = {os.fspath(path): name for path, name in options.items()}.get(exc.path)
+    return f"{option} {exc}" if option is not None else str(exc)
+
+
 def _open(path):
     from ..benchmark import ResultsStore, StoreError
 
     try:
         return ResultsStore(path)
     except StoreError as exc:
-        raise CLIError(f"--store {exc}") from None
+        raise CLIError(store_message(exc, {path: "--store"})) from None
 
 
-def _failure(exc):
+def _failure(exc, path):
     """The command line's error for a :class:`~sklearn_rank.benchmark.StoreError` met
-    during the run."""
+    during the run of the store ``path`` (``--store``)."""
+    message = store_message(exc, {path: "--store"})
     if exc.corrupt:  # --resume cannot help: the store itself is damaged
-        return CLIError(f"--store {exc}")
+        return CLIError(message)
     advice = "make room, then" if exc.full else "then"
-    return CLIError(f"--store {exc} The run is not marked finished: {advice} rerun with "
+    return CLIError(f"{message} The run is not marked finished: {advice} rerun with "
                     "--resume to complete it.")
 
 
@@ -121,8 +131,8 @@ class CLIStoreRecorder:
                 "missing units are computed), or give another --store.", USAGE) from None
         except StoreError as exc:
             if self.recorder.store is None:  # the store did not open
-                raise CLIError(f"--store {exc}") from None
-            raise _failure(exc) from None
+                raise CLIError(store_message(exc, {self.path: "--store"})) from None
+            raise _failure(exc, self.path) from None
 
     def _call(self, method, *args):
         from ..benchmark import StoreError
@@ -130,7 +140,7 @@ class CLIStoreRecorder:
         try:
             return method(*args)
         except StoreError as exc:
-            raise _failure(exc) from None
+            raise _failure(exc, self.path) from None
 
     def known(self, unit, params):
         return self._call(self.recorder.known, unit, params)

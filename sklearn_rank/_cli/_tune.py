@@ -37,6 +37,7 @@ from ._common import (
     describe_metrics,
     describe_run,
     figure_suffixes,
+    format_table,
     grade_scale_options,
     import_extra,
     int_at_least,
@@ -546,7 +547,7 @@ def _candidates(space, args):
 
 
 def _metadata(args, data, test, choice, keys, params):
-    from .._version import __version__
+    from .. import __version__
 
     return {
         "command": "sklearn-rank tune",
@@ -765,8 +766,6 @@ def _exact(value):
 
 def _summary(results, metric, names, n_splits, top):
     """Best score and parameters, then the top candidates with mean ± std over the folds."""
-    from ..stats._table import format_table
-
     ranks = np.asarray(results[f"rank_test_{metric}"])
     order = np.argsort(ranks, kind="stable")
     mean, std = results[f"mean_test_{metric}"], results[f"std_test_{metric}"]
@@ -799,7 +798,7 @@ def _plot(results, param, params, args):
         display = ParameterSearchDisplay.from_cv_results(
             results, param, metric=args.metric, max_lines=max_lines, ax=ax)
     except ValueError as exc:
-        if "max_lines" not in str(exc):
+        if getattr(exc, "parameter", None) != "max_lines":
             raise
         # more combinations of the other parameters than lines: the slice through the best
         best = int(np.argmin(results[f"rank_test_{args.metric}"]))

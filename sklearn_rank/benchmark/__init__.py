@@ -17,9 +17,10 @@ from ..utils._lazy import lazy_exports
 # import the model table (standard library only) without scikit-learn.
 _EXPORTS = {
     "._benchmark": ("BenchmarkResult", "assemble_folds", "benchmark_tasks", "repeat_seeds",
-                    "run_benchmark", "splitter_text"),
+                    "run_benchmark"),
     "._models": ("MODELS", "Model", "ModelImportError", "boosters_quiet", "code_fingerprint",
-                 "default_models", "fit_errors", "fit_params", "import_object"),
+                 "default_models", "fit_errors", "fit_params", "ignored_params",
+                 "import_object"),
     "._report": ("RUN_SECTIONS", "report_html", "write_report"),
     "._runner": ("processes", "run_units", "unit_scoring"),
     "._store": ("ResultsStore", "RunExistsError", "StoreError", "StoreRecorder", "StoredRun",

@@ -398,16 +398,15 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
     else:
         datasets = {None: as_dataset(data)}
     repeats = repeat_seeds(random_state, n_repeats, seeds)
-    from ..metrics import parse_metric
+    from ..metrics import bind_metric
 
     keys, scoring = {}, {}
     for name, each in datasets.items():
         scales = _grade_scales(metrics, convention, each.y)
-        keys[name] = {}
-        for m in metrics:
-            metric, options = parse_metric(m)
-            keys[name][m] = metric.key({**options, **scales.get(m, {})}, convention)
         scoring[name] = unit_scoring(metrics, scales=scales, convention=convention)
+        # what each number is: the key of the metric bound as its scorer binds it
+        keys[name] = {m: bind_metric(m, options=scales.get(m, {}), convention=convention).key
+                      for m in metrics}
     labels = list(models)
     built = {}
 

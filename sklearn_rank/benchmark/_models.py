@@ -12,13 +12,15 @@ import difflib
 import importlib
 import inspect
 import os
+import re
 import sys
 import tempfile
+import warnings
 from dataclasses import dataclass
 
 __all__ = ["MODELS", "Model", "ModelImportError", "boosters_quiet", "code_fingerprint",
-           "default_models", "fit_errors", "fit_params", "import_object", "quiet_boosters",
-           "silence_lightgbm"]
+           "default_models", "fit_errors", "fit_params", "ignored_params", "import_object",
+           "quiet_boosters", "silence_lightgbm"]
 
 # Every model trains on one thread: on data of this size it is about as fast, and it does not
 # slow down tenfold when other processes keep the cores busy (OpenMP threads spin while they
@@ -395,6 +397,69 @@ def boosters_quiet():
     with native_stderr_hidden(), quiet_boosters() as lines:
         yield lines
 
+
+
+# What the boosters say of a parameter they ignore instead of refusing it, and why, by name.
+_IGNORED = (
+    (re.compile(r"Unknown parameter:?\s*(?P<names>\S+)"), "it is not one of its parameters"),
+    (re.compile(r"(?P<kept>\S+) is set=\S*, (?P<names>\S+)=\S* will be ignored"),
+     "it is an alias of {kept}, which the model sets already: use {kept} instead"),
+    (re.compile(r"Parameters: \{(?P<names>.*?)\} (?:are|is) not used", re.DOTALL),
+     "it is not one of its parameters"),
+)
+
+
+def ignored_params(estimator, X, y, qid):
+    """Fit ``estimator`` once, quietly, and name the parameters its booster ignored.
+
+    LightGBM and XGBoost accept a parameter they do not know (``num_leafs=7``), or an alias
+    of one set already, and only log that they ignore it: the model is then fitted without
+    it, and nothing fails. This fit reads their log lines and warnings instead of showing
+    them. Fit a small copy on a few queries (two trees) to check parameters before a run;
+    LightGBM names unknown parameters only with ``verbose=0`` or more.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Unfitted; fitted in place, with the query ids when it takes them
+        (:func:`fit_params`).
+    X, y, qid : array-like
+        The training data.
+
+    Returns
+    -------
+    ignored : dict
+        Parameter name -> why its booster ignored it; empty when none was.
+
+    Raises
+    ------
+    Exception
+        Whatever ``fit`` raises: the estimator refused its parameters or the data.
+
+    Examples
+    --------
+    >>> from sklearn_rank.benchmark import ignored_params
+    >>> from sklearn_rank.datasets import make_ranking
+    >>> from sklearn_rank.lightgbm import LGBMRanker
+    >>> X, y, qid = make_ranking(5, random_state=0)
+    >>> ignored_params(LGBMRanker(n_estimators=2, num_leafs=7, verbose=0), X, y, qid)
+    {'num_leafs': 'it is not one of its parameters'}
+    """
+    import sklearn
+
+    with boosters_quiet() as lines, warnings.catch_warnings(record=True) as caught, \
+            sklearn.config_context(enable_metadata_routing=True):
+        warnings.simplefilter("always")
+        estimator.fit(X, y, **fit_params(estimator, qid))
+    ignored = {}
+    for text in [*lines, *(str(w.message) for w in caught)]:
+        for pattern, why in _IGNORED:
+            for match in pattern.finditer(text):
+                for name in match.group("names").split(","):
+                    name = name.strip().strip('"').strip()
+                    if name:
+                        ignored[name] = why.format(**match.groupdict())
+    return ignored
 
 
 def fit_params(estimator, qid):

@@ -109,12 +109,23 @@ _ADDED_COLUMNS = {"units": {"dataset": "TEXT"}}
 
 class StoreError(ValueError):
     """A store that cannot be used: not a results store, of another schema, corrupt,
-    unwritable, or full. ``full`` is True when the disk (or the database's size limit) is
-    full; ``corrupt`` when the file cannot be read as a results store (a damaged page, a
-    value no run writes)."""
+    unwritable, or full.
 
-    def __init__(self, message, full=False, corrupt=False):
+    Attributes
+    ----------
+    path : str or None
+        The store's file, as given: a caller names the argument that gave it (the command
+        line its ``--store`` option) without reading the message.
+    full : bool
+        True when the disk (or the database's size limit) is full.
+    corrupt : bool
+        True when the file cannot be read as a results store (a damaged page, a value no
+        run writes).
+    """
+
+    def __init__(self, message, full=False, corrupt=False, *, path=None):
         super().__init__(message)
+        self.path = path
         self.full = full
         self.corrupt = corrupt
 
@@ -235,7 +246,7 @@ class ResultsStore:
     def __init__(self, path, *, create=True):
         self.path = os.fspath(path)
         if not create and not os.path.isfile(self.path):
-            raise StoreError(f"{self.path!r}: no such results store.")
+            raise StoreError(f"{self.path!r}: no such results store.", path=self.path)
         self.connection = None
         try:
             self.connection = (connect(self.path) if create
@@ -256,9 +267,9 @@ class ResultsStore:
                     f"{self.path!r}: SQLite cannot open it ({exc}): its folder is read-only "
                     f"and its write-ahead log {wal!r} holds changes not yet "
                     "in the file. Copy the store with its -wal file to a writable folder, "
-                    "and read it there.") from None
+                    "and read it there.", path=self.path) from None
             raise StoreError(f"{self.path!r} is not a results store of sklearn-rank: "
-                             f"SQLite cannot read it ({exc}).") from None
+                             f"SQLite cannot read it ({exc}).", path=self.path) from None
         expected = _schema_columns()
         required = {table: columns - set(_ADDED_COLUMNS.get(table, ()))
                     for table, columns in expected.items()}
@@ -270,11 +281,13 @@ class ResultsStore:
             raise StoreError(
                 f"{self.path!r} is not a results store of sklearn-rank (schema version "
                 f"{version}, tables {', '.join(sorted(tables)) or 'none'}; expected schema "
-                f"version {SCHEMA_VERSION} with the tables {', '.join(expected)}).")
+                f"version {SCHEMA_VERSION} with the tables {', '.join(expected)}).",
+                path=self.path)
         if version == 0:
             if not create:
                 self.close()
-                raise StoreError(f"{self.path!r} is an empty database, not a results store.")
+                raise StoreError(f"{self.path!r} is an empty database, not a results store.",
+                                 path=self.path)
             self._transaction(self._create)
             tables = {table: set(columns) for table, columns in expected.items()}
         self._columns = tables
@@ -325,15 +338,15 @@ class ResultsStore:
     def _error(self, exc, what):
         if _is_full(exc):
             return StoreError(f"{self.path!r}: cannot {what}: the disk is full ({exc}).",
-                              full=True)
+                              full=True, path=self.path)
         if isinstance(exc, sqlite3.DatabaseError) and not isinstance(
                 exc, sqlite3.OperationalError) or "malformed" in str(exc):
             return self._corrupt(f"SQLite cannot {what}: {exc}")
-        return StoreError(f"{self.path!r}: cannot {what}: {exc}.")
+        return StoreError(f"{self.path!r}: cannot {what}: {exc}.", path=self.path)
 
     def _corrupt(self, why):
         return StoreError(f"{self.path!r} is a damaged results store ({why}); restore it from "
-                          "a copy, or use another store.", corrupt=True)
+                          "a copy, or use another store.", corrupt=True, path=self.path)
 
     def _query(self, sql, parameters=(), what="read the store"):
         """The rows of a read, its SQLite errors as a :class:`StoreError`."""
@@ -376,7 +389,8 @@ class ResultsStore:
                 if self.connection.in_transaction:
                     self.connection.execute("ROLLBACK")
                 if isinstance(exc, OverflowError):  # an int beyond SQLite's 64 bits
-                    raise StoreError(f"{self.path!r}: cannot {what}: {exc}.") from None
+                    raise StoreError(f"{self.path!r}: cannot {what}: {exc}.",
+                                     path=self.path) from None
                 raise
             self._checkpoint()
             return out
@@ -860,8 +874,7 @@ class RunExistsError(StoreError):
         super().__init__(
             f"{path!r} already holds this run (run {run['id']}, started {run['started']}, "
             f"{state}); resume it (only the missing units are computed), or use another "
-            "store.")
-        self.path = path
+            "store.", path=path)
         self.run = run
         self.state = state
 

@@ -15,6 +15,9 @@ _EXPORTS = {
     ".._conventions": (
         "CONVENTION_METRICS", "CONVENTION_NAMES", "CONVENTIONS", "DEFAULTS",
     ),
+    "._bound": (
+        "BoundMetric", "bind_metric",
+    ),
     "._dask": (
         "SplitQueryError",
     ),
@@ -35,6 +38,7 @@ _EXPORTS = {
     ),
     "._scorer": (
         "RankingScorer", "get_scorer", "get_scorer_names", "make_ranking_scorer",
+        "needs_grade_scale",
     ),
 }
 

@@ -52,10 +52,13 @@ def scale_left_to_data(name, *, options=None, convention=None):
 class BoundMetric:
     """A registry metric with its options resolved: what is computed, as a value.
 
-    Build it with :func:`bind_metric`. Two bound metrics are equal (and hash alike) when
-    they compute the same numbers: the same registry entry, the same resolved options (the
-    same canonical :attr:`key`) and the same convention (which orders the sum over queries
-    as trec_eval does, and is recorded in the results).
+    Build it with :func:`bind_metric`, and pass it wherever a metric name is accepted
+    (:func:`~sklearn_rank.metrics.evaluate`,
+    :func:`~sklearn_rank.metrics.evaluate_per_query`,
+    :func:`~sklearn_rank.metrics.make_ranking_scorer`). Two bound metrics are equal (and
+    hash alike) when they compute the same numbers: the same registry entry, the same
+    resolved options (the same canonical :attr:`key`) and the same convention (which orders
+    the sum over queries as trec_eval does, and is recorded in the results).
 
     Attributes
     ----------
@@ -71,6 +74,17 @@ class BoundMetric:
         same convention, unless the name set an option to sklearn-rank's default against
         the preset (the key leaves defaults out). ``str(bound)`` and ``bound.name`` are the
         key.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import bind_metric
+    >>> bound = bind_metric("err@10", options={"max_grade": 4})
+    >>> bound.key
+    'err@10(max_grade=4)'
+    >>> bound.metric.name, bound.options["k"]
+    ('err', 10)
+    >>> {bound: "hashable"}[bind_metric("ERR(max_grade=4)@10")]
+    'hashable'
     """
 
     __slots__ = ("metric", "options", "convention", "preset_ties", "_key")
@@ -230,14 +244,28 @@ def bind_metric(metric, *, options=None, convention=None, caller=None, declared_
     -------
     bound : BoundMetric
 
+    See Also
+    --------
+    parse_metric : The registry entry and the options that a name fixes, unchecked.
+    evaluate, evaluate_per_query, make_ranking_scorer : Accept bound metrics where they
+        accept names.
+
     Examples
     --------
-    >>> from sklearn_rank.metrics._bound import bind_metric
+    A metric is bound once, and the value is passed wherever a metric name is accepted:
+
+    >>> import numpy as np
+    >>> from sklearn_rank.metrics import bind_metric, evaluate, make_ranking_scorer
     >>> bound = bind_metric("nDCG@10", convention="trec_eval")
     >>> bound
     BoundMetric('ndcg@10(gain=linear,ties=stable)', convention='trec_eval')
     >>> bind_metric(bound.key, convention="trec_eval") == bound
     True
+    >>> y_true = np.array([2, 0, 1, 1, 0])
+    >>> y_score = np.array([0.9, 0.8, 0.1, 0.7, 0.2])
+    >>> evaluate(y_true, y_score, qid=[1, 1, 1, 2, 2], metrics=[bound])
+    {'ndcg@10(gain=linear,ties=stable)': 0.9...}
+    >>> scorer = make_ranking_scorer(bound)
     """
     options = {} if options is None else options
     if isinstance(metric, BoundMetric):

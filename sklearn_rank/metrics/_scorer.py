@@ -267,7 +267,26 @@ def needs_grade_scale(metric, *, options=None, convention=None):
     -------
     needed : bool
         True when the metric uses ``max_grade`` and neither the name, ``options`` nor the
-        convention sets it.
+        convention sets it. The options are not validated (:func:`bind_metric` does):
+        a command can ask before it reports the errors of the names.
+
+    See Also
+    --------
+    BoundMetric.needs_top_label : The same rule, of a bound metric.
+
+    Examples
+    --------
+    Scoring the folds of a cross-validation on one scale, the largest grade of the data
+    (what :func:`~sklearn_rank.model_selection.cross_validate` does for metric names):
+
+    >>> import numpy as np
+    >>> from sklearn_rank.metrics import make_ranking_scorer, needs_grade_scale
+    >>> y = np.array([0, 1, 3, 2])
+    >>> needs_grade_scale("err@10"), needs_grade_scale("err@10(max_grade=4)")
+    (True, False)
+    >>> needs_grade_scale("err@10", convention="catboost")
+    False
+    >>> scorer = make_ranking_scorer("err@10", max_grade=int(y.max()))
     """
     return scale_left_to_data(metric, options=options, convention=convention)
 

@@ -420,6 +420,13 @@ class ParameterSearchDisplay:
         Returns
         -------
         display : ParameterSearchDisplay
+
+        Raises
+        ------
+        ValueError
+            With the attribute ``parameter="max_lines"`` when the other parameters take
+            more than ``max_lines`` combinations: a caller can then pass ``fixed=`` (as
+            the message suggests) without reading the message.
         """
         caller = f"{cls.__name__}.from_cv_results"
         pyplot(caller)
@@ -435,11 +442,13 @@ class ParameterSearchDisplay:
         keys = list(dict.fromkeys(_line_key(candidates[i], others) for i in rows))
         if len(keys) > max_lines:
             example = {n: candidates[rows[0]][n] for n in others if n in candidates[rows[0]]}
-            raise ValueError(
+            error = ValueError(
                 f"The other parameters {others} take {len(keys)} combinations among the "
                 f"candidates, more than max_lines={max_lines} lines. Select some with "
                 f"fixed=, e.g. fixed={example!r}, or raise max_lines."
             )
+            error.parameter = "max_lines"
+            raise error
         xs = [candidates[i][param] for i in rows]
         numeric = all(_is_number(v) for v in xs)
         if numeric:
