@@ -22,6 +22,8 @@ import json
 import os
 import warnings
 
+from ._values import power_pair
+
 __all__ = ["RUN_SECTIONS", "figure_label", "literal_text", "report_html", "write_report"]
 
 #: The longest label drawn in a figure; a longer one is shortened in its middle.
@@ -59,6 +61,8 @@ def literal_text():
 _MAX_DIFFERENCE_PLOTS = 6
 # Candidates of a tune run in its table and paired comparison.
 _TOP = 5
+#: The difference of the power lines across data sets, in metric units.
+ACROSS_DELTA = 0.01
 
 _STYLE = """
 body { font-family: sans-serif; margin: 2em auto; max-width: 70em; color: #222; }
@@ -104,11 +108,55 @@ def _results(path, run):
     return _cv_section(path, run)
 
 
+def _across_section(path, run):
+    """The models compared across the data sets of a cv run of two data sets or more, per
+    metric: the ranks table, Friedman's test and the post-hoc tests (or the statement that
+    too few data sets can reach significance), the critical difference diagram, and the
+    power line of each data set."""
+    from ._store import load_store
+
+    if run["command"].endswith(" tune"):
+        return ""
+    stored = load_store(path, run["id"])
+    if len(stored.datasets) < 2 or len(stored) < 2:
+        return ""
+    from ..plot import CriticalDifferenceDisplay
+
+    parts = [f"<h3>Across the {len(stored.datasets)} data sets</h3>\n"]
+    for metric, result in across_results(stored):
+        figure, (ax,) = _figure(height=1.2 + 0.35 * len(result.models))
+        CriticalDifferenceDisplay.from_result(result, ax=ax)
+        fragment = result.to_html(figure=figure)
+        # the section of a run is an <h2>: the metric's heading goes beneath it
+        fragment = fragment.replace("<h2>Across data sets</h2>",
+                                    f"<h4>{_e(metric)}</h4>", 1)
+        parts.append(fragment + "\n")
+    best, runner_up = power_pair(result)
+    parts.append(
+        '<p class="note">Each data set scores each model by its mean over queries and '
+        "seeds; the models are ranked within each data set, never averaged across them. "
+        "The post-hoc tests compare each pair of models over the data sets (Holm's "
+        "correction); the diagram joins the models that no test tells apart. The lines "
+        f"<em>Queries</em> are the power of the paired t-test of {_e(best)} (best average "
+        f"rank) against {_e(runner_up)} (runner-up) on each data set, from the variance of "
+        "their per-query differences (each query averaged over the seeds).</p>\n")
+    return "".join(parts)
+
+
+def across_results(stored, *, posthoc="wilcoxon", alpha=0.05, delta=ACROSS_DELTA):
+    """``[(metric, result)]``: the :meth:`~sklearn_rank.benchmark.StoredRun.compare_datasets`
+    result of each metric of a stored run, what the report's section across data sets and
+    ``sklearn-rank report --format`` show."""
+    return [(metric, stored.compare_datasets(metric, posthoc=posthoc, alpha=alpha,
+                                             delta=delta))
+            for metric in stored.metrics]
+
+
 #: The renderers of a finished run's section, in order: ``renderer(path, run)`` -> HTML
 #: (``run`` a dict of :meth:`~sklearn_rank.benchmark.ResultsStore.runs`). More sections
-#: (statistics across the data sets of a run, ...) are given to :func:`report_html` and
-#: :func:`write_report` as ``sections``, and come before the provenance.
-RUN_SECTIONS = (_results,)
+#: are given to :func:`report_html` and :func:`write_report` as ``sections``, and come
+#: before the provenance.
+RUN_SECTIONS = (_results, _across_section)
 
 
 def _section(path, run, sections=RUN_SECTIONS):

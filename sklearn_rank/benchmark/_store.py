@@ -46,6 +46,8 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from ._values import Analyses
+
 SCHEMA_VERSION = 1
 #: The kinds of numpy dtype a run writes as ``qid_dtype``: booleans, integers, unsigned
 #: integers, floats, str, objects, datetimes and timedeltas. Any other text is a corrupt
@@ -583,8 +585,13 @@ def _unblob(blob, dtype):
     return None if blob is None else np.frombuffer(blob, dtype=dtype).copy()
 
 
-class StoredRun(dict):
+class StoredRun(Analyses, dict):
     """The systems of a stored run, as :func:`~sklearn_rank.stats.compare` takes them.
+
+    The analyses across seeds and data sets are those of
+    :class:`~sklearn_rank.benchmark.BenchmarkResult`, on the same numbers:
+    :meth:`seed_summary`, :meth:`paired_test`, :meth:`query_set_size`,
+    :meth:`compare_datasets`.
 
     A dict: system name -> per-query values (``"qid"``, ``"fold"`` and one array per
     metric; in a run of several data sets or seeds, also ``"dataset"`` and ``"seed"``, one
@@ -617,6 +624,25 @@ class StoredRun(dict):
 
     datasets = (None,)
     seeds = (None,)
+
+    def _per_query_values(self):
+        datasets, seeds = list(self.datasets), list(self.seeds)
+        out = {}
+        for name, values in self.items():
+            if "dataset" not in values:  # one data set and one seed, or one selected
+                if len(seeds) > 1:
+                    raise ValueError(
+                        f"these values of run {self.run_id} are averaged over its seeds: "
+                        "analyse the whole run (load_store(...)), not a selection.")
+                out[datasets[0], name, seeds[0]] = values
+                continue
+            for dataset in datasets:
+                mine = values["dataset"] == (dataset if dataset is not None else "")
+                for seed in seeds:
+                    rows = mine if seed is None else mine & (values["seed"] == seed)
+                    out[dataset, name, seed] = {k: v[rows] for k, v in values.items()
+                                                if k not in ("dataset", "seed")}
+        return out
 
     def select(self, dataset=None, seed=None):
         """The systems on one data set, as a :class:`StoredRun` that
