@@ -14,7 +14,7 @@ from numbers import Integral
 import numpy as np
 
 from ._units import Task, Unit, as_dataset
-from ._values import Analyses, per_query_result, seed_mean, seed_spread
+from ._values import Analyses, per_query_result, seed_mean
 
 __all__ = ["BenchmarkResult", "assemble_folds", "benchmark_tasks", "repeat_seeds",
            "run_benchmark", "splitter_text"]
@@ -278,20 +278,24 @@ class BenchmarkResult(Analyses):
 
     def summary(self):
         """One row per data set, model and metric: the mean over queries (averaged over
-        the seeds) and the standard deviation of the per-seed means (NaN for one seed).
+        the seeds) and the standard deviation of the per-seed means (NaN for one seed): the
+        rows of :meth:`seed_summary`, which refuses a NaN per-query value (a metric with
+        ``no_relevant=nan``) rather than skip its query.
 
         Returns
         -------
         rows : list of dict
             ``{"dataset", "model", "metric", "mean", "seed_std", "n_seeds"}``.
         """
+        spread = {(r.dataset, r.model, r.metric): r for r in self.seed_summary().rows}
         rows = []
         for dataset in self.datasets:
             for label in self.models:
-                by_seed = [self.folds[dataset, s][label]["per_query"] for s in self.seeds]
-                for metric, (mean, spread) in seed_spread(by_seed, self.metrics).items():
+                for metric in self.metrics:
+                    row = spread[dataset, label, metric]
                     rows.append({"dataset": dataset, "model": label, "metric": metric,
-                                 "mean": mean, "seed_std": spread,
+                                 "mean": row.mean,
+                                 "seed_std": np.nan if row.seed_std is None else row.seed_std,
                                  "n_seeds": len(self.seeds)})
         return rows
 
