@@ -46,8 +46,6 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from ._values import Analyses
-
 SCHEMA_VERSION = 1
 #: The kinds of numpy dtype a run writes as ``qid_dtype``: booleans, integers, unsigned
 #: integers, floats, str, objects, datetimes and timedeltas. Any other text is a corrupt
@@ -585,7 +583,7 @@ def _unblob(blob, dtype):
     return None if blob is None else np.frombuffer(blob, dtype=dtype).copy()
 
 
-class StoredRun(Analyses, dict):
+class StoredRun(dict):
     """The systems of a stored run, as :func:`~sklearn_rank.stats.compare` takes them.
 
     The analyses across seeds and data sets are those of
@@ -643,6 +641,35 @@ class StoredRun(Analyses, dict):
                     out[dataset, name, seed] = {k: v[rows] for k, v in values.items()
                                                 if k not in ("dataset", "seed")}
         return out
+
+    # The analyses are BenchmarkResult's (``_values.Analyses``), on the stored values; this
+    # module imports nothing of the package at its top, so that it loads on its own.
+
+    def seed_summary(self, metric=None, **kwargs):
+        """:meth:`sklearn_rank.benchmark.BenchmarkResult.seed_summary` of the stored run."""
+        from ._values import Analyses
+
+        return Analyses.seed_summary(self, metric, **kwargs)
+
+    def paired_test(self, a, b, *, dataset=None, metric=None, **kwargs):
+        """:meth:`sklearn_rank.benchmark.BenchmarkResult.paired_test` of the stored run."""
+        from ._values import Analyses
+
+        return Analyses.paired_test(self, a, b, dataset=dataset, metric=metric, **kwargs)
+
+    def query_set_size(self, a, b, *, dataset=None, metric=None, **kwargs):
+        """:meth:`sklearn_rank.benchmark.BenchmarkResult.query_set_size` of the stored
+        run."""
+        from ._values import Analyses
+
+        return Analyses.query_set_size(self, a, b, dataset=dataset, metric=metric, **kwargs)
+
+    def compare_datasets(self, metric=None, **kwargs):
+        """:meth:`sklearn_rank.benchmark.BenchmarkResult.compare_datasets` of the stored
+        run: the table of the report's section across data sets."""
+        from ._values import Analyses
+
+        return Analyses.compare_datasets(self, metric, **kwargs)
 
     def select(self, dataset=None, seed=None):
         """The systems on one data set, as a :class:`StoredRun` that

@@ -77,12 +77,40 @@ def per_query_result(values, metrics):
                           {m: np.asarray(values[m])[order] for m in metrics}, **kwargs)
 
 
+def _seed_summary(run, metric=None, **kwargs):
+    from ..stats import seed_summary
+
+    return seed_summary(run._per_query_values(),
+                        metric=list(run.metrics) if metric is None else metric, **kwargs)
+
+
+def _one_metric(run, metric):
+    if metric is None:
+        return run.metrics[0]
+    if metric not in run.metrics:
+        raise ValueError(f"metric={metric!r} is not a metric of this run; its metrics: "
+                         f"{', '.join(map(repr, run.metrics))}.")
+    return metric
+
+
+def _dataset_name(run, dataset):
+    datasets = list(run.datasets)
+    if dataset is None and len(datasets) == 1:
+        return datasets[0]
+    if dataset not in datasets:
+        raise ValueError(f"dataset={dataset!r} is not a data set of this run; its data "
+                         f"sets: {', '.join(map(repr, datasets))}.")
+    return dataset
+
+
 class Analyses:
     """The analyses of a run across its seeds and data sets, shared by
     :class:`~sklearn_rank.benchmark.BenchmarkResult` and
     :class:`~sklearn_rank.benchmark.StoredRun`, so that Python and the report agree.
 
     A subclass gives ``datasets``, ``seeds``, ``metrics`` and :meth:`_per_query_values`.
+    (:class:`~sklearn_rank.benchmark.StoredRun`, whose module loads on its own, calls these
+    methods on itself instead of inheriting them.)
     """
 
     def _per_query_values(self):
@@ -108,27 +136,7 @@ class Analyses:
             With :meth:`~sklearn_rank.stats.SeedSummary.paired_test` (pairing the same query
             under the same seed) and the tables.
         """
-        from ..stats import seed_summary
-
-        return seed_summary(self._per_query_values(),
-                            metric=list(self.metrics) if metric is None else metric, **kwargs)
-
-    def _one_metric(self, metric):
-        if metric is None:
-            return self.metrics[0]
-        if metric not in self.metrics:
-            raise ValueError(f"metric={metric!r} is not a metric of this run; its metrics: "
-                             f"{', '.join(map(repr, self.metrics))}.")
-        return metric
-
-    def _dataset_name(self, dataset):
-        datasets = list(self.datasets)
-        if dataset is None and len(datasets) == 1:
-            return datasets[0]
-        if dataset not in datasets:
-            raise ValueError(f"dataset={dataset!r} is not a data set of this run; its data "
-                             f"sets: {', '.join(map(repr, datasets))}.")
-        return dataset
+        return _seed_summary(self, metric, **kwargs)
 
     def paired_test(self, a, b, *, dataset=None, metric=None, **kwargs):
         """:meth:`sklearn_rank.stats.SeedSummary.paired_test` of models ``a`` and ``b`` on
@@ -137,9 +145,9 @@ class Analyses:
         ``metric`` defaults to the run's first metric, ``dataset`` to the one data set of a
         run of one; other keyword arguments go to the test.
         """
-        metric = self._one_metric(metric)
-        return self.seed_summary(metric).paired_test(
-            a, b, dataset=self._dataset_name(dataset), metric=metric, **kwargs)
+        metric = _one_metric(self, metric)
+        return _seed_summary(self, metric).paired_test(
+            a, b, dataset=_dataset_name(self, dataset), metric=metric, **kwargs)
 
     def query_set_size(self, a, b, *, dataset=None, metric=None, delta=None, alpha=0.05,
                        power=0.8, alternative="two-sided"):
@@ -154,9 +162,9 @@ class Analyses:
         -------
         result : QuerySetSize
         """
-        metric = self._one_metric(metric)
-        return self.seed_summary(metric).query_set_size(
-            a, b, dataset=self._dataset_name(dataset), metric=metric, delta=delta,
+        metric = _one_metric(self, metric)
+        return _seed_summary(self, metric).query_set_size(
+            a, b, dataset=_dataset_name(self, dataset), metric=metric, delta=delta,
             alpha=alpha, power=power, alternative=alternative)
 
     def compare_datasets(self, metric=None, *, posthoc="wilcoxon", correction="auto",
@@ -192,8 +200,8 @@ class Analyses:
         """
         from ..stats import compare_datasets
 
-        metric = self._one_metric(metric)
-        summary = self.seed_summary(metric)
+        metric = _one_metric(self, metric)
+        summary = _seed_summary(self, metric)
         settings = {"metric": metric, "posthoc": posthoc, "correction": correction,
                     "alpha": alpha, "higher_is_better": higher_is_better}
         ranked = compare_datasets(summary, **settings)
