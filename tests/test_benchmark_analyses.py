@@ -242,3 +242,21 @@ def test_seed_summary_of_a_run_agrees_with_stats(run):
     for a, b in zip(mine.rows, reference.rows):
         assert a == b
     assert_array_equal(mine.values["hard"]["map"], reference.values["hard"]["map"])
+
+
+@pytest.mark.parametrize("output", ["report.html", "tables.tex"])
+def test_cli_report_of_a_run_with_nan_values_is_an_error_not_a_traceback(tmp_path, capsys,
+                                                                        output):
+    """A run of a metric with no_relevant=nan: the statistics refuse its NaN values, and the
+    report says so in one line (it raised a traceback)."""
+    pytest.importorskip("matplotlib")
+    X, y, qid = make_ranking(30, random_state=0)
+    y = np.where(qid == qid[0], 0, y)
+    store = tmp_path / "nan.sqlite"
+    run_benchmark({"ols": LinearRegression(), "ridge": Ridge()}, {"a": (X, y, qid),
+                                                                   "b": (X, y, qid)},
+                  metrics=["ndcg@10(no_relevant=nan)"], n_splits=3, n_repeats=2, store=store)
+    assert main(["report", str(store), "--output", str(tmp_path / output)]) == 1
+    err = capsys.readouterr().err
+    assert "cannot report its runs" in err and "no_relevant=0.0" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1

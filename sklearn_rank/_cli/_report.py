@@ -90,13 +90,18 @@ def run(args):
                        "'sklearn-rank cv --store' or 'sklearn-rank tune --store'.")
     try:
         if tables is not None:
-            page = report_tables(args.store, runs=[r["id"] for r in runs], format=tables)
+            try:
+                page = report_tables(args.store, runs=[r["id"] for r in runs], format=tables)
+            except ValueError as exc:  # no run of several data sets or seeds
+                if "holds no finished cv run" not in str(exc):
+                    raise
+                raise CLIError(f"--output {args.output}: {exc}") from None
         else:
             page = report_html(args.store, runs)
     except StoreError as exc:  # a damaged store: its units cannot be read
         raise CLIError(f"STORE {exc}") from None
-    except ValueError as exc:  # no run of several data sets or seeds
-        raise CLIError(f"--output {args.output}: {exc}") from None
+    except ValueError as exc:  # values the statistics refuse, e.g. NaN (no_relevant=nan)
+        raise CLIError(f"STORE {args.store!r}: cannot report its runs: {exc}") from None
     write_text(args.output, page, "--output")
     finished = sum(1 for r in runs if r["finished"])
     print(f"{args.output}: {finished} finished run{'s' if finished != 1 else ''}"

@@ -29,8 +29,9 @@ def seed_mean(per_query_by_seed, metrics):
 
     Every repeat scores every query once (in the test fold its seed put it in): the mean of
     a query's values over the repeats is its value with the seed noise of the split and the
-    model averaged out, and the systems' means stay paired by query and seed
-    (:meth:`sklearn_rank.stats.SeedSummary.per_query_means`).
+    model averaged out, and the systems' means stay paired by query and seed (what
+    :meth:`sklearn_rank.stats.SeedSummary.per_query_means` gives). A NaN per-query value
+    stays NaN, for :func:`~sklearn_rank.stats.compare` to refuse it naming the system.
 
     Parameters
     ----------
@@ -43,13 +44,20 @@ def seed_mean(per_query_by_seed, metrics):
     per_query : dict
         ``{"qid": sorted query ids, metric: mean over the seeds}``.
     """
-    summary = _summary(per_query_by_seed, metrics)
-    out = {}
+    from ..utils._qid import unique_ids
+
+    qid = unique_ids(per_query_by_seed[0]["qid"])
+    out = {"qid": qid}
     for metric in metrics:
-        ids, means = summary.per_query_means(None, dataset=None, metric=metric)
-        order = np.argsort(ids, kind="stable")
-        out["qid"] = np.asarray(ids)[order]
-        out[metric] = means[order]
+        stacked = []
+        for values in per_query_by_seed:
+            order = np.argsort(values["qid"], kind="stable")
+            ids = np.asarray(values["qid"])[order]
+            if len(ids) != len(qid) or not np.array_equal(ids, qid):
+                raise ValueError("the repeats of a data set scored different queries; "
+                                 "their per-query values cannot be averaged.")
+            stacked.append(np.asarray(values[metric], dtype=np.float64)[order])
+        out[metric] = np.mean(stacked, axis=0)
     return out
 
 
