@@ -260,3 +260,15 @@ def test_cli_report_of_a_run_with_nan_values_is_an_error_not_a_traceback(tmp_pat
     err = capsys.readouterr().err
     assert "cannot report its runs" in err and "no_relevant=0.0" in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_cv_of_several_seeds_with_nan_values_names_the_system(tmp_path, capsys):
+    """The seed average keeps a NaN for the comparison to refuse, naming the system (a
+    refusal inside the seed average would be a traceback)."""
+    code = main(["cv", "--n-queries", "60", "--n-splits", "2", "--repeats", "2", "--metrics",
+                 "ndcg@10(no_relevant=nan)", "--model",
+                 "linear=sklearn.linear_model:LinearRegression", "--model",
+                 "ridge=sklearn.linear_model:Ridge", "-q"])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    assert "cannot compare the models" in err and "system 'linear'" in err
