@@ -366,3 +366,67 @@ def _background(line):
     host = (target.split("//", 1)[1].split("/", 1)[0] if "//" in target else target)
     host = host.rsplit(":", 1)[0]
     return host.endswith(_CHROMIUM_SERVICES)
+
+
+@pytest.fixture(scope="module")
+def across_page(tmp_path_factory):
+    """A store with a run of 3 models x 3 data sets x 2 seeds (issue 22, item 6)."""
+    from sklearn.linear_model import LinearRegression, Ridge
+
+    from sklearn_rank.benchmark import run_benchmark
+    from sklearn_rank.datasets import make_ranking
+
+    folder = tmp_path_factory.mktemp("across")
+    store = folder / "results.sqlite"
+    data = {f"set {i}": make_ranking(24, noise=noise, random_state=i)
+            for i, noise in enumerate([0.1, 1.0, 2.5])}
+    run_benchmark({"ols": LinearRegression(), "ridge": Ridge(alpha=30.0),
+                   "stiff": Ridge(alpha=3000.0)}, data, metrics=["ndcg@5"], n_splits=3,
+                  n_repeats=2, store=store)
+    return {"store": store, "output": folder / "report.html"}
+
+
+def test_report_across_data_sets_imports_neither_scikit_learn_nor_pandas(across_page,
+                                                                         tmp_path):
+    probe = ("import sys\n"
+             "from sklearn_rank._cli import main\n"
+             "assert main(['report', *sys.argv[1:]]) == 0\n"
+             "print(sorted(m for m in ('sklearn', 'pandas') if m in sys.modules))\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run([sys.executable, "-c", probe, str(across_page["store"]), "--output",
+                           str(tmp_path / "light.html")], cwd=root,
+                          env={**os.environ, "PYTHONPATH": root}, capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]", done.stdout
+    assert "Across the 3 data sets" in (tmp_path / "light.html").read_text(encoding="utf-8")
+
+
+def test_report_across_data_sets_in_chromium(capsys, across_page, browser):
+    """The section across data sets: its ranks table, tests and power lines as text, and
+    its critical difference diagram decoded and drawn by the browser; the groups the page
+    lists are those of the tests."""
+    code, out, err = report(capsys, across_page["store"], "--output", across_page["output"])
+    assert code == 0, err
+    session = browser["url"]
+    request("POST", f"{session}/url", {"url": across_page["output"].resolve().as_uri()})
+    state = request("POST", f"{session}/execute/sync", {"script": """
+        const section = document.querySelector('section.across-datasets');
+        const image = section.querySelector('img');
+        return {heading: section.previousElementSibling.textContent,
+                rows: section.querySelectorAll('tbody tr').length,
+                text: section.innerText,
+                image: [image.complete, image.naturalWidth, image.naturalHeight, image.alt]};""",
+        "args": []})
+    assert state["heading"] == "Across the 3 data sets"
+    assert state["rows"] == 3 + 1  # the data sets, then the average ranks
+    complete, width, height, alt = state["image"]
+    assert complete and width > 200 and height > 50, alt
+    assert alt == "Critical difference diagram: average ranks of ols, ridge, stiff"
+    result = load_store(across_page["store"]).compare_datasets("ndcg@5", delta=0.01)
+    assert "the Wilcoxon signed-rank test cannot reach alpha = 0.05" in state["text"]
+    if result.groups:
+        groups = "; ".join("{" + ", ".join(g) + "}" for g in result.groups)
+        assert f"Not told apart: {groups}." in state["text"]
+    for dataset in result.datasets:
+        assert f"Queries, {dataset}: {result.power[dataset].summary()}" in state["text"]

@@ -14,7 +14,8 @@ from ._common import (
 )
 
 NAME = "report"
-SUMMARY = "an HTML page of a results store: comparison tables, plots, provenance"
+SUMMARY = ("an HTML page of a results store: comparison tables, plots, provenance; or its "
+           "tables across seeds and data sets as text, Markdown or LaTeX")
 DESCRIPTION = """\
 Write one self-contained HTML page of the runs that 'sklearn-rank cv --store' and
 'sklearn-rank tune --store' wrote to a results store: for each run, the comparison table
@@ -23,34 +24,50 @@ correction), the metric at k when the run has several cut-offs, the per-query di
 with the baseline, the search curve of a tune run, and the provenance (versions, data
 fingerprint, seed, conventions, command). The page requests nothing from the network: its
 figures are embedded. Unfinished runs are listed, not reported (complete them with
---resume). Needs matplotlib (pip install "sklearn-rank[plot]").
+--resume). A run of several data sets (--dataset) or seeds (--repeats, --seeds) also
+gets the spread of each model's mean over the seeds, and, with two data sets or more, the
+models compared across the data sets: the ranks table, Friedman's test, the Wilcoxon
+post-hoc tests with Holm's correction (or the statement that too few data sets can reach
+significance), the critical difference diagram and, per data set, the power line of the
+best model against the runner-up. Needs matplotlib (pip install "sklearn-rank[plot]").
+
+The suffix of --output chooses what is written: .html the page; .txt, .md or .tex the
+tables of the runs of several data sets or seeds (spread over seeds, ranks and tests
+across data sets), as plain text, Markdown or LaTeX (booktabs) for a paper.
 """
 EPILOG = """\
 examples:
   sklearn-rank cv --store results.sqlite --model pointwise --model lambdarank
   sklearn-rank report results.sqlite --output report.html
   sklearn-rank report results.sqlite --run 2 3 --output report.html
+  sklearn-rank report results.sqlite --output tables.tex
 """
+#: --output suffix -> the format of the tables (the others: the HTML page).
+_TABLES = {".txt": "text", ".md": "markdown", ".tex": "latex"}
 
 
 def add_arguments(parser):
     parser.add_argument("store", metavar="STORE",
                         help="the results store (a SQLite file) written with --store")
-    parser.add_argument("--output", "-o", required=True, metavar="FILE.html",
-                        help="the HTML page to write")
+    parser.add_argument("--output", "-o", required=True, metavar="FILE",
+                        help="the HTML page to write (.html), or the tables across seeds "
+                             "and data sets as text (.txt), Markdown (.md) or LaTeX (.tex)")
     parser.add_argument("--run", nargs="+", type=int_at_least(1), metavar="ID",
                         help="the runs to report, by id (default: all of them)")
 
 
 def run(args):
     """Run ``sklearn-rank report``; returns the exit code."""
-    from ..benchmark import ResultsStore, StoreError, report_html
+    from ..benchmark import ResultsStore, StoreError, report_html, report_tables
 
     check_input_file(args.store, "STORE")
     from ._store import store_files
 
-    check_output_path(args.output, "--output", (".html", ".htm"), store_files(args.store, "STORE"))
-    import_extra("matplotlib", "plot", "sklearn-rank report")
+    suffix = check_output_path(args.output, "--output", (".html", ".htm", *_TABLES),
+                               store_files(args.store, "STORE"))
+    tables = _TABLES.get(suffix)
+    if tables is None:
+        import_extra("matplotlib", "plot", "sklearn-rank report")
     try:
         store = ResultsStore(args.store, create=False)
     except StoreError as exc:
@@ -72,9 +89,19 @@ def run(args):
         raise CLIError(f"STORE {args.store!r} holds no run; write one with "
                        "'sklearn-rank cv --store' or 'sklearn-rank tune --store'.")
     try:
-        page = report_html(args.store, runs)
+        if tables is not None:
+            try:
+                page = report_tables(args.store, runs=[r["id"] for r in runs], format=tables)
+            except ValueError as exc:  # no run of several data sets or seeds
+                if "holds no finished cv run" not in str(exc):
+                    raise
+                raise CLIError(f"--output {args.output}: {exc}") from None
+        else:
+            page = report_html(args.store, runs)
     except StoreError as exc:  # a damaged store: its units cannot be read
         raise CLIError(f"STORE {exc}") from None
+    except ValueError as exc:  # values the statistics refuse, e.g. NaN (no_relevant=nan)
+        raise CLIError(f"STORE {args.store!r}: cannot report its runs: {exc}") from None
     write_text(args.output, page, "--output")
     finished = sum(1 for r in runs if r["finished"])
     print(f"{args.output}: {finished} finished run{'s' if finished != 1 else ''}"

@@ -21,7 +21,7 @@ _EXPORTS = {
     "._models": ("MODELS", "Model", "ModelImportError", "boosters_quiet", "code_fingerprint",
                  "default_models", "fit_errors", "fit_params", "ignored_params",
                  "import_object"),
-    "._report": ("RUN_SECTIONS", "report_html", "write_report"),
+    "._report": ("RUN_SECTIONS", "report_html", "report_tables", "write_report"),
     "._runner": ("processes", "run_units", "unit_scoring"),
     "._store": ("ResultsStore", "RunExistsError", "StoreError", "StoreRecorder", "StoredRun",
                 "load_store"),

@@ -14,7 +14,7 @@ from numbers import Integral
 import numpy as np
 
 from ._units import Task, Unit, as_dataset
-from ._values import per_query_result, seed_mean, seed_spread
+from ._values import Analyses, per_query_result, seed_mean
 
 __all__ = ["BenchmarkResult", "assemble_folds", "benchmark_tasks", "repeat_seeds",
            "run_benchmark", "splitter_text"]
@@ -161,7 +161,7 @@ def _assemble(results, labels, metrics, n_rows):
     return folds
 
 
-class BenchmarkResult:
+class BenchmarkResult(Analyses):
     """The per-query values of a benchmark run, per data set, seed and model.
 
     Attributes
@@ -182,6 +182,14 @@ class BenchmarkResult:
         "scores_by_fold", "scores"}``.
     run_id : int or None
         The run in the store, when the run was stored.
+
+    Notes
+    -----
+    The analyses across seeds and data sets are those of the stored run
+    (:class:`~sklearn_rank.benchmark.StoredRun`) too: :meth:`seed_summary`,
+    :meth:`paired_test` and :meth:`query_set_size` on one data set pair the same query under
+    the same seed; :meth:`compare_datasets` ranks the models on each data set by their mean
+    over queries and seeds.
     """
 
     def __init__(self, folds, *, models, datasets, seeds, metrics, provenance, run_id=None):
@@ -196,6 +204,10 @@ class BenchmarkResult:
     def __repr__(self):
         return (f"BenchmarkResult({len(self.models)} models x {len(self.datasets)} data sets x "
                 f"{len(self.seeds)} seeds, metrics {self.metrics})")
+
+    def _per_query_values(self):
+        return {(dataset, label, seed): self.folds[dataset, seed][label]["per_query"]
+                for dataset in self.datasets for label in self.models for seed in self.seeds}
 
     def _dataset(self, dataset):
         if dataset is None and len(self.datasets) == 1:
@@ -247,6 +259,14 @@ class BenchmarkResult:
     def compare(self, dataset=None, *, seed=None, metric=None, baseline=None, **kwargs):
         """:func:`sklearn_rank.stats.compare` of the models on one data set.
 
+        In a run of several seeds (``seed=None``), the models are paired by query and seed:
+        each query's difference is the mean over the seeds of the two models' differences
+        on that query under the same seed (the same split, the same training data), and
+        each query is one unit of the tests -- as
+        :meth:`~sklearn_rank.stats.SeedSummary.paired_test` pairs them. A seed's repeat
+        is not new evidence: counting each (query, seed) as a unit would let seed noise
+        pose as a difference.
+
         ``metric`` defaults to the run's metrics, ``baseline`` to the first model, and
         ``random_state`` to the run's seed; other keyword arguments go to ``compare``.
         """
@@ -258,20 +278,24 @@ class BenchmarkResult:
 
     def summary(self):
         """One row per data set, model and metric: the mean over queries (averaged over
-        the seeds) and the standard deviation of the per-seed means (NaN for one seed).
+        the seeds) and the standard deviation of the per-seed means (NaN for one seed): the
+        rows of :meth:`seed_summary`, which refuses a NaN per-query value (a metric with
+        ``no_relevant=nan``) rather than skip its query.
 
         Returns
         -------
         rows : list of dict
             ``{"dataset", "model", "metric", "mean", "seed_std", "n_seeds"}``.
         """
+        spread = {(r.dataset, r.model, r.metric): r for r in self.seed_summary().rows}
         rows = []
         for dataset in self.datasets:
             for label in self.models:
-                by_seed = [self.folds[dataset, s][label]["per_query"] for s in self.seeds]
-                for metric, (mean, spread) in seed_spread(by_seed, self.metrics).items():
+                for metric in self.metrics:
+                    row = spread[dataset, label, metric]
                     rows.append({"dataset": dataset, "model": label, "metric": metric,
-                                 "mean": mean, "seed_std": spread,
+                                 "mean": row.mean,
+                                 "seed_std": np.nan if row.seed_std is None else row.seed_std,
                                  "n_seeds": len(self.seeds)})
         return rows
 

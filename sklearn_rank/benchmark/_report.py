@@ -22,7 +22,10 @@ import json
 import os
 import warnings
 
-__all__ = ["RUN_SECTIONS", "figure_label", "literal_text", "report_html", "write_report"]
+from ._values import power_pair
+
+__all__ = ["RUN_SECTIONS", "figure_label", "literal_text", "report_html", "report_tables",
+           "write_report"]
 
 #: The longest label drawn in a figure; a longer one is shortened in its middle.
 _LABEL_WIDTH = 30
@@ -59,6 +62,8 @@ def literal_text():
 _MAX_DIFFERENCE_PLOTS = 6
 # Candidates of a tune run in its table and paired comparison.
 _TOP = 5
+#: The difference of the power lines across data sets, in metric units.
+ACROSS_DELTA = 0.01
 
 _STYLE = """
 body { font-family: sans-serif; margin: 2em auto; max-width: 70em; color: #222; }
@@ -104,11 +109,55 @@ def _results(path, run):
     return _cv_section(path, run)
 
 
+def _across_section(path, run):
+    """The models compared across the data sets of a cv run of two data sets or more, per
+    metric: the ranks table, Friedman's test and the post-hoc tests (or the statement that
+    too few data sets can reach significance), the critical difference diagram, and the
+    power line of each data set."""
+    from ._store import load_store
+
+    if run["command"].endswith(" tune"):
+        return ""
+    stored = load_store(path, run["id"])
+    if len(stored.datasets) < 2 or len(stored) < 2:
+        return ""
+    from ..plot import CriticalDifferenceDisplay
+
+    parts = [f"<h3>Across the {len(stored.datasets)} data sets</h3>\n"]
+    for metric, result in across_results(stored):
+        figure, (ax,) = _figure(height=1.2 + 0.35 * len(result.models))
+        CriticalDifferenceDisplay.from_result(result, ax=ax)
+        fragment = result.to_html(figure=figure)
+        # the section of a run is an <h2>: the metric's heading goes beneath it
+        fragment = fragment.replace("<h2>Across data sets</h2>",
+                                    f"<h4>{_e(metric)}</h4>", 1)
+        parts.append(fragment + "\n")
+    best, runner_up = power_pair(result)
+    parts.append(
+        '<p class="note">Each data set scores each model by its mean over queries and '
+        "seeds; the models are ranked within each data set, never averaged across them. "
+        "The post-hoc tests compare each pair of models over the data sets (Holm's "
+        "correction); the diagram joins the models that no test tells apart. The lines "
+        f"<em>Queries</em> are the power of the paired t-test of {_e(best)} (best average "
+        f"rank) against {_e(runner_up)} (runner-up) on each data set, from the variance of "
+        "their per-query differences (each query averaged over the seeds).</p>\n")
+    return "".join(parts)
+
+
+def across_results(stored, *, posthoc="wilcoxon", alpha=0.05, delta=ACROSS_DELTA):
+    """``[(metric, result)]``: the :meth:`~sklearn_rank.benchmark.StoredRun.compare_datasets`
+    result of each metric of a stored run, what the report's section across data sets and
+    ``sklearn-rank report --format`` show."""
+    return [(metric, stored.compare_datasets(metric, posthoc=posthoc, alpha=alpha,
+                                             delta=delta))
+            for metric in stored.metrics]
+
+
 #: The renderers of a finished run's section, in order: ``renderer(path, run)`` -> HTML
 #: (``run`` a dict of :meth:`~sklearn_rank.benchmark.ResultsStore.runs`). More sections
-#: (statistics across the data sets of a run, ...) are given to :func:`report_html` and
-#: :func:`write_report` as ``sections``, and come before the provenance.
-RUN_SECTIONS = (_results,)
+#: are given to :func:`report_html` and :func:`write_report` as ``sections``, and come
+#: before the provenance.
+RUN_SECTIONS = (_results, _across_section)
 
 
 def _section(path, run, sections=RUN_SECTIONS):
@@ -219,6 +268,92 @@ def write_report(store, path, *, runs=None, sections=()):
     return found
 
 
+#: The formats of :func:`report_tables`.
+TABLE_FORMATS = ("text", "markdown", "latex")
+
+
+def report_tables(store, *, runs=None, format="text"):
+    """The tables of the runs of several data sets or seeds of a results store, as text,
+    Markdown or LaTeX: what the report's sections across seeds and data sets show, for a
+    paper or a terminal.
+
+    For each finished ``cv`` run (or :func:`~sklearn_rank.benchmark.run_benchmark` run) of
+    several data sets or seeds: the spread over seeds
+    (:meth:`~sklearn_rank.benchmark.StoredRun.seed_summary`: per data set and model, the
+    mean over queries and seeds, the standard deviation and range of the per-seed means,
+    the query-level interval); and, with two data sets or more, per metric, the models
+    compared across the data sets
+    (:meth:`~sklearn_rank.benchmark.StoredRun.compare_datasets`: the ranks table, Friedman's
+    test, the Wilcoxon post-hoc tests with Holm's correction and the power lines). LaTeX
+    tables need ``\\usepackage{booktabs}``.
+
+    Parameters
+    ----------
+    store : str or path-like
+        The results store.
+    runs : list of int, default=None
+        The ids of the runs; None: all of them.
+    format : {"text", "markdown", "latex"}, default="text"
+
+    Returns
+    -------
+    tables : str
+
+    Raises
+    ------
+    ValueError
+        When no run asked for has several data sets or seeds.
+    """
+    from ._store import ResultsStore, load_store
+
+    if format not in TABLE_FORMATS:
+        raise ValueError(f"format must be one of {', '.join(TABLE_FORMATS)}; got "
+                         f"{format!r}.")
+    reader = ResultsStore(store, create=False)
+    try:
+        found = reader.runs()
+    finally:
+        reader.close()
+    chosen = [r for r in found if (runs is None or r["id"] in runs) and r["finished"]
+              and not r["command"].endswith(" tune")]
+    heading = {"text": lambda t: f"{t}\n{'=' * len(t)}", "markdown": lambda t: f"## {t}",
+               "latex": lambda t: f"% {t}"}[format]
+    parts = []
+    for run in chosen:
+        stored = load_store(store, run["id"])
+        if len(stored.datasets) < 2 and len(stored.seeds) < 2:
+            continue
+        title = f"Run {run['id']}: {run['command']}"
+        summary = stored.seed_summary()
+        parts.append(heading(f"{title}, spread over seeds"))
+        parts.append({"text": summary.to_string, "markdown": summary.to_markdown,
+                      "latex": summary.to_latex}[format]())
+        if len(stored.datasets) < 2 or len(stored) < 2:
+            continue
+        for metric, result in across_results(stored):
+            parts.append(heading(f"{title}, {metric} across data sets"))
+            best, runner_up = power_pair(result)
+            note = (f"Queries: the paired t-test of {best} (best average rank) against "
+                    f"{runner_up} (runner-up) on each data set.")
+            if format == "latex":
+                parts.append(result.to_latex(caption=_latex_caption(metric)) + f"\n% {note}")
+            else:
+                parts.append((result.to_string() if format == "text"
+                              else result.to_markdown()) + f"\n{note}")
+    if not parts:
+        raise ValueError(f"{os.fspath(store)!r} holds no finished cv run of several data sets "
+                         "or seeds (asked for: "
+                         f"{'all runs' if runs is None else ', '.join(map(str, runs))}); its "
+                         "tables are in the HTML page (write_report).")
+    return "\n\n".join(parts) + "\n"
+
+
+def _latex_caption(metric):
+    from ..stats._table import _latex_escape
+
+    return f"{_latex_escape(metric)} across data sets: score (rank), Friedman and Wilcoxon--Holm."
+
+
 def _figure(ncols=1, nrows=1, width=6.4, height=4.0):
     from matplotlib.figure import Figure
 
@@ -260,26 +395,24 @@ def _cv_section(path, run):
 
 def _seed_spread(stored, dataset):
     """Per model and metric, the mean over queries under each seed: their mean and
-    standard deviation (the spread that the choice of split and seed brings)."""
-    from ._values import seed_spread
-
+    standard deviation (the spread that the choice of split and seed brings), from the
+    stored run's :meth:`~sklearn_rank.benchmark.StoredRun.seed_summary`."""
     seeds = list(stored.seeds)
+    summary = stored.seed_summary()
+    spread = {(r.model, r.metric): r for r in summary.rows if r.dataset == dataset}
     head = "".join(f"<th>{_e(m)} mean</th><th>{_e(m)} std over seeds</th>"
                    for m in stored.metrics)
     rows = []
-    for name, values in stored.items():
-        mine = values["dataset"] == (dataset if dataset is not None else "")
-        by_seed = [{k: v[mine & (values["seed"] == s)] for k, v in values.items()}
-                   for s in seeds]
-        spread = seed_spread(by_seed, stored.metrics)
-        cells = "".join(f'<td class="num">{_number(spread[m][0])}</td>'
-                        f'<td class="num">{_number(spread[m][1])}</td>' for m in stored.metrics)
+    for name in stored:
+        cells = "".join(f'<td class="num">{_number(spread[name, m].mean)}</td>'
+                        f'<td class="num">{_number(spread[name, m].seed_std)}</td>'
+                        for m in stored.metrics)
         rows.append(f"<tr><th>{_e(name)}</th>{cells}</tr>")
     return (f"<table>\n<tr><th>System</th>{head}</tr>\n" + "\n".join(rows) + "\n</table>\n"
             f"<p class=\"note\">The mean over queries under each of the {len(seeds)} seeds "
             f"({', '.join(map(str, seeds))}): their mean, and their standard deviation "
-            "(ddof=1). The comparison below pairs each query's value averaged over the "
-            "seeds.</p>\n")
+            "(ddof=1). The comparison below pairs the same query under the same seed, each "
+            "query's difference averaged over the seeds.</p>\n")
 
 
 def _cv_dataset(path, run, systems, heading="h3"):

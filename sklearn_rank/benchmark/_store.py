@@ -600,6 +600,11 @@ def _unblob(blob, dtype):
 class StoredRun(dict):
     """The systems of a stored run, as :func:`~sklearn_rank.stats.compare` takes them.
 
+    The analyses across seeds and data sets are those of
+    :class:`~sklearn_rank.benchmark.BenchmarkResult`, on the same numbers:
+    :meth:`seed_summary`, :meth:`paired_test`, :meth:`query_set_size`,
+    :meth:`compare_datasets`.
+
     A dict: system name -> per-query values (``"qid"``, ``"fold"`` and one array per
     metric; in a run of several data sets or seeds, also ``"dataset"`` and ``"seed"``, one
     entry per query of each data set and seed). The attributes say what the run compared
@@ -631,6 +636,54 @@ class StoredRun(dict):
 
     datasets = (None,)
     seeds = (None,)
+
+    def _per_query_values(self):
+        datasets, seeds = list(self.datasets), list(self.seeds)
+        out = {}
+        for name, values in self.items():
+            if "dataset" not in values:  # one data set and one seed, or one selected
+                if len(seeds) > 1:
+                    raise ValueError(
+                        f"these values of run {self.run_id} are averaged over its seeds: "
+                        "analyse the whole run (load_store(...)), not a selection.")
+                out[datasets[0], name, seeds[0]] = values
+                continue
+            for dataset in datasets:
+                mine = values["dataset"] == (dataset if dataset is not None else "")
+                for seed in seeds:
+                    rows = mine if seed is None else mine & (values["seed"] == seed)
+                    out[dataset, name, seed] = {k: v[rows] for k, v in values.items()
+                                                if k not in ("dataset", "seed")}
+        return out
+
+    # The analyses are BenchmarkResult's (``_values.Analyses``), on the stored values; this
+    # module imports nothing of the package at its top, so that it loads on its own.
+
+    def seed_summary(self, metric=None, **kwargs):
+        """:meth:`sklearn_rank.benchmark.BenchmarkResult.seed_summary` of the stored run."""
+        from ._values import Analyses
+
+        return Analyses.seed_summary(self, metric, **kwargs)
+
+    def paired_test(self, a, b, *, dataset=None, metric=None, **kwargs):
+        """:meth:`sklearn_rank.benchmark.BenchmarkResult.paired_test` of the stored run."""
+        from ._values import Analyses
+
+        return Analyses.paired_test(self, a, b, dataset=dataset, metric=metric, **kwargs)
+
+    def query_set_size(self, a, b, *, dataset=None, metric=None, **kwargs):
+        """:meth:`sklearn_rank.benchmark.BenchmarkResult.query_set_size` of the stored
+        run."""
+        from ._values import Analyses
+
+        return Analyses.query_set_size(self, a, b, dataset=dataset, metric=metric, **kwargs)
+
+    def compare_datasets(self, metric=None, **kwargs):
+        """:meth:`sklearn_rank.benchmark.BenchmarkResult.compare_datasets` of the stored
+        run: the table of the report's section across data sets."""
+        from ._values import Analyses
+
+        return Analyses.compare_datasets(self, metric, **kwargs)
 
     def select(self, dataset=None, seed=None):
         """The systems on one data set, as a :class:`StoredRun` that

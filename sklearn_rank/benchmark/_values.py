@@ -1,14 +1,27 @@
 """Per-query values of a benchmark run across its seeds, and as ``PerQueryResult`` objects.
 
-A leaf of :mod:`sklearn_rank.benchmark`: the store, the runner and the report use it, and it
-imports none of them (nor :mod:`sklearn_rank.stats`).
+The statistics over seeds are :func:`sklearn_rank.stats.seed_summary`'s: the runner's
+results, the stored runs, the report and the command line read them through the helpers
+here, so that a number is computed in one place. :class:`Analyses` gives a run
+(:class:`~sklearn_rank.benchmark.BenchmarkResult`, :class:`~sklearn_rank.benchmark.StoredRun`)
+its analyses across seeds and data sets.
 """
 
 import inspect
 
 import numpy as np
 
-__all__ = ["per_query_result", "seed_mean", "seed_spread"]
+__all__ = ["Analyses", "per_query_result", "power_pair", "seed_mean", "seed_spread"]
+
+
+def _summary(per_query_by_seed, metrics):
+    """The :class:`~sklearn_rank.stats.SeedSummary` of one system on one data set."""
+    from ..stats import seed_summary
+
+    keep = ("qid", "fold", *metrics)  # not the "dataset" and "seed" of a stored run
+    return seed_summary({(None, None, i): {k: v for k, v in values.items() if k in keep}
+                         for i, values in enumerate(per_query_by_seed)},
+                        metric=list(metrics))
 
 
 def seed_mean(per_query_by_seed, metrics):
@@ -16,7 +29,9 @@ def seed_mean(per_query_by_seed, metrics):
 
     Every repeat scores every query once (in the test fold its seed put it in): the mean of
     a query's values over the repeats is its value with the seed noise of the split and the
-    model averaged out, and the systems' means stay paired by query.
+    model averaged out, and the systems' means stay paired by query and seed (what
+    :meth:`sklearn_rank.stats.SeedSummary.per_query_means` gives). A NaN per-query value
+    stays NaN, for :func:`~sklearn_rank.stats.compare` to refuse it naming the system.
 
     Parameters
     ----------
@@ -31,8 +46,7 @@ def seed_mean(per_query_by_seed, metrics):
     """
     from ..utils._qid import unique_ids
 
-    first = per_query_by_seed[0]
-    qid = unique_ids(first["qid"])
+    qid = unique_ids(per_query_by_seed[0]["qid"])
     out = {"qid": qid}
     for metric in metrics:
         stacked = []
@@ -50,13 +64,11 @@ def seed_mean(per_query_by_seed, metrics):
 def seed_spread(per_query_by_seed, metrics):
     """The spread over seeds of a system's mean over queries: ``{metric: (mean of the
     per-seed means, their standard deviation with ddof=1)}``; the deviation is NaN for one
-    seed."""
-    out = {}
-    for metric in metrics:
-        means = [float(np.nanmean(values[metric])) for values in per_query_by_seed]
-        spread = float(np.std(means, ddof=1)) if len(means) > 1 else float("nan")
-        out[metric] = (float(np.mean(means)), spread)
-    return out
+    seed. A NaN per-query value is refused, as :func:`~sklearn_rank.stats.seed_summary`
+    refuses it."""
+    summary = _summary(per_query_by_seed, metrics)
+    return {row.metric: (row.mean, np.nan if row.seed_std is None else row.seed_std)
+            for row in summary.rows}
 
 
 def per_query_result(values, metrics):
@@ -71,3 +83,146 @@ def per_query_result(values, metrics):
         kwargs["fold"] = np.asarray(values["fold"])[order]
     return PerQueryResult(np.asarray(values["qid"])[order],
                           {m: np.asarray(values[m])[order] for m in metrics}, **kwargs)
+
+
+def _seed_summary(run, metric=None, **kwargs):
+    from ..stats import seed_summary
+
+    return seed_summary(run._per_query_values(),
+                        metric=list(run.metrics) if metric is None else metric, **kwargs)
+
+
+def _one_metric(run, metric):
+    if metric is None:
+        return run.metrics[0]
+    if metric not in run.metrics:
+        raise ValueError(f"metric={metric!r} is not a metric of this run; its metrics: "
+                         f"{', '.join(map(repr, run.metrics))}.")
+    return metric
+
+
+def _dataset_name(run, dataset):
+    datasets = list(run.datasets)
+    if dataset is None and len(datasets) == 1:
+        return datasets[0]
+    if dataset not in datasets:
+        raise ValueError(f"dataset={dataset!r} is not a data set of this run; its data "
+                         f"sets: {', '.join(map(repr, datasets))}.")
+    return dataset
+
+
+class Analyses:
+    """The analyses of a run across its seeds and data sets, shared by
+    :class:`~sklearn_rank.benchmark.BenchmarkResult` and
+    :class:`~sklearn_rank.benchmark.StoredRun`, so that Python and the report agree.
+
+    A subclass gives ``datasets``, ``seeds``, ``metrics`` and :meth:`_per_query_values`.
+    (:class:`~sklearn_rank.benchmark.StoredRun`, whose module loads on its own, calls these
+    methods on itself instead of inheriting them.)
+    """
+
+    def _per_query_values(self):
+        """``{(dataset, model, seed): {"qid", "fold", metric: values}}``."""
+        raise NotImplementedError
+
+    def seed_summary(self, metric=None, **kwargs):
+        """:func:`sklearn_rank.stats.seed_summary` of the run: per data set, model and
+        metric, the mean over queries and seeds, the spread of the per-seed means, and the
+        query-level interval.
+
+        Parameters
+        ----------
+        metric : str or list of str, default=None
+            The metrics; None: all the run's metrics.
+        **kwargs
+            ``confidence_level``, ``ci_method``, ``n_resamples``, ``random_state`` of
+            :func:`~sklearn_rank.stats.seed_summary`.
+
+        Returns
+        -------
+        summary : SeedSummary
+            With :meth:`~sklearn_rank.stats.SeedSummary.paired_test` (pairing the same query
+            under the same seed) and the tables.
+        """
+        return _seed_summary(self, metric, **kwargs)
+
+    def paired_test(self, a, b, *, dataset=None, metric=None, **kwargs):
+        """:meth:`sklearn_rank.stats.SeedSummary.paired_test` of models ``a`` and ``b`` on
+        one data set: the same query under the same seed paired, one unit per query.
+
+        ``metric`` defaults to the run's first metric, ``dataset`` to the one data set of a
+        run of one; other keyword arguments go to the test.
+        """
+        metric = _one_metric(self, metric)
+        return _seed_summary(self, metric).paired_test(
+            a, b, dataset=_dataset_name(self, dataset), metric=metric, **kwargs)
+
+    def query_set_size(self, a, b, *, dataset=None, metric=None, delta=None, alpha=0.05,
+                       power=0.8, alternative="two-sided"):
+        """:func:`sklearn_rank.stats.query_set_size` of models ``a`` and ``b`` on one data
+        set: the queries the paired t-test needs to detect ``delta``, and the minimum
+        detectable difference with the queries at hand.
+
+        The variance is that of the per-query differences, each query's values averaged
+        over the seeds (:meth:`sklearn_rank.stats.SeedSummary.query_set_size`).
+
+        Returns
+        -------
+        result : QuerySetSize
+        """
+        metric = _one_metric(self, metric)
+        return _seed_summary(self, metric).query_set_size(
+            a, b, dataset=_dataset_name(self, dataset), metric=metric, delta=delta,
+            alpha=alpha, power=power, alternative=alternative)
+
+    def compare_datasets(self, metric=None, *, posthoc="wilcoxon", correction="auto",
+                         alpha=0.05, higher_is_better=True, delta=None, power=0.8):
+        """:func:`sklearn_rank.stats.compare_datasets` of the models across the run's data
+        sets, with the power line of each data set.
+
+        Each data set gives each model one score, its mean over queries and seeds; the
+        models are ranked within each data set (Friedman's test, the post-hoc tests, the
+        groups of the critical difference diagram). Beneath the tests, per data set, the
+        power line of the best model against the runner-up (the two best average ranks):
+        the queries needed to detect ``delta`` with the paired t-test at ``alpha`` and
+        ``power``, and the minimum detectable difference with the queries at hand.
+
+        Parameters
+        ----------
+        metric : str, default=None
+            The metric; None: the run's first metric.
+        posthoc : {"wilcoxon", "sign", "nemenyi"}, default="wilcoxon"
+        correction : {"auto", "holm", "bonferroni"} or None, default="auto"
+        alpha : float, default=0.05
+        higher_is_better : bool, default=True
+            As in :func:`~sklearn_rank.stats.compare_datasets`.
+        delta : float, default=None
+            The difference of the power lines, in metric units; None: only the minimum
+            detectable difference.
+        power : float, default=0.8
+            The power of the power lines.
+
+        Returns
+        -------
+        result : AcrossDatasetsResult
+        """
+        from ..stats import compare_datasets
+
+        metric = _one_metric(self, metric)
+        summary = _seed_summary(self, metric)
+        settings = {"metric": metric, "posthoc": posthoc, "correction": correction,
+                    "alpha": alpha, "higher_is_better": higher_is_better}
+        ranked = compare_datasets(summary, **settings)
+        best, runner_up = power_pair(ranked)
+        lines = {dataset: summary.query_set_size(best, runner_up, dataset=dataset,
+                                                 metric=metric, delta=delta, alpha=alpha,
+                                                 power=power)
+                 for dataset in ranked.datasets}
+        return compare_datasets(summary, **settings, power=lines)
+
+
+def power_pair(result):
+    """The two models of the power lines of an :class:`~sklearn_rank.stats.AcrossDatasetsResult`:
+    the best average rank and the runner-up (the first given on a tie)."""
+    first, second = np.argsort(result.average_ranks, kind="stable")[:2]
+    return result.models[first], result.models[second]
