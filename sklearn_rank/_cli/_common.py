@@ -15,12 +15,15 @@ import os
 import stat
 import sys
 import tempfile
-import textwrap
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+
+from ..utils._figures import figure_label, literal_text  # noqa: F401 (the CLI's figures)
+from ..utils._text import format_table  # noqa: F401 (the CLI's tables)
+from ..utils._text import wrap as wrap_text
 
 #: Exit code of a usage error (a bad option), as argparse has it.
 USAGE = 2
@@ -357,64 +360,7 @@ def wrap(lines, width=88):
     Names such as ``sklearn-rank[xgboost]`` are never split at their hyphens, nor long
     words broken.
     """
-    return "\n".join(
-        line for text in lines
-        for line in textwrap.wrap(text, width=width, subsequent_indent="  ",
-                                  break_on_hyphens=False, break_long_words=False) or [""])
-
-
-def format_table(header, rows, fmt="text"):
-    """A table of formatted cells as aligned text (columns two spaces apart under a rule of
-    dashes), a Markdown pipe table or CSV; the first column left-aligned, the others right.
-    """
-    align = "l" + "r" * (len(header) - 1)
-    if fmt == "csv":
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="\n").writerows([header, *rows])
-        return buffer.getvalue().rstrip("\n")
-    if fmt == "markdown":
-        rule = "|" + "|".join(":---" if a == "l" else "---:" for a in align) + "|"
-        return "\n".join(["| " + " | ".join(header) + " |", rule,
-                          *("| " + " | ".join(row) + " |" for row in rows)])
-    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
-
-    def line(cells):
-        return "  ".join(cell.ljust(w) if a == "l" else cell.rjust(w)
-                         for cell, w, a in zip(cells, widths, align)).rstrip()
-
-    return "\n".join([line(header), line(["-" * w for w in widths]),
-                      *(line(row) for row in rows)])
-
-
-# The figures of --plot (and the report's): labels shortened, texts drawn as written.
-_LABEL_WIDTH = 30
-
-
-def figure_label(label):
-    """``label`` as a figure shows it: at most :data:`_LABEL_WIDTH` characters, its start
-    and end kept (labels often differ at the end), so that a long ``--model`` label does
-    not crowd the axes out of the figure."""
-    label = str(label)
-    if len(label) <= _LABEL_WIDTH:
-        return label
-    head = (_LABEL_WIDTH - 1) // 2
-    return label[:head] + "…" + label[-(_LABEL_WIDTH - 1 - head):]
-
-
-@contextlib.contextmanager
-def literal_text():
-    """Draw the texts of the figures made and saved inside as they are written.
-
-    matplotlib reads a text holding two ``$`` as a mathtext formula: a model label such as
-    ``a$\\foo$`` would fail to parse, and end the command with a traceback. Its layout
-    warnings (a text too wide for the figure) are kept off the output.
-    """
-    import matplotlib
-
-    with matplotlib.rc_context({"text.parse_math": False}), warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=UserWarning,
-                                message=".*(constrained_layout|tight_layout) not applied")
-        yield
+    return "\n".join(line for text in lines for line in wrap_text(text, width, indent="  "))
 
 
 def format_number(value, digits=4):
@@ -845,8 +791,6 @@ def write_per_query(path, cv, test, metrics, option="--per-query-output"):
     ``test`` to those of the held-out test set (split ``test``, no fold). Every value
     with all its digits.
     """
-    import csv
-    import io
 
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")

@@ -15,48 +15,17 @@ has no script, and its Content-Security-Policy forbids any request (``default-sr
 """
 
 import base64
-import contextlib
 import html
 import io
 import json
 import os
-import warnings
 
+from ..utils._figures import figure_label, literal_text
 from ._values import power_pair
 
 __all__ = ["RUN_SECTIONS", "figure_label", "literal_text", "report_html", "report_tables",
            "write_report"]
 
-#: The longest label drawn in a figure; a longer one is shortened in its middle.
-_LABEL_WIDTH = 30
-
-
-def figure_label(label):
-    """``label`` as a figure shows it: at most :data:`_LABEL_WIDTH` characters, its start
-    and end kept (labels often differ at the end), so that a long ``--model`` label does
-    not crowd the axes out of the figure."""
-    label = str(label)
-    if len(label) <= _LABEL_WIDTH:
-        return label
-    head = (_LABEL_WIDTH - 1) // 2
-    return label[:head] + "…" + label[-(_LABEL_WIDTH - 1 - head):]
-
-
-@contextlib.contextmanager
-def literal_text():
-    """Draw the texts of the figures made and saved inside as they are written.
-
-    matplotlib reads a text holding two ``$`` as a mathtext formula: a model label such as
-    ``a$\\foo$`` from the command line or a results store would fail to parse, and end
-    the command with a traceback. Its layout warnings (a text too wide for the figure) are
-    kept off the output: the figure is drawn all the same.
-    """
-    import matplotlib
-
-    with matplotlib.rc_context({"text.parse_math": False}), warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=UserWarning,
-                                message=".*(constrained_layout|tight_layout) not applied")
-        yield
 
 # Per-query difference plots per run at most (the non-baseline models, in order).
 _MAX_DIFFERENCE_PLOTS = 6

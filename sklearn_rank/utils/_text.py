@@ -1,0 +1,64 @@
+"""Plain-text output shared by every layer: paragraphs wrapped, tables aligned.
+
+The results tables of :mod:`sklearn_rank.stats`, the benchmark report's text tables and the
+command line's output all print through these two functions, so that a table or a paragraph
+looks the same wherever it comes from. Standard library only.
+"""
+
+import csv
+import io
+import textwrap
+
+
+def wrap(text, width=88, indent=""):
+    """The lines of a paragraph, at most ``width`` characters each where words allow.
+
+    Lines break at spaces only: never inside a word, nor at the hyphens of names such as
+    ``sklearn-rank[xgboost]``. Every line but the first starts with ``indent``.
+
+    Returns
+    -------
+    lines : list of str
+        At least one line (an empty one for an empty text).
+    """
+    return textwrap.wrap(text, width=width, subsequent_indent=indent, break_on_hyphens=False,
+                         break_long_words=False) or [""]
+
+
+def format_table(header, rows, fmt="text", align=None):
+    """A table as aligned text, a Markdown pipe table or CSV.
+
+    Parameters
+    ----------
+    header : list of str
+    rows : list of list of str
+        Cells already formatted.
+    fmt : {"text", "markdown", "csv"}
+        ``"text"``: columns two spaces apart under a rule of dashes, trailing spaces
+        removed.
+    align : str, default=None
+        One of ``"l"``/``"r"`` per column; the first column left, the others right when
+        None.
+
+    Returns
+    -------
+    table : str
+        Without a final newline.
+    """
+    align = align or "l" + "r" * (len(header) - 1)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows([header, *rows])
+        return buffer.getvalue().rstrip("\n")
+    if fmt == "markdown":
+        rule = "|" + "|".join(":---" if a == "l" else "---:" for a in align) + "|"
+        return "\n".join(["| " + " | ".join(header) + " |", rule,
+                          *("| " + " | ".join(row) + " |" for row in rows)])
+    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
+
+    def line(cells):
+        return "  ".join(cell.ljust(w) if a == "l" else cell.rjust(w)
+                         for cell, w, a in zip(cells, widths, align)).rstrip()
+
+    return "\n".join([line(header), line(["-" * w for w in widths]),
+                      *(line(row) for row in rows)])
