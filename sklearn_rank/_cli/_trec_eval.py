@@ -129,8 +129,10 @@ def run(args):
         print("sklearn-rank trec_eval: note: a query is named 'all', as the lines of the "
               "means are: with -q, its lines precede them but read alike. Rename it to tell "
               "them apart, or give -n (no lines of means).", file=sys.stderr)
-    text = _render([item for item, _ in plan], query_ids, columns, _run_id(run_file), args)
-    sys.stdout.write(text)
+    # written a block of lines at a time: the whole text of -q is tens of MB
+    for text in _render([item for item, _ in plan], query_ids, columns, _run_id(run_file),
+                        args):
+        sys.stdout.write(text)
     sys.stdout.flush()
     return 0
 
@@ -373,11 +375,12 @@ def _relstring(data, ranking, length, judged_only):
 
 
 def _render(items, query_ids, columns, run_id, args):
-    lines = []
+    """The output, in pieces of text to write one after the other."""
     if args.per_query:
         shown = [(item, column) for item, column in zip(items, columns)
                  if item.measure.per_query]
-        lines.append(_query_lines(shown, query_ids))
+        yield from _query_lines(shown, query_ids)
+    lines = []
     if args.summary:
         for item, column in zip(items, columns):
             if not item.measure.summary:
@@ -388,17 +391,17 @@ def _render(items, query_ids, columns, run_id, args):
                 lines.append(f"{item.name:<{_WIDTH}}\tall\t{int(column[1])}\n")
             else:
                 lines.append(f"{item.name:<{_WIDTH}}\tall\t{column[1]:6.4f}\n")
-    return "".join(lines)
+    yield "".join(lines)
 
 
-# Lines of -q assembled per block of this many lines: the block's bytes take ~60 times as
-# much memory
+# Lines of -q assembled and written per block of this many lines (a few MB)
 _LINES_PER_BLOCK = 1 << 16
 
 
 def _query_lines(shown, query_ids):
     """The -q lines of the measures ``shown`` (``[(item, column)]``), as trec_eval prints
-    them: query by query, every measure of a query, then the next query.
+    them, in blocks of lines: query by query, every measure of a query, then the next
+    query.
 
     Each line is built as fixed-width byte fields padded with NUL bytes (the measure's
     name padded to 22, the query id, the value), one row of a matrix per line, and the NUL
@@ -406,7 +409,7 @@ def _query_lines(shown, query_ids):
     (``read_trec`` refuses them), so the query ids and the tag cannot lose one.
     """
     if not shown or not len(query_ids):
-        return ""
+        return
     ids = _bytes_matrix(np.strings.encode(np.asarray(query_ids, dtype=str), "utf-8"))
     heads = _bytes_matrix(np.array([f"{item.name:<{_WIDTH}}\t".encode() for item, _ in shown]))
     values = [_value_bytes(item, column) for item, column in shown]
@@ -415,7 +418,6 @@ def _query_lines(shown, query_ids):
     fields = (heads.shape[1], ids.shape[1] + 1, width_of_value + 1)
     width = sum(fields)
     per_block = max(1, _LINES_PER_BLOCK // n_items)
-    text = []
     for start in range(0, len(query_ids), per_block):
         stop = min(start + per_block, len(query_ids))
         block = np.zeros((stop - start, n_items, width), dtype=np.uint8)
@@ -428,8 +430,7 @@ def _query_lines(shown, query_ids):
             block[:, j, at:at + value.shape[1]] = value[start:stop]
         block[:, :, -1] = ord("\n")
         block = block.ravel()
-        text.append(block[block != 0].tobytes().decode("utf-8"))
-    return "".join(text)
+        yield block[block != 0].tobytes().decode("utf-8")
 
 
 def _bytes_matrix(strings):
