@@ -138,11 +138,18 @@ def best_times(entries, repeat):
     once per round), so that a slow spell of the machine hits all entries alike instead of
     one: the ratios to the argsort floor are what the script reports. ``before_each()``, if
     not None, runs untimed before every call; its result is passed to ``run``.
+
+    Each round starts one entry further down the list: the first entry of a round runs
+    after the previous round's last, whose aftermath (memory handed back, threads winding
+    down) made the first one measurably slower when it was always the same.
     """
     best = dict.fromkeys(entries, math.inf)
     result = {}
-    for _ in range(repeat):
-        for key, (run, before_each) in entries.items():
+    keys = list(entries)
+    for round_ in range(repeat):
+        start = round_ % len(keys) if keys else 0
+        for key in keys[start:] + keys[:start]:
+            run, before_each = entries[key]
             state = before_each() if before_each is not None else None
             gc.collect()
             start = time.perf_counter()
