@@ -58,7 +58,8 @@ times every measure of trec_eval's ``all_trec``:
 sklearn-rank trec_eval
     the process ``python -m sklearn_rank trec_eval -m all_trec QRELS RUN``: start, imports,
     reading, computing and printing; and with ``-q``, each query's values printed too. Its
-    standard output goes to a file, as a user's would. The package's byte code is compiled
+    standard output goes to a file, as a user's would. Every process starts after a pause
+    of 1 s, untimed: right after an entry in process, it took 0.2 s to 0.4 s more. The package's byte code is compiled
     beforehand, as an installed package's is (an environment with
     ``PYTHONDONTWRITEBYTECODE`` would compile it at every start, 0.2 s).
 trec_eval
@@ -138,18 +139,11 @@ def best_times(entries, repeat):
     once per round), so that a slow spell of the machine hits all entries alike instead of
     one: the ratios to the argsort floor are what the script reports. ``before_each()``, if
     not None, runs untimed before every call; its result is passed to ``run``.
-
-    Each round starts one entry further down the list: the first entry of a round runs
-    after the previous round's last, whose aftermath (memory handed back, threads winding
-    down) made the first one measurably slower when it was always the same.
     """
     best = dict.fromkeys(entries, math.inf)
     result = {}
-    keys = list(entries)
-    for round_ in range(repeat):
-        start = round_ % len(keys) if keys else 0
-        for key in keys[start:] + keys[:start]:
-            run, before_each = entries[key]
+    for _ in range(repeat):
+        for key, (run, before_each) in entries.items():
             state = before_each() if before_each is not None else None
             gc.collect()
             start = time.perf_counter()
@@ -744,13 +738,19 @@ def compare_trec_eval(args):
             output = Path(folder) / f"out{len(outputs)}.txt"
             outputs.append(output)
 
-            def run_process():
+            def run_process(_=None):
                 with open(output, "wb") as out:
                     done = subprocess.run(argv, stdout=out, stderr=subprocess.PIPE)
                 if done.returncode:
                     raise RuntimeError(f"{argv[:5]} failed: {done.stderr.decode().strip()}")
                 return output
             return run_process
+
+        def settle():
+            # a process started right after an entry in process (ranx's, ir_measures')
+            # took 0.2 s to 0.4 s more (the machine still busy with its aftermath): the
+            # command came out slower without -q than with it; a pause, untimed, before each
+            time.sleep(1.0)
 
         outputs = []
         processes = {"sklearn-rank trec_eval": command,
@@ -797,8 +797,8 @@ def compare_trec_eval(args):
             return data_read[0]
 
         entries = {
-            **{key: (process(argv), None) for key, argv in processes.items()},
-            "pytrec_eval script": (process(script), None),
+            **{key: (process(argv), settle) for key, argv in processes.items()},
+            "pytrec_eval script": (process(script), settle),
             "read_trec + evaluate": (lambda: evaluate_all(read()), None),
             "pytrec_eval evaluate": (lambda prepared: prepared[0].evaluate(prepared[1]),
                                      pytrec_eval_prepare),
