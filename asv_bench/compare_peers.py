@@ -59,9 +59,9 @@ sklearn-rank trec_eval
     the process ``python -m sklearn_rank trec_eval -m all_trec QRELS RUN``: start, imports,
     reading, computing and printing; and with ``-q``, each query's values printed too. Its
     standard output goes to a file, as a user's would. Every process starts after a pause
-    of 1 s, untimed: right after an entry in process, it took 0.2 s to 0.4 s more. The package's byte code is compiled
-    beforehand, as an installed package's is (an environment with
-    ``PYTHONDONTWRITEBYTECODE`` would compile it at every start, 0.2 s).
+    of 1 s, untimed: right after an entry in process, it took 0.2 s to 0.4 s more. The
+    package's byte code is compiled beforehand, as an installed package's is (an
+    environment with ``PYTHONDONTWRITEBYTECODE`` would compile it at every start, 0.2 s).
 trec_eval
     NIST's trec_eval, the same command lines, for each binary given with ``--trec-eval``
     (or ``TREC_EVAL``): e.g. one built as its Makefile builds it, one with ``-O2``
