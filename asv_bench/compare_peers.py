@@ -58,10 +58,9 @@ times every measure of trec_eval's ``all_trec``:
 sklearn-rank trec_eval
     the process ``python -m sklearn_rank trec_eval -m all_trec QRELS RUN``: start, imports,
     reading, computing and printing; and with ``-q``, each query's values printed too. Its
-    standard output goes to a file, as a user's would. Every process starts after a pause
-    of 1 s, untimed: right after an entry in process, it took 0.2 s to 0.4 s more. The
-    package's byte code is compiled beforehand, as an installed package's is (an
-    environment with ``PYTHONDONTWRITEBYTECODE`` would compile it at every start, 0.2 s).
+    standard output goes to a file, as a user's would. The package's byte code is compiled
+    beforehand, as an installed package's is (an environment with
+    ``PYTHONDONTWRITEBYTECODE`` would compile it at every start, 0.2 s).
 trec_eval
     NIST's trec_eval, the same command lines, for each binary given with ``--trec-eval``
     (or ``TREC_EVAL``): e.g. one built as its Makefile builds it, one with ``-O2``
@@ -738,19 +737,13 @@ def compare_trec_eval(args):
             output = Path(folder) / f"out{len(outputs)}.txt"
             outputs.append(output)
 
-            def run_process(_=None):
+            def run_process():
                 with open(output, "wb") as out:
                     done = subprocess.run(argv, stdout=out, stderr=subprocess.PIPE)
                 if done.returncode:
                     raise RuntimeError(f"{argv[:5]} failed: {done.stderr.decode().strip()}")
                 return output
             return run_process
-
-        def settle():
-            # a process started right after an entry in process (ranx's, ir_measures')
-            # took 0.2 s to 0.4 s more (the machine still busy with its aftermath): the
-            # command came out slower without -q than with it; a pause, untimed, before each
-            time.sleep(1.0)
 
         outputs = []
         processes = {"sklearn-rank trec_eval": command,
@@ -797,8 +790,8 @@ def compare_trec_eval(args):
             return data_read[0]
 
         entries = {
-            **{key: (process(argv), settle) for key, argv in processes.items()},
-            "pytrec_eval script": (process(script), settle),
+            **{key: (process(argv), None) for key, argv in processes.items()},
+            "pytrec_eval script": (process(script), None),
             "read_trec + evaluate": (lambda: evaluate_all(read()), None),
             "pytrec_eval evaluate": (lambda prepared: prepared[0].evaluate(prepared[1]),
                                      pytrec_eval_prepare),
