@@ -6,6 +6,8 @@ Usage (in an environment with ``pip install -e ".[bench]"``)::
     python asv_bench/compare_peers.py --n-queries 100000   # 1M rows, 100k queries
     python asv_bench/compare_peers.py --n-rows 100000 --repeat 5
     python asv_bench/compare_peers.py --suite trec_eval    # TREC files: trec_eval vs pytrec_eval
+    python asv_bench/compare_peers.py --suite trec_eval --trec-eval make=/opt/te/trec_eval \
+        --trec-eval O2=/opt/te-O2/trec_eval                # and against NIST's trec_eval
 
 The data (see ``benchmarks/common.py``): ``n_rows`` rows in ``n_queries`` queries of ragged
 sizes, rows in random order (query ids unsorted, not contiguous), grades 0-4, distinct scores.
@@ -55,7 +57,15 @@ times every measure of trec_eval's ``all_trec``:
 
 sklearn-rank trec_eval
     the process ``python -m sklearn_rank trec_eval -m all_trec QRELS RUN``: start, imports,
-    reading, computing and printing.
+    reading, computing and printing; and with ``-q``, each query's values printed too. Its
+    standard output goes to a file, as a user's would. The package's byte code is compiled
+    beforehand, as an installed package's is (an environment with
+    ``PYTHONDONTWRITEBYTECODE`` would compile it at every start, 0.2 s).
+trec_eval
+    NIST's trec_eval, the same command lines, for each binary given with ``--trec-eval``
+    (or ``TREC_EVAL``): e.g. one built as its Makefile builds it, one with ``-O2``
+    (``make CFLAGS=-O2``). Its output with ``-q`` must be sklearn-rank's, byte for byte
+    (trec_eval 10.0). Without a binary, these entries are skipped with a message.
 pytrec_eval script
     the process a pytrec_eval user runs: ``pytrec_eval.parse_qrel`` and ``parse_run`` of the
     files, ``RelevanceEvaluator(...).evaluate`` of the all_trec measures it has (all but rbp,
@@ -93,6 +103,7 @@ import gc
 import importlib
 import importlib.metadata
 import math
+import os
 import platform
 import sys
 import time
@@ -660,6 +671,26 @@ def ir_measures_trec_runs(qrels, run):
 TREC_PEERS = {"ranx": ranx_trec_runs, "ir_measures": ir_measures_trec_runs}
 
 
+def trec_eval_binaries(given):
+    """{label: path} of the trec_eval binaries of ``--trec-eval [LABEL=]PATH`` (or of
+    ``TREC_EVAL``, paths separated by ``os.pathsep``), and the messages of those skipped."""
+    if not given:
+        given = [path for path in os.environ.get("TREC_EVAL", "").split(os.pathsep) if path]
+    binaries, skipped = {}, []
+    for spec in given:
+        label, _, path = spec.rpartition("=")
+        label = label or Path(path).parent.name or path
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            skipped.append(f"trec_eval {label} (no executable file at {path!r})")
+            continue
+        binaries[label] = path
+    if not given:
+        skipped.append("NIST's trec_eval (no binary: give --trec-eval [LABEL=]PATH, or "
+                       "TREC_EVAL=PATH, e.g. one built by its Makefile and one with "
+                       "'make CFLAGS=-O2')")
+    return binaries, skipped
+
+
 def values_of(per_query):
     """{measure: [value of each query]} of pytrec_eval's {query: {measure: value}}."""
     values = {}
@@ -673,9 +704,11 @@ def compare_trec_eval(args):
     """``sklearn-rank trec_eval -m all_trec`` against pytrec_eval on the same TREC files, as
     processes (start, reading, computing, printing) and in process; returns the exit status.
     """
+    import compileall
     import subprocess
     import tempfile
 
+    import sklearn_rank
     from sklearn_rank.datasets import read_trec
     from sklearn_rank.metrics._trec_names import expand_measures
 
@@ -696,14 +729,28 @@ def compare_trec_eval(args):
                    str(qrels), str(run)]
         script = [sys.executable, "-c", PYTREC_EVAL_SCRIPT, str(qrels), str(run),
                   *PYTREC_ALL_TREC]
+        binaries, skipped = trec_eval_binaries(args.trec_eval)
+        # the byte code of an installed package: not compiled again at every start
+        compileall.compile_dir(Path(sklearn_rank.__file__).parent, quiet=1)
 
         def process(argv):
+            output = Path(folder) / f"out{len(outputs)}.txt"
+            outputs.append(output)
+
             def run_process():
-                done = subprocess.run(argv, capture_output=True, text=True)
+                with open(output, "wb") as out:
+                    done = subprocess.run(argv, stdout=out, stderr=subprocess.PIPE)
                 if done.returncode:
-                    raise RuntimeError(f"{argv[:5]} failed: {done.stderr.strip()}")
-                return done.stdout
+                    raise RuntimeError(f"{argv[:5]} failed: {done.stderr.decode().strip()}")
+                return output
             return run_process
+
+        outputs = []
+        processes = {"sklearn-rank trec_eval": command,
+                     "sklearn-rank trec_eval -q": [*command[:4], "-q", *command[4:]]}
+        for label, path in binaries.items():
+            processes[f"trec_eval {label}"] = [path, *command[4:]]
+            processes[f"trec_eval {label} -q"] = [path, "-q", *command[4:]]
 
         prepared = []
 
@@ -743,7 +790,7 @@ def compare_trec_eval(args):
             return data_read[0]
 
         entries = {
-            "sklearn-rank trec_eval": (process(command), None),
+            **{key: (process(argv), None) for key, argv in processes.items()},
             "pytrec_eval script": (process(script), None),
             "read_trec + evaluate": (lambda: evaluate_all(read()), None),
             "pytrec_eval evaluate": (lambda prepared: prepared[0].evaluate(prepared[1]),
@@ -752,7 +799,7 @@ def compare_trec_eval(args):
             "evaluate": (evaluate_all, read_once),
             "pytrec_eval read + evaluate": (pytrec_eval_in_process, None),
         }
-        names_of, skipped = {}, []
+        names_of = {}
         for peer, make_runs in TREC_PEERS.items():
             if peer not in args.peers:
                 continue
@@ -763,10 +810,11 @@ def compare_trec_eval(args):
                 continue
             entries.update(peer_entries)
         timed = best_times(entries, args.repeat)
+        printed = {key: timed[key][1].read_bytes() for key in [*processes, "pytrec_eval script"]}
 
     seconds = {key: elapsed for key, (elapsed, _) in timed.items()}
-    ours, theirs = _all_lines(timed["sklearn-rank trec_eval"][1]), _all_lines(
-        timed["pytrec_eval script"][1])
+    ours, theirs = (_all_lines(printed[key].decode()) for key in ("sklearn-rank trec_eval",
+                                                                   "pytrec_eval script"))
     means = timed["read_trec + evaluate"][1]
     per_query = timed["pytrec_eval evaluate"][1]
     print(f"  processes: sklearn-rank trec_eval {seconds['sklearn-rank trec_eval']:.2f} s, "
@@ -774,6 +822,20 @@ def compare_trec_eval(args):
           f"{seconds['pytrec_eval script']:.2f} s: "
           f"{seconds['pytrec_eval script'] / seconds['sklearn-rank trec_eval']:.1f}x "
           "(target: 3x)")
+    print("  processes, sklearn-rank trec_eval's time / the other's (below 1: sklearn-rank "
+          "is faster):")
+    print(f"    {'':<24}{'-m all_trec':>14}{'-q -m all_trec':>17}")
+    ours_q = seconds["sklearn-rank trec_eval -q"]
+    print(f"    {'sklearn-rank trec_eval':<24}{seconds['sklearn-rank trec_eval']:>12.2f} s"
+          f"{ours_q:>15.2f} s")
+    for label in binaries:
+        alone, with_q = seconds[f"trec_eval {label}"], seconds[f"trec_eval {label} -q"]
+        print(f"    {'trec_eval ' + label:<24}"
+              f"{seconds['sklearn-rank trec_eval'] / alone:>13.2f}x{ours_q / with_q:>16.2f}x"
+              f"   ({alone:.2f} s, {with_q:.2f} s)")
+    print(f"    {'pytrec_eval script':<24}"
+          f"{seconds['sklearn-rank trec_eval'] / seconds['pytrec_eval script']:>13.2f}x"
+          f"{'-':>17}   ({seconds['pytrec_eval script']:.2f} s)")
     print(f"  in process: read_trec + evaluate of {len(names)} measures "
           f"{seconds['read_trec + evaluate']:.2f} s, pytrec_eval's evaluate alone "
           f"{seconds['pytrec_eval evaluate']:.2f} s: "
@@ -807,6 +869,19 @@ def compare_trec_eval(args):
 
     # Apples to apples: the printed means, and the in-process means against pytrec_eval's.
     mismatches = []
+    for label in binaries:
+        for flag in ("", " -q"):
+            mine = printed[f"sklearn-rank trec_eval{flag}"]
+            nist = printed[f"trec_eval {label}{flag}"]
+            same = mine == nist
+            print(f"  output of trec_eval{flag}: {len(mine.splitlines()):,} lines, "
+                  f"{'byte for byte' if same else 'NOT'} those of trec_eval {label}")
+            if not same:
+                lines = [pair for pair in zip(mine.splitlines(), nist.splitlines())
+                         if pair[0] != pair[1]]
+                first = lines[0] if lines else ("(lengths differ)", "")
+                mismatches.append(f"printed{flag}: {len(lines)} lines differ from trec_eval "
+                                  f"{label}'s, e.g. {first[0]!r} and {first[1]!r}")
     compared = sorted(set(ours) & set(theirs))
     for name in compared:
         if not name.startswith(ROUNDING_CHANGED) and ours[name] != theirs[name]:
@@ -851,6 +926,10 @@ def main(argv=None):
                         "trec_eval against pytrec_eval on TREC files, or both (default)")
     parser.add_argument("--trec-lines", type=int, default=1_000_000,
                         help="lines of the run of the trec_eval suite")
+    parser.add_argument("--trec-eval", action="append", metavar="[LABEL=]PATH",
+                        help="a binary of NIST's trec_eval (10.0) that the trec_eval suite "
+                        "times too, repeatable (e.g. make=PATH O2=PATH); default: the "
+                        "paths of $TREC_EVAL, separated by ':'")
     args = parser.parse_args(argv)
     status = 0
     if args.suite in ("arrays", "all"):

@@ -158,10 +158,16 @@ def test_compare_peers_trec_eval_suite_checks_every_peer(asv_path, capsys):
     pytest.importorskip("ir_measures")
     compare_peers = load_compare_peers()
     status = compare_peers.main(["--suite", "trec_eval", "--trec-lines", "3000",
-                                 "--n-queries", "60", "--repeat", "1"])
+                                 "--n-queries", "60", "--repeat", "1",
+                                 "--trec-eval", "make=/nonexistent/trec_eval"])
     out = capsys.readouterr().out
     assert status == 0, out
     assert "MISMATCH" not in out
+    # the command with and without -q, as processes; no trec_eval binary at that path
+    assert re.search(r"\n    sklearn-rank trec_eval +\d+\.\d\d s +\d+\.\d\d s\n", out), out
+    assert re.search(r"\n    pytrec_eval script +\d+\.\d\dx +- +\(\d+\.\d\d s\)\n", out), out
+    assert ("  skipped: trec_eval make (no executable file at '/nonexistent/trec_eval')"
+            in out)
     rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()
             if line.startswith("    ") and line.split()[0] in (
                 "sklearn-rank", "pytrec_eval", "ranx", "ir_measures")}
@@ -172,6 +178,29 @@ def test_compare_peers_trec_eval_suite_checks_every_peer(asv_path, capsys):
         assert re.fullmatch(r"\d+ \d+\.\d\d s \d+\.\dx \d+\.\d\d s \d+\.\dx", " ".join(row)), peer
     assert "  values: 43 means of ranx checked against sklearn-rank's: ok" in out
     assert "  values: 54 means of ir_measures checked against sklearn-rank's: ok" in out
+
+
+def test_compare_peers_finds_trec_eval_binaries(tmp_path, monkeypatch):
+    """NIST's trec_eval binaries come from --trec-eval [LABEL=]PATH, else from TREC_EVAL;
+    a path without an executable file, or no binary at all, is skipped with a message."""
+    compare_peers = load_compare_peers()
+    built = tmp_path / "O2" / "trec_eval"
+    built.parent.mkdir()
+    built.write_text("#!/bin/sh\nexit 0\n")  # an executable file: what is checked
+    built.chmod(0o755)
+    not_executable = tmp_path / "trec_eval.c"
+    not_executable.write_text("int main(void) { return 0; }\n")
+    monkeypatch.delenv("TREC_EVAL", raising=False)
+    binaries, skipped = compare_peers.trec_eval_binaries(None)
+    assert binaries == {} and "no binary: give --trec-eval" in skipped[0]
+    binaries, skipped = compare_peers.trec_eval_binaries(
+        [f"make={built}", str(built), str(not_executable)])
+    assert binaries == {"make": str(built), "O2": str(built)}
+    assert skipped == [f"trec_eval {tmp_path.name} (no executable file at "
+                       f"{str(not_executable)!r})"]
+    monkeypatch.setenv("TREC_EVAL", os.pathsep.join([str(built), str(tmp_path / "none")]))
+    binaries, skipped = compare_peers.trec_eval_binaries(None)
+    assert binaries == {"O2": str(built)} and len(skipped) == 1
 
 
 @pytest.mark.slow

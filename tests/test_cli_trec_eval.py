@@ -425,6 +425,47 @@ def test_relstring_shows_each_query_s_first_judgements(tmp_path, capsys):
     assert any("-" in s for s in expected(25).values())
 
 
+def test_per_query_values_are_written_as_printf_writes_them():
+    """-q writes its values without a Python loop per line: each value as f"{v:6.4f}"
+    (printf's "%6.4f") writes it, halves of the fourth decimal included, and each count as
+    str(int(v))."""
+    from sklearn_rank._cli._trec_eval import _fixed_bytes, _integer_bytes
+
+    rng = np.random.default_rng(0)
+    values = np.concatenate([
+        rng.random(20_000), -rng.random(1_000) * 50,
+        np.arange(1, 3_000) / 32,  # exact halves of the fourth decimal: 0.03125
+        rng.integers(0, 100_000, 5_000) / 10_000 + 0.00005,  # near halves, either side
+        rng.integers(0, 1_000, 2_000) / rng.integers(1, 1_000, 2_000),
+        [0.0, -0.0, -0.00001, 0.00005, 0.00015, 2.5e-5, 12345.67895, 99999.99995, 1e20,
+         -1e300, np.nan, np.inf, -np.inf, 2.0**52 / 1e4, 0.5e-4 * 3],
+    ])
+
+    def written(rows):
+        return [bytes(row[row != 0]).decode() for row in rows]
+
+    assert written(_fixed_bytes(values)) == [f"{v:6.4f}" for v in values.tolist()]
+    counts = np.r_[0, 1, 9, 10, 99, 100, -5, -100, 123_456_789_012, rng.integers(0, 10**6, 500)]
+    assert written(_integer_bytes(counts)) == [str(c) for c in counts.tolist()]
+
+
+def test_per_query_lines_are_the_same_in_blocks(small_files, capsys, monkeypatch):
+    """The -q lines, assembled in blocks of lines to bound memory, are the same whatever
+    the block's size (one line, a few queries, all)."""
+    from sklearn_rank._cli import _trec_eval
+
+    *_, qrels, run = small_files
+    outputs = []
+    for size in (1, 7, 1 << 16):
+        monkeypatch.setattr(_trec_eval, "_LINES_PER_BLOCK", size)
+        code, out, _ = run_trec_eval(capsys, "-q", "-c", "-m", "all_trec", "-m", "yaap",
+                                     qrels, run)
+        assert code == 0
+        outputs.append(out)
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert len({q for _, q, _ in _lines(outputs[0])}) > 3
+
+
 def test_a_judged_query_without_run_lines_is_named_on_stderr(small_files, capsys):
     qrels, run, qrels_path, run_path = small_files
     lacking = sorted(set(qrels) - set(run))

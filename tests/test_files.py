@@ -242,6 +242,33 @@ def test_read_trec_orders_as_trec_eval(tmp_path):
                        "run_only_queries", "qrels_only_queries"]
 
 
+@pytest.mark.parametrize("block", [1, 2, 3, 7, 64, 1 << 20])
+def test_read_trec_splits_fields_across_blocks(tmp_path, monkeypatch, block):
+    """The fields are found a block of bytes at a time: a field, a run of spaces or a line
+    cut by a block's end reads as whole, whatever the block's size, in regular files and
+    irregular ones (tabs, runs of spaces, CR LF, comments, blank lines, text after the tag,
+    no newline at the end), as trec_eval reads them."""
+    from sklearn_rank.datasets import _files
+
+    monkeypatch.setattr(_files, "_TOKEN_BLOCK", block)
+    irregular_qrels = ("# judged\n 1 0   a\t1\r\n1 0 b -1\n\n\t1 0 z 2  \n2\v0 x 1\n"
+                       "9 0 q 1")
+    irregular_run = ("1 Q0 a 1 0.5 s text after the tag\n\n1\tQ0 b 2 0.5 s\r\n"
+                     "  1 Q0 c 3 .9 s\n#2 Q0 y 1 0.1 s\n2 Q0 y 1 1e-1 s\n3 Q0 w 1 0.7 s")
+    for qrels_text, run_text in [(QRELS_TEXT, RUN_TEXT), (irregular_qrels, irregular_run)]:
+        qrels = write(tmp_path / "qrels", qrels_text)
+        run = write(tmp_path / "run", run_text)
+        with pytest.warns(UserWarning, match="have no line in the run"):
+            d = read_trec(qrels, run)
+        assert_same_rows(d, reference_read_trec(qrels_text.encode(), run_text.encode()))
+    if SHARED.is_dir():  # trec_eval's fixtures: text after the tag, 3 x 500 lines
+        folder = SHARED / "trec_eval-test"
+        d = read_trec(folder / "qrels.test", folder / "results.trunc", complete=True)
+        assert_same_rows(d, reference_read_trec((folder / "qrels.test").read_bytes(),
+                                                (folder / "results.trunc").read_bytes(),
+                                                complete=True))
+
+
 def test_read_trec_complete_keeps_the_judged_queries_without_a_run(tmp_path):
     qrels, run = write(tmp_path / "qrels", QRELS_TEXT), write(tmp_path / "run", RUN_TEXT)
     with warnings.catch_warnings():

@@ -129,8 +129,10 @@ def run(args):
         print("sklearn-rank trec_eval: note: a query is named 'all', as the lines of the "
               "means are: with -q, its lines precede them but read alike. Rename it to tell "
               "them apart, or give -n (no lines of means).", file=sys.stderr)
-    text = _render([item for item, _ in plan], query_ids, columns, _run_id(run_file), args)
-    sys.stdout.write(text)
+    # written a block of lines at a time: the whole text of -q is tens of MB
+    for text in _render([item for item, _ in plan], query_ids, columns, _run_id(run_file),
+                        args):
+        sys.stdout.write(text)
     sys.stdout.flush()
     return 0
 
@@ -343,24 +345,25 @@ def _grades_from_zero(y_true):
 def _relstring(data, ranking, length, judged_only):
     """trec_eval's relstring: the judgements of each query's first ``length`` ranked
     documents, one character each ('-' outside the pool, '.' in the pool but unjudged,
-    '>' above 9)."""
+    '>' above 9), as a row of bytes per query, NUL-padded after a query's last document."""
     shown = data["retrieved"] & (data["y_true"] >= 0 if judged_only else True)
     rows = np.flatnonzero(shown)
     codes = ranking.codes[rows]
     first = np.searchsorted(codes, np.arange(ranking.n_queries))
     rank = np.arange(len(rows)) - first[codes]
-    rows, codes = rows[rank < length], codes[rank < length]
+    rows, codes, rank = rows[rank < length], codes[rank < length], rank[rank < length]
     grades = data["y_true"][rows]
-    chars = np.full(len(rows), "<", dtype="U1")
+    chars = np.full(len(rows), ord("<"), dtype=np.uint8)
     with np.errstate(invalid="ignore"):
         digit = (grades >= 0) & (grades <= 9)
-        chars[digit] = grades[digit].astype(np.int64).astype("U1")
-        chars[grades > 9] = ">"
-        chars[grades < 0] = "."
-    chars[np.isnan(grades)] = "-"
-    bounds = np.searchsorted(codes, np.arange(ranking.n_queries + 1))
-    text = "".join(chars.tolist())
-    return ["".join(text[a:b]) for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+        chars[digit] = grades[digit].astype(np.uint8) + ord("0")
+        chars[grades > 9] = ord(">")
+        chars[grades < 0] = ord(".")
+    chars[np.isnan(grades)] = ord("-")
+    text = np.zeros((ranking.n_queries, int(rank.max()) + 1 if len(rank) else 0),
+                    dtype=np.uint8)
+    text[codes, rank] = chars
+    return text
 
 
 # ----------------------------------------------------------------------------------------
@@ -368,13 +371,12 @@ def _relstring(data, ranking, length, judged_only):
 
 
 def _render(items, query_ids, columns, run_id, args):
-    lines = []
+    """The output, in pieces of text to write one after the other."""
     if args.per_query:
         shown = [(item, column) for item, column in zip(items, columns)
                  if item.measure.per_query]
-        per_item = [_query_lines(item, column, query_ids) for item, column in shown]
-        # trec_eval prints query by query: every measure of a query, then the next query
-        lines += [line for query_lines in zip(*per_item) for line in query_lines]
+        yield from _query_lines(shown, query_ids)
+    lines = []
     if args.summary:
         for item, column in zip(items, columns):
             if not item.measure.summary:
@@ -385,15 +387,116 @@ def _render(items, query_ids, columns, run_id, args):
                 lines.append(f"{item.name:<{_WIDTH}}\tall\t{int(column[1])}\n")
             else:
                 lines.append(f"{item.name:<{_WIDTH}}\tall\t{column[1]:6.4f}\n")
-    return "".join(lines)
+    yield "".join(lines)
 
 
-def _query_lines(item, column, query_ids):
-    head = f"{item.name:<{_WIDTH}}\t"
-    ids = [str(q) for q in query_ids.tolist()]
+# Lines of -q assembled and written per block of this many lines (a few MB)
+_LINES_PER_BLOCK = 1 << 16
+
+
+def _query_lines(shown, query_ids):
+    """The -q lines of the measures ``shown`` (``[(item, column)]``), as trec_eval prints
+    them, in blocks of lines: query by query, every measure of a query, then the next
+    query.
+
+    Each line is built as fixed-width byte fields padded with NUL bytes (the measure's
+    name padded to 22, the query id, the value), one row of a matrix per line, and the NUL
+    bytes dropped at once: no Python loop per line. The files hold no NUL byte
+    (``read_trec`` refuses them), so the query ids and the tag cannot lose one.
+    """
+    if not shown or not len(query_ids):
+        return
+    ids = _bytes_matrix(np.strings.encode(np.asarray(query_ids, dtype=str), "utf-8"))
+    heads = _bytes_matrix(np.array([f"{item.name:<{_WIDTH}}\t".encode() for item, _ in shown]))
+    values = [_value_bytes(item, column) for item, column in shown]
+    width_of_value = max(value.shape[1] for value in values)
+    n_items = len(shown)
+    fields = (heads.shape[1], ids.shape[1] + 1, width_of_value + 1)
+    width = sum(fields)
+    per_block = max(1, _LINES_PER_BLOCK // n_items)
+    for start in range(0, len(query_ids), per_block):
+        stop = min(start + per_block, len(query_ids))
+        block = np.zeros((stop - start, n_items, width), dtype=np.uint8)
+        block[:, :, :fields[0]] = heads
+        at = fields[0]
+        block[:, :, at:at + ids.shape[1]] = ids[start:stop, None, :]
+        block[:, :, at + ids.shape[1]] = ord("\t")
+        at += fields[1]
+        for j, value in enumerate(values):
+            block[:, j, at:at + value.shape[1]] = value[start:stop]
+        block[:, :, -1] = ord("\n")
+        block = block.ravel()
+        yield block[block != 0].tobytes().decode("utf-8")
+
+
+def _bytes_matrix(strings):
+    """The bytes of a numpy ``S`` array, one row per string, NUL-padded."""
+    strings = np.ascontiguousarray(strings)
+    return strings.view(np.uint8).reshape(len(strings), strings.dtype.itemsize)
+
+
+def _value_bytes(item, column):
+    """Each query's value of a measure as trec_eval prints it (a NUL-padded row of bytes
+    per query): relstring quoted, a count as an integer, the others to 4 decimals."""
     if item.measure.name == "relstring":
-        return [f"{head}{q}\t'{s}'\n" for q, s in zip(ids, column)]
-    values = column[0].tolist()
+        quote = np.full((len(column), 1), ord("'"), dtype=np.uint8)
+        return np.hstack([quote, column, quote])
     if item.measure.count:
-        return [f"{head}{q}\t{int(v)}\n" for q, v in zip(ids, values)]
-    return [f"{head}{q}\t{v:6.4f}\n" for q, v in zip(ids, values)]
+        counts = column[0]
+        if not np.isfinite(counts).all():
+            int(counts[~np.isfinite(counts)][0])  # raises as the count's int() would
+        return _integer_bytes(np.trunc(counts).astype(np.int64))
+    return _fixed_bytes(column[0])
+
+
+def _integer_bytes(numbers):
+    """int64 numbers written in decimal, as ``str(int)``: a NUL-padded row per number."""
+    negative = numbers < 0
+    magnitude = np.abs(numbers).astype(np.uint64)
+    n_digits = len(str(int(magnitude.max()))) if len(magnitude) else 1
+    out = np.zeros((len(numbers), 1 + n_digits), dtype=np.uint8)
+    out[negative, 0] = ord("-")
+    rest = magnitude
+    for j in range(n_digits, 0, -1):
+        out[:, j] = rest % 10 + ord("0")
+        rest = rest // 10
+    # leading zeros are padding, the last digit stays
+    out[:, 1:n_digits][np.cumsum(out[:, 1:n_digits] != ord("0"), axis=1) == 0] = 0
+    return out
+
+
+# 2**52: above it the scaled value has no fractional bits to round
+_EXACT_SCALED = 2.0**52
+
+
+def _fixed_bytes(values):
+    """Floats written as ``f"{value:6.4f}"`` writes them, a NUL-padded row per value.
+
+    ``value * 10**4`` rounded to the nearest integer gives the digits, except where the
+    product, rounded itself, lies within its rounding error of a half: those values (and
+    NaN, infinities and huge values) are written by Python's own formatting, which rounds
+    the exact decimal value of the double as C's printf does.
+    """
+    scaled = values * 1e4
+    rounded = np.rint(scaled)
+    with np.errstate(invalid="ignore"):
+        exact = ((np.abs(scaled) < _EXACT_SCALED)
+                 & (np.abs(scaled - np.floor(scaled) - 0.5) > 2 * np.spacing(np.abs(scaled))))
+    digits = np.where(exact, np.abs(rounded), 0).astype(np.int64)
+    whole = _integer_bytes(digits // 10_000)
+    whole[np.signbit(values), 0] = ord("-")  # -0.0000, as printf writes a negative value
+    fraction = digits % 10_000
+    decimals = np.empty((len(values), 5), dtype=np.uint8)
+    decimals[:, 0] = ord(".")
+    for j in range(4, 0, -1):
+        decimals[:, j] = fraction % 10 + ord("0")
+        fraction //= 10
+    out = np.hstack([whole, decimals])
+    others = np.flatnonzero(~exact)
+    if len(others):
+        written = np.array([f"{value:6.4f}".encode() for value in values[others].tolist()])
+        width = max(out.shape[1], written.dtype.itemsize)
+        out = np.hstack([out, np.zeros((len(out), width - out.shape[1]), dtype=np.uint8)])
+        out[others] = 0
+        out[others, :written.dtype.itemsize] = _bytes_matrix(written)
+    return out
