@@ -141,7 +141,7 @@ def _plan(args):
     """``[(item, bound)]``: the measures of the -m arguments, in trec_eval's order, each with
     its metric bound to its options and trec_eval's convention (None for runid and
     relstring), checked before the files are read."""
-    from ..metrics._bound import bind_metric
+    from ..metrics import bind_metric
     from ..metrics._trec_names import expand_measures, needs_collection_size
 
     try:
