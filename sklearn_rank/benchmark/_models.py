@@ -19,8 +19,8 @@ import warnings
 from dataclasses import dataclass
 
 __all__ = ["MODELS", "Model", "ModelImportError", "boosters_quiet", "code_fingerprint",
-           "default_models", "fit_errors", "fit_params", "ignored_params", "import_object",
-           "quiet_boosters", "silence_lightgbm"]
+           "fit_params", "ignored_params", "import_object", "quiet_boosters",
+           "silence_lightgbm"]
 
 # Every model trains on one thread: on data of this size it is about as fast, and it does not
 # slow down tenfold when other processes keep the cores busy (OpenMP threads spin while they
@@ -159,38 +159,6 @@ MODELS = {
               trees="iterations"),
     )
 }
-
-
-def _error_class(path):
-    module, _, cls = path.rpartition(".")
-    return getattr(importlib.import_module(module), cls) if module else None
-
-
-def fit_errors(names):
-    """The exceptions that fitting the built-in models ``names`` raises on what a user gave
-    them. A name that is not a built-in model (a user class) adds :class:`Exception`: the
-    command line cannot tell its bugs from its refusals, and reports either in one line."""
-    errors = [ValueError, TypeError]
-    for name in names:
-        model = MODELS.get(name)
-        if model is None:
-            errors.append(Exception)
-        elif model.error:
-            errors.append(_error_class(model.error))
-    return tuple(errors)
-
-
-def default_models():
-    """The models ``cv`` compares by default: all whose library imports, and those left out.
-
-    The pointwise regressor comes first: it is the baseline the ranking objectives are
-    tested against. XGBoost is an optional dependency, compared when installed.
-    """
-    defaults = [m for m in MODELS.values() if m.default]
-    chosen = [m.name for m in defaults if m.available()]
-    missing = [m for m in defaults if not m.available()]
-    return chosen, missing
-
 
 
 class ModelImportError(ValueError):
