@@ -188,6 +188,28 @@ def import_object(spec):
     ``--model mymodels:Ranker`` finds ``mymodels.py`` where the command runs. Only that
     module is taken from there: the folder goes behind the installed libraries on the
     Python path, so that a ``lightgbm.py`` lying there never stands in for the library.
+
+    Parameters
+    ----------
+    spec : str
+        ``MODULE:NAME``, e.g. ``"sklearn.linear_model:Ridge"``.
+
+    Returns
+    -------
+    obj : callable
+        The class (or other callable) named.
+
+    Raises
+    ------
+    ModelImportError
+        The module is missing or fails as it is imported, or has no such name, or the name
+        is not callable.
+
+    Examples
+    --------
+    >>> from sklearn_rank.benchmark import import_object
+    >>> import_object("sklearn.linear_model:Ridge")
+    <class 'sklearn.linear_model._ridge.Ridge'>
     """
     module_name, _, attribute = (part.strip() for part in spec.partition(":"))
     if not module_name or not attribute:
@@ -254,6 +276,21 @@ def code_fingerprint(spec):
     changed computes its units again, instead of mixing the folds of two versions. The
     library classes among the bases are hashed as well: editing an installed library
     changes no version number.
+
+    Parameters
+    ----------
+    spec : str
+        ``MODULE:CLASS``, imported with :func:`import_object`.
+
+    Returns
+    -------
+    fingerprint : dict
+        ``{"class": qualified name, "sha256": hex digest}``.
+
+    Raises
+    ------
+    ModelImportError
+        As :func:`import_object`.
     """
     import hashlib
 

@@ -54,9 +54,23 @@ def unit_scoring(metrics, *, scales=None, convention=None):
 
 
 def processes(n_jobs, n_units):
-    """The processes of ``n_jobs`` for ``n_units`` units of work: at most one per
-    unit, and at most one per CPU (every model fits on one thread, so a process more only
-    holds one more copy of the data); at least 1."""
+    """The processes that :func:`run_units` starts for ``n_units`` units of work.
+
+    At most ``n_jobs``, at most one per unit, and at most one per CPU (every model fits on
+    one thread, so a process more only holds one more copy of the data); at least 1. For a
+    progress display that says how many processes run.
+
+    Parameters
+    ----------
+    n_jobs : int
+        The processes asked for.
+    n_units : int
+        The units of work to run.
+
+    Returns
+    -------
+    n_processes : int
+    """
     from joblib import cpu_count
 
     return max(1, min(n_jobs, n_units, cpu_count()))
