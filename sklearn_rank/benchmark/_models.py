@@ -426,8 +426,8 @@ def ignored_params(estimator, X, y, qid):
     Parameters
     ----------
     estimator : estimator
-        Unfitted; fitted in place, with the query ids when it takes them
-        (:func:`fit_params`).
+        Unfitted; fitted in place, with the query ids when it takes them (asked of
+        scikit-learn's metadata routing).
     X, y, qid : array-like
         The training data.
 
