@@ -577,3 +577,25 @@ def test_run_units_quiet_keeps_the_booster_lines_off_the_output(tmp_path, quiet)
     assert done.stdout.splitlines()[-1] == "raised LightGBMError"
     output = done.stdout + done.stderr
     assert ("[LightGBM]" in output) is not quiet, output
+
+
+def test_api_page_lists_the_two_tiers_of_the_public_names():
+    """docs/api.rst lists exactly the public names of sklearn_rank.benchmark, each in its
+    tier: a name made public, or private again, is made so on the page too."""
+    import re
+
+    import sklearn_rank.benchmark as benchmark
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "api.rst").read_text(
+        encoding="utf-8")
+    section = page.split(".. automodule:: sklearn_rank.benchmark", 1)[1].split(
+        ".. _api-", 1)[0]
+    user, blocks = section.split("Building blocks of a custom runner", 1)
+
+    def listed(text):
+        return ({m.group(1) for m in re.finditer(r"^   (\w+)$", text, re.MULTILINE)}
+                | set(re.findall(r"^\.\. data:: (\w+)$", text, re.MULTILINE)))
+
+    assert listed(user) == {n for names in benchmark._USER.values() for n in names}
+    assert listed(blocks) == {n for names in benchmark._BUILDING_BLOCKS.values() for n in names}
+    assert sorted(listed(user) | listed(blocks)) == benchmark.__all__
