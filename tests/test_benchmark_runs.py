@@ -538,3 +538,64 @@ def test_ignored_params_names_what_the_booster_ignored():
     assert ignored_params(Ridge(), X, y, qid) == {}
     with pytest.raises(ValueError):
         ignored_params(LGBMRanker(n_estimators=2, learning_rate=-1.0), X, y[:-1], qid)
+
+
+_QUIET_RUN = """
+import sys
+import numpy as np
+from sklearn_rank.benchmark import Recorder, Task, Unit, run_units
+from sklearn_rank.datasets import RankingDataset
+from sklearn_rank.lightgbm import LGBMRanker
+
+class Silent:
+    def advance(self, detail):
+        pass
+
+# LightGBM refuses num_leaves=1: its C code writes a [Fatal] line itself before it raises
+qid = np.repeat([1, 2, 3], 2)
+y = np.array([0, 1, 0, 1, 1, 0])
+data = RankingDataset(np.arange(6.0).reshape(-1, 1), y, qid, source="six rows")
+task = Task(Unit("lambdarank", None), LGBMRanker(n_estimators=2, num_leaves=1), {})
+try:
+    list(run_units([task], data, scoring={}, n_jobs=1, progress=Silent(),
+                   recorder=Recorder(), quiet=sys.argv[1] == "quiet"))
+except Exception as exc:
+    print("raised", type(exc).__name__)
+"""
+
+
+@pytest.mark.parametrize("quiet", [True, False])
+def test_run_units_quiet_keeps_the_booster_lines_off_the_output(tmp_path, quiet):
+    """``run_units(quiet=True)`` keeps LightGBM's own [Fatal] line (written by its C code
+    before the error is raised) off the output, as the command line needs; the error
+    itself still reaches the caller. Without it, the line is there."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run(
+        [sys.executable, "-c", _QUIET_RUN, "quiet" if quiet else "loud"], cwd=tmp_path,
+        env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "raised LightGBMError"
+    output = done.stdout + done.stderr
+    assert ("[LightGBM]" in output) is not quiet, output
+
+
+def test_api_page_lists_the_two_tiers_of_the_public_names():
+    """docs/api.rst lists exactly the public names of sklearn_rank.benchmark, each in its
+    tier: a name made public, or private again, is made so on the page too."""
+    import re
+
+    import sklearn_rank.benchmark as benchmark
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "api.rst").read_text(
+        encoding="utf-8")
+    section = page.split(".. automodule:: sklearn_rank.benchmark", 1)[1].split(
+        ".. _api-", 1)[0]
+    user, blocks = section.split("Building blocks of a custom runner", 1)
+
+    def listed(text):
+        return ({m.group(1) for m in re.finditer(r"^   (\w+)$", text, re.MULTILINE)}
+                | set(re.findall(r"^\.\. data:: (\w+)$", text, re.MULTILINE)))
+
+    assert listed(user) == {n for names in benchmark._USER.values() for n in names}
+    assert listed(blocks) == {n for names in benchmark._BUILDING_BLOCKS.values() for n in names}
+    assert sorted(listed(user) | listed(blocks)) == benchmark.__all__

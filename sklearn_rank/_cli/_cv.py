@@ -61,7 +61,6 @@ from ._config import add_config_option, choice, integer, load_config, metrics, p
 from ._models import (
     MODELS,
     add_model_options,
-    boosters_quiet,
     check_labels,
     check_rankable,
     check_settings,
@@ -473,11 +472,10 @@ def _cross_validate(choices, estimators, datasets, seeds, test, metrics, args, s
     results = []
     labels = [c.label for c in choices]
     try:
-        with boosters_quiet():
-            results.extend(run_units(
-                tasks, None, scoring=scoring, n_jobs=args.n_jobs, progress=progress,
-                recorder=recorder, predict=args.plot is not None, test_data=test,
-                test_keys=keys))
+        results.extend(run_units(
+            tasks, None, scoring=scoring, n_jobs=args.n_jobs, progress=progress,
+            recorder=recorder, predict=args.plot is not None, test_data=test,
+            test_keys=keys, quiet=True))
     except CLIError:  # the results store's, not the models'
         raise
     except fit_errors([c.spec for c in choices]) as exc:  # e.g. grades LightGBM refuses

@@ -8,6 +8,7 @@ never for ``--help``.
 """
 
 import argparse
+import importlib
 import inspect
 import numbers
 import os
@@ -15,21 +16,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..benchmark import (
-    MODELS,
-    Model,
-    ModelImportError,
-    boosters_quiet,
-    default_models,
-    fit_errors,
-    fit_params,
-    ignored_params,
-)
+from ..benchmark import MODELS, Model, ModelImportError, ignored_params
 from ..benchmark import code_fingerprint as _code_fingerprint
 from ..benchmark import import_object as _import_object
 from ._common import CLIError, close_matches, usage_error
 
-__all__ = ["MODELS", "Model", "boosters_quiet", "default_models", "fit_errors", "fit_params"]
+__all__ = ["MODELS", "Model", "default_models", "fit_errors"]
 
 # ----------------------------------------------------------------------------------------
 # --model and --set on the command line: the order says which model a --set belongs to
@@ -207,6 +199,41 @@ def resolve_model(spec, where, label=None):
             "class (e.g. sklearn.linear_model:Ridge).")
     import_object(spec, where)  # errors now, before any data is read
     return ModelChoice(label or spec.rpartition(":")[2], spec, option=where)
+
+
+# ----------------------------------------------------------------------------------------
+# The built-in models that cv compares by default, and the errors of a model's fit
+
+
+def _error_class(path):
+    module, _, cls = path.rpartition(".")
+    return getattr(importlib.import_module(module), cls) if module else None
+
+
+def fit_errors(names):
+    """The exceptions that fitting the built-in models ``names`` raises on what a user gave
+    them. A name that is not a built-in model (a user class) adds :class:`Exception`: the
+    command line cannot tell its bugs from its refusals, and reports either in one line."""
+    errors = [ValueError, TypeError]
+    for name in names:
+        model = MODELS.get(name)
+        if model is None:
+            errors.append(Exception)
+        elif model.error:
+            errors.append(_error_class(model.error))
+    return tuple(errors)
+
+
+def default_models():
+    """The models ``cv`` compares by default: all whose library imports, and those left out.
+
+    The pointwise regressor comes first: it is the baseline the ranking objectives are
+    tested against. XGBoost is an optional dependency, compared when installed.
+    """
+    defaults = [m for m in MODELS.values() if m.default]
+    chosen = [m.name for m in defaults if m.available()]
+    missing = [m for m in defaults if not m.available()]
+    return chosen, missing
 
 
 def import_object(spec, where):

@@ -59,7 +59,6 @@ from ._common import (
 from ._config import add_config_option, choice, integer, load_config, metric, path, seed, text
 from ._models import (
     add_model_options,
-    boosters_quiet,
     check_params,
     check_rankable,
     check_settings,
@@ -435,9 +434,8 @@ def _search_several(choice, estimator, candidates, datasets, seeds, args, scales
                    + (f" x {len(seeds)} seeds" if seeds[0][0] is not None else "")
                    + f", {n_jobs} process{'es' if n_jobs > 1 else ''})")
     try:
-        with boosters_quiet():
-            results = list(run_units(tasks, None, scoring=None, n_jobs=args.n_jobs,
-                                     progress=progress, recorder=recorder))
+        results = list(run_units(tasks, None, scoring=None, n_jobs=args.n_jobs,
+                                 progress=progress, recorder=recorder, quiet=True))
     except CLIError:  # the results store's, not the model's
         raise
     except fit_errors([choice.spec]) as exc:
@@ -620,22 +618,21 @@ def _search(choice, estimator, candidates, data, test, args, scale, keys, metada
     errors = fit_errors([choice.spec])
     refitted = None
     try:
-        with boosters_quiet():
-            results = list(run_units(tasks, data, scoring=scoring, n_jobs=args.n_jobs,
-                                     progress=progress, recorder=recorder))
-            if refit:
-                cv_results = _cv_results(candidates, results, args.metric, args.n_splits,
-                                         seeds)
-                best = int(np.argmin(cv_results[f"rank_test_{args.metric}"]))
-                task = Task(Unit(choice.label, None),
-                            clone(estimator).set_params(**candidates[best]),
-                            {**choice.params, **candidates[best]},
-                            detail="refit on all the data"
-                            + (", scored on the test set" if test is not None else ""))
-                (refitted,) = run_units([task], data, scoring=scoring, n_jobs=1,
-                                        progress=progress, recorder=recorder, test_data=test,
-                                        test_keys=keys, response_method="auto",
-                                        keep_estimator=True)
+        results = list(run_units(tasks, data, scoring=scoring, n_jobs=args.n_jobs,
+                                 progress=progress, recorder=recorder, quiet=True))
+        if refit:
+            cv_results = _cv_results(candidates, results, args.metric, args.n_splits,
+                                     seeds)
+            best = int(np.argmin(cv_results[f"rank_test_{args.metric}"]))
+            task = Task(Unit(choice.label, None),
+                        clone(estimator).set_params(**candidates[best]),
+                        {**choice.params, **candidates[best]},
+                        detail="refit on all the data"
+                        + (", scored on the test set" if test is not None else ""))
+            (refitted,) = run_units([task], data, scoring=scoring, n_jobs=1,
+                                    progress=progress, recorder=recorder, test_data=test,
+                                    test_keys=keys, response_method="auto",
+                                    keep_estimator=True, quiet=True)
     except CLIError:  # the results store's, not the models'
         raise
     except errors as exc:  # e.g. num_leaves=1, or grades LightGBM refuses

@@ -4,29 +4,52 @@
 several data sets, the split repeated over seeds; each unit of work (a model on a fold of a
 data set under a seed) can be written to a SQLite results store as it ends, and a killed
 run resumed (``resume=True``). :func:`load_store` reads a stored run back, and
-:func:`write_report` writes an HTML page of a store's runs. ``sklearn-rank cv``, ``tune``
-and ``report`` are shells over these functions, and over the pieces they are made of:
-:func:`benchmark_tasks` (the units of work of a run), :func:`run_units` (run them in
-parallel processes, each result handed to a :class:`Recorder`, such as a
-:class:`StoreRecorder`, as it ends) and :func:`assemble_folds`.
+:func:`write_report` writes an HTML page of a store's runs.
+
+The public names come in two tiers (``_USER`` and ``_BUILDING_BLOCKS`` below; the API
+reference lists them in the same two groups):
+
+* **Running a benchmark** (most users need nothing else): :func:`run_benchmark` and its
+  :class:`BenchmarkResult`; :func:`load_store`, :class:`StoredRun` and
+  :class:`ResultsStore` to read a store back; :func:`write_report` and
+  :func:`report_tables` for the report; :class:`StoreError` and :class:`RunExistsError`,
+  what a store raises.
+* **Building blocks of a custom runner**, what ``sklearn-rank cv``, ``tune`` and ``report``
+  are made of: :func:`benchmark_tasks` lays out the units of work of a run
+  (:class:`Task`, :class:`Unit`), :func:`run_units` runs them in parallel processes and
+  hands each :class:`UnitResult` to a :class:`Recorder` (such as a
+  :class:`StoreRecorder`) as it ends, :func:`assemble_folds` gathers the results;
+  :func:`unit_scoring`, :func:`processes`, :func:`repeat_seeds`,
+  :func:`library_versions`, :func:`seed_mean` and :func:`seed_spread` are the pieces
+  around them; :data:`MODELS` (of :class:`Model`), :func:`import_object`
+  (:class:`ModelImportError`), :func:`code_fingerprint` and :func:`ignored_params` are
+  the models' side; :func:`report_html` is :func:`write_report`'s page as a string.
+
+Everything else in the private modules is internal and may change without notice.
 """
 
 from ..utils._lazy import lazy_exports
 
-# Module -> its public names, loaded on first use: the command line's argument builders
-# import the model table (standard library only) without scikit-learn.
-_EXPORTS = {
-    "._benchmark": ("BenchmarkResult", "assemble_folds", "benchmark_tasks", "repeat_seeds",
-                    "run_benchmark"),
-    "._models": ("MODELS", "Model", "ModelImportError", "boosters_quiet", "code_fingerprint",
-                 "default_models", "fit_errors", "fit_params", "ignored_params",
+# Running a benchmark, and reading and reporting its results.
+_USER = {
+    "._benchmark": ("BenchmarkResult", "run_benchmark"),
+    "._report": ("report_tables", "write_report"),
+    "._store": ("ResultsStore", "RunExistsError", "StoreError", "StoredRun", "load_store"),
+}
+# The pieces of a runner (the command line's), each documented; no more than it needs.
+_BUILDING_BLOCKS = {
+    "._benchmark": ("assemble_folds", "benchmark_tasks", "repeat_seeds"),
+    "._models": ("MODELS", "Model", "ModelImportError", "code_fingerprint", "ignored_params",
                  "import_object"),
-    "._report": ("RUN_SECTIONS", "report_html", "report_tables", "write_report"),
+    "._report": ("report_html",),
     "._runner": ("processes", "run_units", "unit_scoring"),
-    "._store": ("ResultsStore", "RunExistsError", "StoreError", "StoreRecorder", "StoredRun",
-                "load_store"),
+    "._store": ("StoreRecorder",),
     "._values": ("seed_mean", "seed_spread"),
     "._units": ("Recorder", "Task", "Unit", "UnitResult", "library_versions"),
 }
+# Module -> its public names, loaded on first use: the command line's argument builders
+# import the model table (standard library only) without scikit-learn.
+_EXPORTS = {module: _USER.get(module, ()) + _BUILDING_BLOCKS.get(module, ())
+            for module in {**_USER, **_BUILDING_BLOCKS}}
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -31,6 +31,35 @@ def repeat_seeds(random_state, n_repeats=None, seeds=None):
     Without ``n_repeats`` and ``seeds``, one repeat of seed ``random_state`` whose units
     carry no seed (``unit_seed`` None: the run's seed, as in a run of one seed). Otherwise
     one repeat per seed, ``seeds`` or ``random_state, random_state + 1, ...``.
+
+    Parameters
+    ----------
+    random_state : int or None
+        The seed of the run; the first of the repeats of ``n_repeats``.
+    n_repeats : int, default=None
+        The number of repeats, of consecutive seeds from ``random_state``.
+    seeds : list of int, default=None
+        The seeds of the repeats, distinct. Not with ``n_repeats``.
+
+    Returns
+    -------
+    repeats : list of tuple
+        ``(unit_seed, seed)``: the seed that the units of the repeat carry (None for a run
+        of one seed), and the seed of its split and models.
+
+    Raises
+    ------
+    ValueError
+        Both ``n_repeats`` and ``seeds``, or a value that is not a valid count or list of
+        seeds.
+
+    Examples
+    --------
+    >>> from sklearn_rank.benchmark import repeat_seeds
+    >>> repeat_seeds(0)
+    [(None, 0)]
+    >>> repeat_seeds(0, n_repeats=3)
+    [(0, 0), (1, 1), (2, 2)]
     """
     if n_repeats is not None and seeds is not None:
         raise ValueError(f"give n_repeats or seeds, not both; got n_repeats={n_repeats!r} and "

@@ -19,8 +19,8 @@ import warnings
 from dataclasses import dataclass
 
 __all__ = ["MODELS", "Model", "ModelImportError", "boosters_quiet", "code_fingerprint",
-           "default_models", "fit_errors", "fit_params", "ignored_params", "import_object",
-           "quiet_boosters", "silence_lightgbm"]
+           "fit_params", "ignored_params", "import_object", "quiet_boosters",
+           "silence_lightgbm"]
 
 # Every model trains on one thread: on data of this size it is about as fast, and it does not
 # slow down tenfold when other processes keep the cores busy (OpenMP threads spin while they
@@ -161,38 +161,6 @@ MODELS = {
 }
 
 
-def _error_class(path):
-    module, _, cls = path.rpartition(".")
-    return getattr(importlib.import_module(module), cls) if module else None
-
-
-def fit_errors(names):
-    """The exceptions that fitting the built-in models ``names`` raises on what a user gave
-    them. A name that is not a built-in model (a user class) adds :class:`Exception`: the
-    command line cannot tell its bugs from its refusals, and reports either in one line."""
-    errors = [ValueError, TypeError]
-    for name in names:
-        model = MODELS.get(name)
-        if model is None:
-            errors.append(Exception)
-        elif model.error:
-            errors.append(_error_class(model.error))
-    return tuple(errors)
-
-
-def default_models():
-    """The models ``cv`` compares by default: all whose library imports, and those left out.
-
-    The pointwise regressor comes first: it is the baseline the ranking objectives are
-    tested against. XGBoost is an optional dependency, compared when installed.
-    """
-    defaults = [m for m in MODELS.values() if m.default]
-    chosen = [m.name for m in defaults if m.available()]
-    missing = [m for m in defaults if not m.available()]
-    return chosen, missing
-
-
-
 class ModelImportError(ValueError):
     """A ``MODULE:CLASS`` that cannot be imported: its message says what is missing.
 
@@ -220,6 +188,28 @@ def import_object(spec):
     ``--model mymodels:Ranker`` finds ``mymodels.py`` where the command runs. Only that
     module is taken from there: the folder goes behind the installed libraries on the
     Python path, so that a ``lightgbm.py`` lying there never stands in for the library.
+
+    Parameters
+    ----------
+    spec : str
+        ``MODULE:NAME``, e.g. ``"sklearn.linear_model:Ridge"``.
+
+    Returns
+    -------
+    obj : callable
+        The class (or other callable) named.
+
+    Raises
+    ------
+    ModelImportError
+        The module is missing or fails as it is imported, or has no such name, or the name
+        is not callable.
+
+    Examples
+    --------
+    >>> from sklearn_rank.benchmark import import_object
+    >>> import_object("sklearn.linear_model:Ridge")
+    <class 'sklearn.linear_model._ridge.Ridge'>
     """
     module_name, _, attribute = (part.strip() for part in spec.partition(":"))
     if not module_name or not attribute:
@@ -286,6 +276,21 @@ def code_fingerprint(spec):
     changed computes its units again, instead of mixing the folds of two versions. The
     library classes among the bases are hashed as well: editing an installed library
     changes no version number.
+
+    Parameters
+    ----------
+    spec : str
+        ``MODULE:CLASS``, imported with :func:`import_object`.
+
+    Returns
+    -------
+    fingerprint : dict
+        ``{"class": qualified name, "sha256": hex digest}``.
+
+    Raises
+    ------
+    ModelImportError
+        As :func:`import_object`.
     """
     import hashlib
 
@@ -421,8 +426,8 @@ def ignored_params(estimator, X, y, qid):
     Parameters
     ----------
     estimator : estimator
-        Unfitted; fitted in place, with the query ids when it takes them
-        (:func:`fit_params`).
+        Unfitted; fitted in place, with the query ids when it takes them (asked of
+        scikit-learn's metadata routing).
     X, y, qid : array-like
         The training data.
 

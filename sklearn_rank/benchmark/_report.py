@@ -153,7 +153,7 @@ def report_html(path, runs, *, sections=()):
     runs : list of dict
         The runs, as :meth:`~sklearn_rank.benchmark.ResultsStore.runs` gives them.
     sections : sequence of callable, default=()
-        More renderers of a finished run's section, after :data:`RUN_SECTIONS`.
+        More renderers of a finished run's section, after the built-in ones.
 
     Returns
     -------
@@ -186,8 +186,8 @@ def write_report(store, path, *, runs=None, sections=()):
     runs : list of int, default=None
         The ids of the runs to report; None reports all of them.
     sections : sequence of callable, default=()
-        More section renderers, ``renderer(store, run) -> HTML`` (see
-        :data:`RUN_SECTIONS`).
+        More section renderers, ``renderer(store, run) -> HTML``, after the built-in
+        sections (the results of each data set, and those across data sets).
 
     Returns
     -------

@@ -11,6 +11,7 @@ Imported when the work starts, so that the command line's other modules (and
 ``sklearn-rank --help``) do not load scikit-learn.
 """
 
+import contextlib
 import time
 
 import numpy as np
@@ -53,16 +54,31 @@ def unit_scoring(metrics, *, scales=None, convention=None):
 
 
 def processes(n_jobs, n_units):
-    """The processes of ``n_jobs`` for ``n_units`` units of work: at most one per
-    unit, and at most one per CPU (every model fits on one thread, so a process more only
-    holds one more copy of the data); at least 1."""
+    """The processes that :func:`run_units` starts for ``n_units`` units of work.
+
+    At most ``n_jobs``, at most one per unit, and at most one per CPU (every model fits on
+    one thread, so a process more only holds one more copy of the data); at least 1. For a
+    progress display that says how many processes run.
+
+    Parameters
+    ----------
+    n_jobs : int
+        The processes asked for.
+    n_units : int
+        The units of work to run.
+
+    Returns
+    -------
+    n_processes : int
+    """
     from joblib import cpu_count
 
     return max(1, min(n_jobs, n_units, cpu_count()))
 
 
 def run_units(tasks, data, *, scoring, n_jobs, progress, recorder, predict=False,
-              test_data=None, test_keys=None, response_method="auto", keep_estimator=False):
+              test_data=None, test_keys=None, response_method="auto", keep_estimator=False,
+              quiet=False):
     """Run ``tasks``; yields each :class:`UnitResult` as its unit ends.
 
     Units that ``recorder`` already knows are yielded first, without running. The others run
@@ -100,6 +116,10 @@ def run_units(tasks, data, *, scoring, n_jobs, progress, recorder, predict=False
         How the refitted models score the held-out test set.
     keep_estimator : bool, default=False
         Keep the refitted model in its result.
+    quiet : bool, default=False
+        Keep the boosters' native log lines (``[LightGBM] [Fatal] ...``, written before
+        the error that follows them is raised) off this process's output while the units
+        run, as the command line does.
 
     Yields
     ------
@@ -110,6 +130,16 @@ def run_units(tasks, data, *, scoring, n_jobs, progress, recorder, predict=False
     benchmark_tasks : The tasks of a run.
     run_benchmark : The whole run, with a store.
     """
+    from ._models import boosters_quiet
+
+    with boosters_quiet() if quiet else contextlib.nullcontext():
+        yield from _run_units(tasks, data, scoring, n_jobs, progress, recorder, predict,
+                              test_data, test_keys, response_method, keep_estimator)
+
+
+def _run_units(tasks, data, scoring, n_jobs, progress, recorder, predict, test_data,
+               test_keys, response_method, keep_estimator):
+    """:func:`run_units`, without its ``quiet``."""
     from joblib import effective_n_jobs
     from sklearn.utils.parallel import Parallel, delayed
 

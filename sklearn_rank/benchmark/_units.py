@@ -112,10 +112,29 @@ class UnitResult:
 
 @dataclass
 class Task:
-    """A unit to run: the estimator (unfitted), the rows of its fold, its progress text;
-    ``dense`` for a model that takes no sparse input (the data's ``densified()``);
-    ``data`` the data set it is fitted on (None: the runner's one data set); ``scoring``
-    the scorers of its data set (None: the runner's)."""
+    """A unit to run, as :func:`~sklearn_rank.benchmark.run_units` takes it.
+
+    Attributes
+    ----------
+    unit : Unit
+        The key of its result.
+    estimator : estimator
+        Unfitted.
+    params : dict
+        The parameters set on the model, recorded with the result.
+    train, test : array-like of int, default=None
+        The rows of the fold; None for a unit of the held-out test set (``unit.fold``
+        None), fitted on all the data.
+    detail : str, default=""
+        Its text on a progress line.
+    dense : bool, default=False
+        A model that takes no sparse input: it is given the data's ``densified()``.
+    data : RankingDataset, default=None
+        The data set it is fitted on; None for the runner's one data set.
+    scoring : dict, default=None
+        The scorers of its data set (:func:`~sklearn_rank.benchmark.unit_scoring`); None
+        for the runner's.
+    """
 
     unit: Unit
     estimator: object
@@ -139,16 +158,19 @@ class Recorder:
     """
 
     def start(self, provenance, units):
-        pass
+        """Receive the run's provenance (a dict) and its units (list of :class:`Unit`)
+        before the work."""
 
     def known(self, unit, params):
+        """The stored :class:`UnitResult` of ``unit`` run with ``params``, or None to run
+        it."""
         return None
 
     def record(self, result):
-        pass
+        """Receive the :class:`UnitResult` of a unit that has just ended."""
 
     def finish(self):
-        pass
+        """Called once every unit is done."""
 
 
 def as_dataset(value, name="data"):

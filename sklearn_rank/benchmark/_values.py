@@ -62,10 +62,31 @@ def seed_mean(per_query_by_seed, metrics):
 
 
 def seed_spread(per_query_by_seed, metrics):
-    """The spread over seeds of a system's mean over queries: ``{metric: (mean of the
-    per-seed means, their standard deviation with ddof=1)}``; the deviation is NaN for one
-    seed. A NaN per-query value is refused, as :func:`~sklearn_rank.stats.seed_summary`
-    refuses it."""
+    """The spread over seeds of a system's mean over queries.
+
+    Computed by :func:`~sklearn_rank.stats.seed_summary` (the numbers of
+    :meth:`BenchmarkResult.seed_summary
+    <sklearn_rank.benchmark.BenchmarkResult.seed_summary>`), for per-query values held per
+    seed, as :func:`seed_mean` takes them.
+
+    Parameters
+    ----------
+    per_query_by_seed : list of dict
+        Per seed, ``{"qid": ..., metric: values}``.
+    metrics : list of str
+        The metrics, keys of the dicts.
+
+    Returns
+    -------
+    spread : dict
+        ``{metric: (mean of the per-seed means, their standard deviation with ddof=1)}``;
+        the deviation is NaN for one seed.
+
+    Raises
+    ------
+    ValueError
+        A NaN per-query value, as :func:`~sklearn_rank.stats.seed_summary` refuses it.
+    """
     summary = _summary(per_query_by_seed, metrics)
     return {row.metric: (row.mean, np.nan if row.seed_std is None else row.seed_std)
             for row in summary.rows}
