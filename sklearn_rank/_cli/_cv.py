@@ -98,7 +98,7 @@ examples:
   sklearn-rank cv --model small=lightgbm --set num_leaves=7 --model large=lightgbm \\
       --set num_leaves=63 --output results.json --per-query-output per_query.csv
   sklearn-rank cv --config benchmark.toml --n-jobs 4
-  sklearn-rank cv --dataset web10k=mslr-web10k:1 --dataset yahoo=set1.train.txt \
+  sklearn-rank cv --dataset web10k=mslr-web10k:1 --dataset yahoo=set1.train.txt \\
       --repeats 3 --store results.sqlite
 """
 DEFAULT_METRICS = ("ndcg@10", "err@10", "map")

@@ -657,7 +657,8 @@ def _test_lines(result):
     if result.correction is None:
         how = ""
     else:
-        how = f" after {result.correction.capitalize()}'s correction over {m} pairs"
+        how = (f" after {result.correction.capitalize()}'s correction over {m} "
+               f"{'pair' if m == 1 else 'pairs'}")
     if not result.posthoc_can_reject:
         corrected = ""
         if result.correction is not None:
