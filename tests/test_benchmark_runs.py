@@ -370,6 +370,11 @@ def test_cli_pooled_data_says_so_and_dataset_with_data_is_refused(two_files, cap
     assert code == 2 and "given twice" in one_line_error(err, "cv")
     code, _, err = run_cli(capsys, *base, "--dataset", "a.txt")
     assert code == 2 and "expected NAME=SOURCE" in one_line_error(err, "cv")
+    # two data sets after one --dataset read as two to a user, as one (pooled) to argparse
+    code, _, err = run_cli(capsys, *base, "--dataset", "A=a.txt", "B=b.txt")
+    assert code == 2
+    assert "'B=b.txt' looks like another data set" in one_line_error(err, "cv")
+    assert "--dataset A=a.txt --dataset B=b.txt" in one_line_error(err, "cv")
     code, _, err = run_cli(capsys, *base, "--dataset", "A=a.txt", "--repeats", "2",
                            "--output", "x.csv")
     assert code == 2 and "not .csv" in one_line_error(err, "cv")

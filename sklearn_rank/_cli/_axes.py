@@ -7,6 +7,8 @@ repeats the split (and the models' seeds) with the seeds ``--seed``, ``--seed`` 
 ``--seeds`` gives them. The standard library only: imported by the argument builders.
 """
 
+import os
+
 from ._common import MAX_SEED, int_at_least, usage_error
 
 
@@ -15,7 +17,7 @@ def add_axis_options(parser, datasets=True):
     group = parser.add_argument_group("data sets and seeds" if datasets else "seeds")
     if datasets:
         group.add_argument(
-            "--dataset", action="append", nargs="+", metavar="NAME=SOURCE",
+            "--dataset", action="append", nargs="+", metavar=("NAME=SOURCE", "SOURCE"),
             help="a named data set, each compared on its own; repeat it for several data "
             "sets (--data a.txt b.txt instead pools its files into one data set). SOURCE is "
             "what --data takes; more SOURCEs after the first are pooled into that data set")
@@ -50,6 +52,13 @@ def named_datasets(args):
         if name in datasets:
             raise usage_error(f"--dataset {name!r} is given twice; give each data set its own "
                               "name.")
+        for other in more:
+            # "--dataset a=x.txt b=y.txt" means two data sets to a reader, one to argparse
+            if "=" in other and not os.path.exists(other):
+                raise usage_error(f"--dataset {first} {other}: {other!r} looks like another "
+                                  "data set, but the SOURCEs after the first are pooled into "
+                                  f"{name!r}; repeat --dataset for each data set: --dataset "
+                                  f"{first} --dataset {other}.")
         datasets[name] = [source, *more]
     return datasets
 
