@@ -461,6 +461,11 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
         keys[name] = {m: bind_metric(m, options=scales.get(m, {}), convention=convention).key
                       for m in metrics}
     labels = list(models)
+    from ._models import check_models
+
+    # refused now, not in every fold: a classifier that cannot rank the grades, a dense
+    # copy that would not fit; a model without sparse input gets the dense copy
+    dense = check_models(models, list(datasets.items()))
     built = {}
 
     def estimator_for(label, seed):
@@ -472,6 +477,7 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
 
     params = {label: _params_of(est) for label, est in models.items()}
     tasks = benchmark_tasks(labels, estimator_for, datasets, repeats, n_splits, params=params,
+                            dense=frozenset(dense.labels if dense is not None else ()),
                             scoring=scoring)
     from .._version import __version__
 
