@@ -378,6 +378,8 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
         In a run repeated over seeds (``n_repeats``, ``seeds``), each repeat fits a clone
         whose ``random_state`` is the repeat's seed, when it has one; in a run of one seed,
         the estimators are fitted as given.
+        They are checked against the data before any work (:func:`check_models`): a
+        model that takes no sparse input is given a dense copy of sparse features.
     data : dict, tuple or data set
         Data set name -> data set, where a data set is an ``(X, y, qid)`` tuple or an object
         with ``X``, ``y``, ``qid`` attributes (the command line's data sets); or one such data
@@ -414,6 +416,12 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
     result : BenchmarkResult
         The per-query values per data set, seed and model, with
         :meth:`~BenchmarkResult.compare` and :meth:`~BenchmarkResult.summary`.
+
+    Raises
+    ------
+    ModelCheckError
+        A model that cannot work on the data (a classifier without ``predict_proba`` on
+        more than two grades; a dense copy that would not fit in memory), before any work.
 
     See Also
     --------
