@@ -604,3 +604,63 @@ def test_api_page_lists_the_two_tiers_of_the_public_names():
     assert listed(user) == {n for names in benchmark._USER.values() for n in names}
     assert listed(blocks) == {n for names in benchmark._BUILDING_BLOCKS.values() for n in names}
     assert sorted(listed(user) | listed(blocks)) == benchmark.__all__
+
+
+# ----------------------------------------------------------------------------------------
+# The models' checks of the command line, applied by run_benchmark (check_models)
+
+
+def _svmlight(tmp_path, n_queries=12):
+    from sklearn_rank.datasets import load_source
+
+    X, y, qid = make_ranking(n_queries, random_state=0)
+    path = tmp_path / "d.txt"
+    dump_svmlight_file(X, y, str(path), query_id=qid)
+    return load_source(path)
+
+
+def test_a_model_without_sparse_input_is_given_dense_features(tmp_path):
+    # HistGradientBoostingRegressor on an SVMlight file failed in every fold, deep inside
+    # scikit-learn ("Sparse data was passed for X, but dense data is required")
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    data = _svmlight(tmp_path)
+    assert data.sparse
+    models = {"hgb": HistGradientBoostingRegressor(max_iter=5, random_state=0)}
+    sparse = run_benchmark(models, data, n_splits=2)
+    dense = run_benchmark(models, data.densified(), n_splits=2)
+    np.testing.assert_array_equal(sparse.per_query("hgb").values["ndcg@10"],
+                                  dense.per_query("hgb").values["ndcg@10"])
+
+
+def test_a_dense_copy_beyond_the_memory_available_is_refused_with_the_model(monkeypatch,
+                                                                           tmp_path):
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    from sklearn_rank.benchmark import ModelCheckError, _models
+
+    monkeypatch.setattr(_models, "_memory_available", lambda: 100)
+    data = _svmlight(tmp_path)
+    with pytest.raises(ModelCheckError, match="model 'hgb': HistGradientBoostingRegressor "
+                       "takes no sparse input") as info:
+        run_benchmark({"ridge": Ridge(), "hgb": HistGradientBoostingRegressor()}, data,
+                      n_splits=2)
+    assert (info.value.label, info.value.reason) == ("hgb", "memory")
+    assert info.value.dense.labels == ("hgb",) and info.value.dense.available == 100
+
+
+def test_a_classifier_that_cannot_rank_the_grades_is_refused_before_any_fit(tmp_path):
+    # LinearSVC failed in the scoring of the first fold, after its fit; with a store, the
+    # run was recorded as started
+    from sklearn.svm import LinearSVC
+
+    from sklearn_rank.benchmark import ModelCheckError
+
+    store = tmp_path / "s.sqlite"
+    with pytest.raises(ModelCheckError, match="model 'svc': LinearSVC is a classifier "
+                       "without predict_proba, and the grades of easy take") as info:
+        run_benchmark({"ridge": Ridge(), "svc": LinearSVC()}, DATA, n_splits=2, store=store)
+    assert (info.value.label, info.value.reason, info.value.source) == ("svc", "unrankable",
+                                                                        "easy")
+    assert info.value.n_grades == len(np.unique(DATA["easy"][1]))
+    assert not store.exists()

@@ -11,12 +11,18 @@ import argparse
 import importlib
 import inspect
 import numbers
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..benchmark import MODELS, Model, ModelImportError, ignored_params
+from ..benchmark import (
+    MODELS,
+    Model,
+    ModelCheckError,
+    ModelImportError,
+    check_models,
+    ignored_params,
+)
 from ..benchmark import code_fingerprint as _code_fingerprint
 from ..benchmark import import_object as _import_object
 from ._common import CLIError, close_matches, usage_error
@@ -522,50 +528,15 @@ def check_params(choice, estimator, params, data):
 
 
 # ----------------------------------------------------------------------------------------
-# Sparse features (SVMlight files) for models that take only dense input
-
-
-def _takes_sparse(estimator):
-    """Whether scikit-learn's tags say ``estimator`` takes sparse input; None when it has
-    no tags (not derived from ``BaseEstimator``): it is then given the data as read."""
-    from sklearn.utils import get_tags
-
-    try:
-        return get_tags(estimator).input_tags.sparse
-    except AttributeError:
-        return None
-
-
-def _memory_available():
-    """Bytes of memory this machine can give now without swapping; None if unknown."""
-    try:
-        with open("/proc/meminfo") as lines:
-            for line in lines:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, OSError, ValueError):
-        return None
-
-
-def _size(nbytes):
-    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if nbytes >= scale:
-            return f"{nbytes / scale:,.1f} {unit}"
-    return f"{nbytes} bytes"
+# The library's checks of a run's models (sklearn_rank.benchmark), in the command's words
 
 
 def dense_models(choices, estimators, datasets, note):
     """The labels of the models that need the sparse features of ``datasets`` made dense.
 
-    scikit-learn's tags say which estimators take no sparse input (``HistGradientBoosting
-    Regressor``, a pipeline starting with ``StandardScaler()``...); fitted on the sparse
-    matrix of an SVMlight file, they fail with advice a command-line user cannot follow.
-    They get a dense copy of the features instead, made once for all of them: ``note``
-    says what it costs. It is refused when it would not fit in the memory available.
+    The library's check (:func:`sklearn_rank.benchmark.check_models`), with the command
+    line's note of what the dense copy costs, and its message when the copy would not fit
+    in the memory available.
 
     Parameters
     ----------
@@ -577,48 +548,49 @@ def dense_models(choices, estimators, datasets, note):
     note : callable
         Prints a note on stderr.
     """
-    sparse = [(option, data) for option, data in datasets if data is not None and data.sparse]
-    needing = [c for c in choices if _takes_sparse(estimators[c.label]) is False]
-    if not sparse or not needing:
-        return set()
-    dense = sum(data.dense_nbytes() for _, data in sparse)
-    read = sum(data.X.data.nbytes + data.X.indices.nbytes + data.X.indptr.nbytes
-               for _, data in sparse)
-    shapes = " and ".join(f"{option} {data.X.shape[0]:,} x {data.X.shape[1]:,}"
-                          for option, data in sparse)
-    names = ", ".join(dict.fromkeys(type(estimators[c.label]).__name__ for c in needing))
-    available = _memory_available()
-    if available is not None and dense > available:
+    try:
+        dense = check_models({c.label: estimators[c.label] for c in choices}, [],
+                             test=datasets)
+    except ModelCheckError as exc:
+        dense = exc.dense
         raise CLIError(
-            f"{needing[0].option}: {names} takes no sparse input (scikit-learn's tags say "
-            f"so), and the SVMlight features ({shapes}) would take {_size(dense)} as a dense "
-            f"array, more than the {_size(available)} of memory available ({_size(read)} "
+            f"{_option(choices, exc)}: {dense.classes} takes no sparse input (scikit-learn's "
+            f"tags say so), and the SVMlight features ({_shapes(dense)}) would take "
+            f"{dense.sizes['dense']} as a dense array, more than the "
+            f"{dense.sizes['available']} of memory available ({dense.sizes['sparse']} "
             "sparse). Use a model that takes sparse input (the built-in models, or e.g. "
             "sklearn.linear_model:Ridge), or fewer features (a table with "
-            "--feature-columns).")
-    note(f"{names} takes no sparse input: the SVMlight features ({shapes}) are made dense "
-         f"for it, {_size(dense)} in memory ({_size(read)} sparse).")
-    return {c.label for c in needing}
+            "--feature-columns).") from None
+    if dense is None:
+        return set()
+    note(f"{dense.classes} takes no sparse input: the SVMlight features ({_shapes(dense)}) "
+         f"are made dense for it, {dense.sizes['dense']} in memory "
+         f"({dense.sizes['sparse']} sparse).")
+    return set(dense.labels)
+
+
+def _option(choices, error):
+    return next(c.option for c in choices if c.label == error.label)
+
+
+def _shapes(dense):
+    return " and ".join(f"{option} {rows:,} x {columns:,}"
+                        for option, rows, columns in dense.shapes)
 
 
 def check_rankable(choices, estimators, data):
-    """Refuse, before the work, a classifier of several grades without ``predict_proba``.
-
-    Such a classifier is ranked by its expected grade, from ``predict_proba``; without it
-    (``LinearSVC``, ``SVC()``) there is no score per document, and every fold would fail.
-    """
-    from sklearn.base import is_classifier
-
-    n_grades = len(np.unique(data.y))
-    if n_grades <= 2:
-        return
-    for choice in choices:
-        estimator = estimators[choice.label]
-        if is_classifier(estimator) and not hasattr(estimator, "predict_proba"):
-            raise usage_error(
-                f"{choice.option}: {type(estimator).__name__} is a classifier without "
-                f"predict_proba, and the grades of {data.source} take {n_grades} values: a "
-                "classifier of several grades is ranked by its expected grade, which needs "
-                "predict_proba. Use a regressor of the grades (e.g. sklearn.svm:LinearSVR), "
-                "a classifier with predict_proba (e.g. "
-                "sklearn.linear_model:LogisticRegression), or a ranker (lambdarank).")
+    """Refuse, before the work, a classifier of several grades without ``predict_proba``:
+    the library's check (:func:`sklearn_rank.benchmark.check_models`), its error as a
+    usage error naming the option."""
+    try:
+        check_models({c.label: estimators[c.label] for c in choices}, [(data.source, data)])
+    except ModelCheckError as exc:
+        if exc.reason != "unrankable":  # the dense copy: dense_models refuses it next
+            return
+        raise usage_error(
+            f"{_option(choices, exc)}: {type(exc.estimator).__name__} is a classifier "
+            f"without predict_proba, and the grades of {exc.source} take {exc.n_grades} "
+            "values: a classifier of several grades is ranked by its expected grade, which "
+            "needs predict_proba. Use a regressor of the grades (e.g. sklearn.svm:LinearSVR), "
+            "a classifier with predict_proba (e.g. sklearn.linear_model:LogisticRegression), "
+            "or a ranker (lambdarank).") from None

@@ -378,6 +378,8 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
         In a run repeated over seeds (``n_repeats``, ``seeds``), each repeat fits a clone
         whose ``random_state`` is the repeat's seed, when it has one; in a run of one seed,
         the estimators are fitted as given.
+        They are checked against the data before any work (:func:`check_models`): a
+        model that takes no sparse input is given a dense copy of sparse features.
     data : dict, tuple or data set
         Data set name -> data set, where a data set is an ``(X, y, qid)`` tuple or an object
         with ``X``, ``y``, ``qid`` attributes (the command line's data sets); or one such data
@@ -414,6 +416,12 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
     result : BenchmarkResult
         The per-query values per data set, seed and model, with
         :meth:`~BenchmarkResult.compare` and :meth:`~BenchmarkResult.summary`.
+
+    Raises
+    ------
+    ModelCheckError
+        A model that cannot work on the data (a classifier without ``predict_proba`` on
+        more than two grades; a dense copy that would not fit in memory), before any work.
 
     See Also
     --------
@@ -461,6 +469,11 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
         keys[name] = {m: bind_metric(m, options=scales.get(m, {}), convention=convention).key
                       for m in metrics}
     labels = list(models)
+    from ._models import check_models
+
+    # refused now, not in every fold: a classifier that cannot rank the grades, a dense
+    # copy that would not fit; a model without sparse input gets the dense copy
+    dense = check_models(models, list(datasets.items()))
     built = {}
 
     def estimator_for(label, seed):
@@ -472,6 +485,7 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
 
     params = {label: _params_of(est) for label, est in models.items()}
     tasks = benchmark_tasks(labels, estimator_for, datasets, repeats, n_splits, params=params,
+                            dense=frozenset(dense.labels if dense is not None else ()),
                             scoring=scoring)
     from .._version import __version__
 

@@ -18,9 +18,9 @@ import tempfile
 import warnings
 from dataclasses import dataclass
 
-__all__ = ["MODELS", "Model", "ModelImportError", "boosters_quiet", "code_fingerprint",
-           "fit_params", "ignored_params", "import_object", "quiet_boosters",
-           "silence_lightgbm"]
+__all__ = ["MODELS", "Model", "ModelCheckError", "ModelImportError", "boosters_quiet",
+           "check_models", "code_fingerprint", "fit_params", "ignored_params", "import_object",
+           "quiet_boosters", "silence_lightgbm"]
 
 # Every model trains on one thread: on data of this size it is about as fast, and it does not
 # slow down tenfold when other processes keep the cores busy (OpenMP threads spin while they
@@ -481,3 +481,193 @@ def fit_params(estimator, qid):
     return {"qid": qid} if wants else {}
 
 
+
+
+# ----------------------------------------------------------------------------------------
+# What a run checks of its models before the work: sparse input, rankability
+
+
+def _takes_sparse(estimator):
+    """Whether scikit-learn's tags say ``estimator`` takes sparse input; None when it has
+    no tags (not derived from ``BaseEstimator``): it is then given the data as read."""
+    from sklearn.utils import get_tags
+
+    try:
+        return get_tags(estimator).input_tags.sparse
+    except AttributeError:
+        return None
+
+
+def _memory_available():
+    """Bytes of memory this machine can give now without swapping; None if unknown."""
+    try:
+        with open("/proc/meminfo") as lines:
+            for line in lines:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _size(nbytes):
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:,.1f} {unit}"
+    return f"{nbytes} bytes"
+
+
+@dataclass(frozen=True)
+class _DenseCopy:
+    """The dense copy of sparse features that the models without sparse input need: the
+    attributes are those :func:`check_models` documents of what it returns."""
+
+    @property
+    def sizes(self):
+        """``{"dense": "24.0 TB", "sparse": "3.1 kB", "available": "8.2 GB"}``: the sizes
+        as the messages print them (``available`` None when unknown)."""
+        return {"dense": _size(self.nbytes), "sparse": _size(self.sparse_nbytes),
+                "available": None if self.available is None else _size(self.available)}
+
+    labels: tuple
+    classes: str
+    shapes: tuple
+    nbytes: int
+    sparse_nbytes: int
+    available: object
+
+
+class ModelCheckError(ValueError):
+    """A model of a run that cannot work on its data, found before the work starts
+    (:func:`check_models`).
+
+    Attributes
+    ----------
+    label : str
+        The model's label.
+    estimator : estimator
+        The model.
+    reason : {"unrankable", "memory"}
+        ``"unrankable"``: a classifier without ``predict_proba`` on more than two grades;
+        ``"memory"``: a model without sparse input whose dense copy of the sparse features
+        would not fit in the memory available.
+    source : str or None
+        The data set whose grades the classifier cannot rank (``"unrankable"``).
+    n_grades : int or None
+        Its number of distinct grades (``"unrankable"``).
+    dense : object or None
+        What :func:`check_models` returns, the dense copy refused (``"memory"``).
+    """
+
+    def __init__(self, message, label, estimator, reason, *, source=None, n_grades=None,
+                 dense=None):
+        super().__init__(message)
+        self.label, self.estimator, self.reason = label, estimator, reason
+        self.source, self.n_grades, self.dense = source, n_grades, dense
+
+
+def check_models(models, datasets, *, test=None):
+    """Check the models of a run against its data before the work, and say which need
+    dense features.
+
+    A classifier without ``predict_proba`` (``LinearSVC``) cannot rank more than two
+    grades: it is ranked by its expected grade, and every fold would fail. A model that
+    takes no sparse input by scikit-learn's tags (``HistGradientBoostingRegressor``, a
+    pipeline starting with ``StandardScaler()``) fails deep inside scikit-learn on the
+    sparse matrix of an SVMlight file: it is given a dense copy of the features instead
+    (the data set's ``densified()``, made once for all such models), unless the copy would
+    not fit in the memory available. :func:`run_benchmark` applies it.
+
+    Parameters
+    ----------
+    models : dict of str to estimator
+        Model label -> unfitted estimator.
+    datasets : list of (str, data set)
+        ``(name, data)`` of the data sets the models are fitted on, data sets as
+        :func:`run_benchmark` takes them (with ``X``, ``y`` and, for messages, ``source``).
+    test : list of (str, data set), default=None
+        Further data sets the models are only scored on: checked for the dense copy.
+
+    Returns
+    -------
+    dense : object or None
+        None when no model needs a dense copy; else an object with the attributes
+        ``labels`` (the models that take no sparse input, in order), ``classes`` (their
+        classes, one string), ``shapes`` (``(name, rows, features)`` of each sparse data
+        set), ``nbytes`` and ``sparse_nbytes`` (the sizes of the dense copy and of the
+        sparse features) and ``available`` (the bytes of memory available, None if
+        unknown), and ``sizes``, the three as text (``{"dense": "24.0 TB", ...}``).
+
+    Raises
+    ------
+    ModelCheckError
+        For the first model that cannot work, with its label and the reason.
+
+    Examples
+    --------
+    A model without sparse input, on sparse features:
+
+    >>> from scipy.sparse import csr_matrix
+    >>> from sklearn.ensemble import HistGradientBoostingRegressor
+    >>> from sklearn.linear_model import Ridge
+    >>> from sklearn_rank.benchmark import check_models
+    >>> from sklearn_rank.datasets import make_ranking
+    >>> X, y, qid = make_ranking(10, random_state=0)
+    >>> models = {"ridge": Ridge(), "hgb": HistGradientBoostingRegressor()}
+    >>> check_models(models, [("data", (csr_matrix(X), y, qid))]).labels
+    ('hgb',)
+    >>> print(check_models(models, [("data", (X, y, qid))]))
+    None
+    """
+    import numpy as np
+    from sklearn.base import is_classifier
+
+    def source_of(name, data):
+        return str(getattr(data, "source", name))
+
+    for name, data in datasets:
+        n_grades = len(np.unique(data[1] if isinstance(data, tuple) else data.y))
+        if n_grades <= 2:
+            continue
+        for label, estimator in models.items():
+            if is_classifier(estimator) and not hasattr(estimator, "predict_proba"):
+                source = source_of(name, data)
+                raise ModelCheckError(
+                    f"model {label!r}: {type(estimator).__name__} is a classifier without "
+                    f"predict_proba, and the grades of {source} take {n_grades} values: a "
+                    "classifier of several grades is ranked by its expected grade, which "
+                    "needs predict_proba. Use a regressor of the grades (e.g. "
+                    "sklearn.svm.LinearSVR), a classifier with predict_proba (e.g. "
+                    "sklearn.linear_model.LogisticRegression), or a ranker.",
+                    label, estimator, "unrankable", source=source, n_grades=n_grades)
+    features = [(name, data[0] if isinstance(data, tuple) else data.X)
+                for name, data in [*datasets, *(test or [])] if data is not None]
+    sparse = [(name, X) for name, X in features if hasattr(X, "toarray")]
+    needing = [label for label, estimator in models.items()
+               if _takes_sparse(estimator) is False]
+    if not sparse or not needing:
+        return None
+    dense = _DenseCopy(
+        labels=tuple(needing),
+        classes=", ".join(dict.fromkeys(type(models[label]).__name__ for label in needing)),
+        shapes=tuple((name, int(X.shape[0]), int(X.shape[1])) for name, X in sparse),
+        nbytes=sum(int(X.shape[0]) * int(X.shape[1]) * X.dtype.itemsize for _, X in sparse),
+        sparse_nbytes=sum(X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+                          for _, X in sparse),
+        available=_memory_available())
+    if dense.available is not None and dense.nbytes > dense.available:
+        label = needing[0]
+        shapes = " and ".join(f"{name!r} {rows:,} x {columns:,}"
+                              for name, rows, columns in dense.shapes)
+        raise ModelCheckError(
+            f"model {label!r}: {dense.classes} takes no sparse input (scikit-learn's tags "
+            f"say so), and the sparse features of {shapes} would take "
+            f"{dense.sizes['dense']} as a dense array, more than the "
+            f"{dense.sizes['available']} of memory available ({dense.sizes['sparse']} "
+            "sparse). Use a model that takes sparse input (e.g. "
+            "sklearn.linear_model.Ridge), or fewer features.",
+            label, models[label], "memory", dense=dense)
+    return dense
