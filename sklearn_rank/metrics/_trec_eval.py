@@ -21,7 +21,12 @@ _RESET_WHEN_MISSING = ("num_ret", "utility", "unj", "rbp_resid")
 
 
 class TrecEvalResult:
-    """trec_eval's numbers of a run, as :func:`trec_eval` returns them.
+    """The numbers of trec_eval for a run, as :func:`trec_eval` returns them.
+
+    Parameters
+    ----------
+    query_ids, per_query, summary, qrels_only_queries, run_only_queries
+        The attributes below.
 
     Attributes
     ----------
@@ -72,8 +77,7 @@ class TrecEvalResult:
 )
 def trec_eval(qrels, run, *, measures="official", relevance_level=1, judged_only=False,
               complete=False, max_docs=None, collection_size=None, recall_rounding="nearest"):
-    """trec_eval's measures of a TREC run judged by TREC qrels, as NIST's trec_eval
-    computes them.
+    """Compute trec_eval's measures of a TREC run judged by TREC qrels, as trec_eval does.
 
     What ``sklearn-rank trec_eval`` prints, as numbers: the files are read by
     :func:`~sklearn_rank.datasets.read_trec` (strictly, as trec_eval reads them), the
@@ -91,7 +95,7 @@ def trec_eval(qrels, run, *, measures="official", relevance_level=1, judged_only
         Run, lines ``qid Q0 docno rank score tag``.
 
     measures : str or list of str, default="official"
-        trec_eval's ``-m`` arguments: a measure (``"map"``), a measure with parameters
+        The ``-m`` arguments of trec_eval: a measure (``"map"``), a measure with parameters
         after a ``.`` (``"P.5,10"``, ``"ndcg_cut.10"``, ``"ndcg.1=3,2=9"``), or a set of
         measures: ``"official"``, ``"set"``, ``"all_trec"``.
 
