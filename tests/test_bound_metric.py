@@ -7,7 +7,6 @@ A metric name reaches a kernel through :func:`~sklearn_rank.metrics._bound.bind_
 graph of ``sklearn_rank.metrics`` has no cycle.
 """
 
-import argparse
 import ast
 import math
 import pickle
@@ -119,8 +118,8 @@ def test_repeated_bindings_are_cached():
 ])
 def test_every_caller_builds_the_same_value(name, convention, trec_name):
     from sklearn_rank._adapters._eval_metric import BoosterEvalMetric
-    from sklearn_rank._cli._trec_eval import _plan as trec_plan
     from sklearn_rank.metrics._dask import _plan as dask_plan
+    from sklearn_rank.metrics._trec_eval import _plan as trec_plan
 
     bound = bind_metric(name, convention=convention)
     assert make_ranking_scorer(name, convention=convention)._bound == bound
@@ -131,10 +130,9 @@ def test_every_caller_builds_the_same_value(name, convention, trec_name):
     assert partitioned == bound
     if trec_name is not None:
         root, _, cutoff = trec_name.rpartition("_")  # -m's spelling: ndcg_cut.10
-        args = argparse.Namespace(measures=[f"{root}.{cutoff}" if root else trec_name],
-                                  level=1, judged_only=False, recall_rounding="nearest",
-                                  collection_size=None)
-        ((item, command),) = trec_plan(args)
+        ((item, command),) = trec_plan([f"{root}.{cutoff}" if root else trec_name],
+                                       relevance_level=1, judged_only=False,
+                                       collection_size=None, recall_rounding="nearest")
         assert item.name == trec_name
         assert command == bound
 

@@ -19,14 +19,6 @@ CLI = Path(sklearn_rank.__file__).parent / "_cli"
 # Private imports that stay in the files of this change, each with the reason no public name
 # serves yet: each is a public function missing.
 KNOWN = {
-    ("_trec_eval.py", "sklearn_rank.metrics._trec_names", "expand_measures"):
-        "trec_eval's -m grammar (nicknames, parameters after a dot): no public function "
-        "expands trec_eval measure lists yet",
-    ("_trec_eval.py", "sklearn_rank.metrics._trec_names", "needs_collection_size"):
-        "trec_eval's -N rule, beside the -m grammar (same missing public function)",
-    ("_trec_eval.py", "sklearn_rank.metrics._input", "check_ranking_input"):
-        "one ranking of the run shared by the ~100 measures of -m all_trec, for speed: no "
-        "public function computes bound metrics on a checked ranking",
     ("_evaluate.py", "sklearn_rank.metrics._dask", "dask_summary"):
         "the means of Dask inputs with the numbers of queries and rows in one pass: no "
         "public function of sklearn_rank.metrics returns the counts",

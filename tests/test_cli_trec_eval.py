@@ -847,3 +847,16 @@ def test_l0_gives_rndcg_the_grades_as_gains(tmp_path, capsys):
                for level in (0, 1)]
     assert outputs[0][0] == outputs[1][0] == 0
     assert outputs[0][1] == outputs[1][1]
+
+
+def test_a_fractional_grade_is_named_as_written(tmp_path, capsys):
+    # the document and the query as written in the file, not numpy's np.str_('a')
+    (tmp_path / "qrels").write_text("1 0 a 1.5\n")
+    (tmp_path / "run").write_text("1 Q0 a 1 1.0 t\n")
+    code, out, err = run_trec_eval(capsys, tmp_path / "qrels", tmp_path / "run")
+    assert (code, out) == (1, "")
+    assert err == (f"sklearn-rank trec_eval: error: QRELS {str(tmp_path / 'qrels')!r} gives "
+                   "document 'a' of query '1' the grade 1.5, and 0 other judgement(s) a grade "
+                   "that is not an integer: trec_eval reads grades as integers (it would "
+                   "truncate them). Give integer grades, or use 'sklearn-rank evaluate' for "
+                   "fractional ones.\n")

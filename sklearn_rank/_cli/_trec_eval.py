@@ -1,11 +1,11 @@
 """``sklearn-rank trec_eval``: NIST trec_eval's command line, flags and output, byte for byte.
 
-A thin command over :func:`~sklearn_rank.datasets.read_trec` and the metric registry: the
-measures and their order come from :mod:`sklearn_rank.metrics._trec_names`, the values from
-the registry's metrics with trec_eval's conventions. What it prints besides the metrics is
-trec_eval's: the run's tag (``runid``), the number of queries (``num_q``) and ``relstring``.
+A shell over :func:`sklearn_rank.metrics.trec_eval`, which reads the files, expands the -m
+measures and computes them: the command gives it its flags, says its errors in the words of
+the command line, and prints its numbers as trec_eval prints them.
 """
 
+import re
 import sys
 
 import numpy as np
@@ -61,9 +61,6 @@ _REFUSED = {
 }
 # The format names whose -R / -T is trec_eval's default: harmless to give.
 _DEFAULT_FORMATS = {"-R": "qrels", "-T": "trec_results"}
-# What trec_eval sets to 0 for a query that the run lacks under -c, after computing the
-# measures on a placeholder ranking (trec_eval.c): the rest is 0 there on its own.
-_RESET_WHEN_MISSING = ("num_ret", "utility", "unj", "rbp_resid")
 _WIDTH = 22  # trec_eval's "%-22s"
 
 
@@ -119,67 +116,80 @@ def run(args):
     if args.run == "-":
         raise usage_error("RUN '-' (the run read from standard input, as trec_eval allows) is "
                           "not supported; give the run's file.")
-    plan = _plan(args)
-    qrels = check_input_file(args.qrels, "QRELS")
-    run_file = check_input_file(args.run, "RUN")
-    data = _read(qrels, run_file, args)
-    query_ids, columns = _compute(data, plan, args)
+    result = _evaluate(args)
+    query_ids = result.query_ids
     if args.per_query and args.summary and np.isin("all", query_ids):
         # trec_eval prints it as it is: stdout stays trec_eval's, stderr says it
         print("sklearn-rank trec_eval: note: a query is named 'all', as the lines of the "
               "means are: with -q, its lines precede them but read alike. Rename it to tell "
               "them apart, or give -n (no lines of means).", file=sys.stderr)
     # written a block of lines at a time: the whole text of -q is tens of MB
-    for text in _render([item for item, _ in plan], query_ids, columns, _run_id(run_file),
-                        args):
+    for text in _render(result, args):
         sys.stdout.write(text)
     sys.stdout.flush()
     return 0
 
 
-def _plan(args):
-    """``[(item, bound)]``: the measures of the -m arguments, in trec_eval's order, each with
-    its metric bound to its options and trec_eval's convention (None for runid and
-    relstring), checked before the files are read."""
-    from ..metrics import bind_metric
-    from ..metrics._trec_names import expand_measures, needs_collection_size
+# The library's words -> the command's, in the messages of trec_eval() (its parameters are
+# the command's flags and arguments); the messages it passes on are left as they are
+_FLAGS = ((re.compile(r"^measures: "), "-m: "),
+          (re.compile(r"leave them out of measures\.$"), "leave them out of -m."),
+          (re.compile(r": give collection_size \("), ": give -N ("),
+          (re.compile(r"^no query of run (.*) is judged in qrels '"),
+           r"no query of RUN \1 is judged in QRELS '"),
+          (re.compile(r"^qrels '"), "QRELS '"),
+          (re.compile(r"^cannot evaluate run against qrels: "),
+           "cannot evaluate RUN against QRELS: "))
 
-    try:
-        items = expand_measures(args.measures)
-    except ValueError as exc:
-        raise usage_error(str(exc)) from None
-    missing = [item.measure for item in items
-               if item.measure.metric is not None and item.measure.entry is None]
-    if missing:
-        names = ", ".join(dict.fromkeys(f"{m.name} (metric {m.metric!r})" for m in missing))
-        raise usage_error(f"-m: this version of sklearn-rank does not compute trec_eval's "
-                          f"{names}; leave them out of -m.")
-    # -l 0: _compute ranks grades + 1 at threshold 1 (see _grades_from_zero)
-    set_by_command_line = {"relevance_threshold": float(max(args.level, 1)),
-                           "unjudged": "condensed" if args.judged_only else "nonrelevant",
-                           "recall_rounding": args.recall_rounding}
-    if args.collection_size is not None:
-        set_by_command_line["collection_size"] = args.collection_size
-    plan = []
-    for item in items:
-        metric = item.measure.entry
-        if metric is None:  # runid, relstring: the command prints them
-            plan.append((item, None))
-            continue
-        fixed = {**item.options, **{name: value for name, value in set_by_command_line.items()
-                                    if name in metric.option_names}}
-        if needs_collection_size(fixed):
-            raise usage_error(f"-m: {item.name} counts the non-relevant documents not "
-                              "retrieved, which needs the number of documents in the "
-                              "collection: give -N (trec_eval counts a collection of 0 "
-                              "documents without it).")
+
+def _evaluate(args):
+    """:func:`~sklearn_rank.metrics.trec_eval` with the command's flags, its errors in the
+    command's words (a bad -m or -N is a usage error, checked before the files are read)."""
+    import warnings
+
+    from ..metrics import trec_eval
+
+    options = {"relevance_level": args.level, "judged_only": args.judged_only,
+               "complete": args.complete, "max_docs": args.max_docs,
+               "collection_size": args.collection_size,
+               "recall_rounding": args.recall_rounding}
+    with warnings.catch_warnings():
+        # judged queries without a line in the run: trec_eval leaves them out without a word
+        # without -c; stdout stays trec_eval's, and a note on stderr names them (below)
+        warnings.filterwarnings("ignore", message=r".* have no line in the run",
+                                category=UserWarning)
         try:
-            bound = bind_metric(metric, options=fixed, convention="trec_eval",
-                                caller=f"trec_eval's {item.name}")
-        except (TypeError, ValueError) as exc:
-            raise usage_error(f"-m: cannot compute {item.name}: {exc}") from None
-        plan.append((item, bound))
-    return plan
+            # the measures are checked first, then the files are read
+            result = trec_eval(args.qrels, args.run, measures=args.measures, **options)
+        except (OSError, ValueError) as exc:
+            if getattr(exc, "parameter", None) in ("measures", "collection_size"):
+                raise usage_error(_in_flags(str(exc))) from None
+            if isinstance(exc, OSError) or hasattr(exc, "path"):  # reading a file
+                check_input_file(args.qrels, "QRELS")  # missing, a folder, unreadable
+                check_input_file(args.run, "RUN")
+                # read_trec's message names the file
+                raise CLIError(f"{_which(exc, args.run)}: {exc}") from None
+            raise CLIError(_in_flags(str(exc))) from None
+    missing = result.qrels_only_queries
+    if len(missing) and not args.complete:
+        shown = ", ".join(map(repr, missing[:5].tolist())) + (", ..." if len(missing) > 5 else "")
+        one = len(missing) == 1
+        print(f"sklearn-rank trec_eval: note: {len(missing)} judged "
+              f"quer{'y has' if one else 'ies have'} no line in the run ({shown}): left out, "
+              f"as trec_eval leaves {'it' if one else 'them'} out without -c.", file=sys.stderr)
+    return result
+
+
+def _which(exc, run):
+    """The argument whose file a reading error names."""
+    return "RUN" if repr(str(run)) in str(exc) else "QRELS"
+
+
+def _in_flags(message):
+    """A message of trec_eval() in the words of the command line."""
+    for pattern, flag in _FLAGS:
+        message = pattern.sub(flag, message, count=1)
+    return message
 
 
 def _refuse_options(args):
@@ -192,201 +202,19 @@ def _refuse_options(args):
 
 
 # ----------------------------------------------------------------------------------------
-# Input
-
-
-def _read(qrels, run, args):
-    """read_trec's arrays, grades checked as trec_eval reads them (integers)."""
-    import warnings
-
-    from ..datasets import read_trec
-
-    with warnings.catch_warnings():
-        # judged queries without a line in the run: trec_eval leaves them out without a word
-        # without -c; stdout stays trec_eval's, and a note on stderr names them (below)
-        warnings.filterwarnings("ignore", message=r".* have no line in the run",
-                                category=UserWarning)
-        try:
-            # strict: blank qrels lines and extra fields are trec_eval's "Malformed line"
-            data = read_trec(qrels, run, complete=args.complete, max_docs=args.max_docs,
-                             strict=True)
-        except (OSError, ValueError) as exc:  # the message names the file
-            which = "RUN" if repr(str(run)) in str(exc) else "QRELS"
-            raise CLIError(f"{which}: {exc}") from None
-    if len(data["qid"]) == 0:
-        raise CLIError(f"no query of RUN {str(run)!r} is judged in QRELS {str(qrels)!r}: "
-                       "expected the same query ids (first column) in both files, as trec_eval "
-                       "does ('No queries with both results and relevance info').")
-    grades = data["y_true"]
-    fractional = np.flatnonzero(np.isfinite(grades) & (grades != np.trunc(grades)))
-    if len(fractional):
-        i = fractional[0]
-        raise CLIError(
-            f"QRELS {str(qrels)!r} gives document {data['docno'][i]!r} of query "
-            f"{data['qid'][i]!r} the grade {grades[i]:g}, and {len(fractional) - 1} other "
-            "judgement(s) a grade that is not an integer: trec_eval reads grades as integers "
-            "(it would truncate them). Give integer grades, or use 'sklearn-rank evaluate' "
-            "for fractional ones."
-        )
-    missing = data["qrels_only_queries"]
-    if len(missing) and not args.complete:
-        shown = ", ".join(map(repr, missing[:5].tolist())) + (", ..." if len(missing) > 5 else "")
-        one = len(missing) == 1
-        print(f"sklearn-rank trec_eval: note: {len(missing)} judged "
-              f"quer{'y has' if one else 'ies have'} no line in the run ({shown}): left out, "
-              f"as trec_eval leaves {'it' if one else 'them'} out without -c.", file=sys.stderr)
-    return data
-
-
-def _run_id(path):
-    """The run's tag: the sixth field of its last line, which trec_eval prints as runid."""
-    with open(path, "rb") as handle:
-        handle.seek(0, 2)
-        size = handle.tell()
-        block = 1 << 16
-        while True:
-            start = max(0, size - block)
-            handle.seek(start)
-            lines = handle.read(size - start).splitlines()
-            if start > 0:
-                lines = lines[1:]  # may be cut
-            for line in reversed(lines):
-                fields = line.split()
-                if fields and not fields[0].startswith(b"#"):
-                    return fields[5].decode("utf-8") if len(fields) > 5 else ""
-            if start == 0:
-                return ""
-            block *= 4
-
-
-# ----------------------------------------------------------------------------------------
-# Computation: the metrics of the registry, one column per measure
-
-
-def _compute(data, plan, args):
-    """Query ids (sorted as trec_eval sorts them) and, per item of ``plan``, its column:
-    ``(per-query values, summary)``, relstring's strings, or None for runid."""
-    from ..metrics._input import check_ranking_input
-
-    def rank(y_true):
-        # read_trec's rows come query by query in ascending order: the engine numbers the
-        # runs of equal ids (utils._qid.factorize), with no hash of every row's string
-        try:
-            return check_ranking_input(y_true, data["y_score"], data["qid"],
-                                       retrieved=data["retrieved"], judged="y_true",
-                                       caller="sklearn-rank trec_eval")
-        except ValueError as exc:
-            raise CLIError(f"cannot evaluate RUN against QRELS: {exc}") from None
-
-    ranking = rank(data["y_true"])
-    from_zero = None  # -l 0: the ranking of the grades + 1, and the gain of each such grade
-    if args.level == 0:
-        y_true, shifted_gain = _grades_from_zero(data["y_true"])
-        from_zero = rank(y_true), shifted_gain
-    query_ids = ranking.query_ids
-    missing = None
-    if args.complete and len(data["qrels_only_queries"]):
-        missing = np.isin(query_ids, data["qrels_only_queries"])
-    columns = []
-    for item, bound in plan:
-        if item.measure.name == "relstring":
-            columns.append(_relstring(data, ranking, item.options["length"], args.judged_only))
-            continue
-        if bound is None:  # runid
-            columns.append(None)
-            continue
-        evaluated = ranking
-        if from_zero is not None and _decides_relevance(bound.options):
-            evaluated = from_zero[0]
-            if "gain" in bound.options:  # Rndcg: its gains are those of the grades as given
-                bound = bound.replace(gain=from_zero[1](bound.options["gain"]))
-        # gm_map and gm_bpref: map's and bpref's values, which their kernels compute once
-        # per input, aggregated otherwise
-        try:
-            values = bound.compute(evaluated, label=item.name)[0]
-        except (TypeError, ValueError) as exc:
-            raise CLIError(f"cannot compute {item.name}: {exc}") from None
-        if missing is not None and item.measure.name in _RESET_WHEN_MISSING:
-            values = np.where(missing, 0.0, values)
-        # trec_eval adds the queries' values in query order, then divides (the convention's
-        # order: bound.in_order)
-        summary = bound.aggregator(item.name).add(values, ranking.query_weight).result()
-        columns.append((values, summary))
-    return query_ids, columns
-
-
-def _decides_relevance(options):
-    """Whether trec_eval's -l decides which documents the measure counts relevant: the
-    options have a threshold, and are not rbp's graded gains (m_rbp.c reads the grades, not
-    the level; a grade 0 has gain 0 at any level)."""
-    return "relevance_threshold" in options and not options.get("graded", False)
-
-
-def _grades_from_zero(y_true):
-    """-l 0 (trec_eval relevance: a judged grade >= 0, never a document without a
-    judgement): ``(grades, gain_of)``, the judged grades + 1, which threshold 1 separates
-    from the unjudged documents' 0 (NaN and -1 stay unjudged), and the function that turns a
-    ``gain`` option into the gains of the shifted grades (each grade's gain as given).
-
-    sklearn-rank's metrics rank an unjudged document as grade 0 and take thresholds above 0:
-    a threshold of 0 would make the unjudged documents relevant too.
-    """
-    judged = y_true >= 0  # NaN (outside the pool) and -1 (unjudged in the pool): False
-    grades = np.unique(y_true[judged]).tolist()
-
-    def gain_of(gain):
-        # "linear", or trec_eval's level=gain pairs, where an unlisted grade is its own gain
-        given = {} if isinstance(gain, str) else dict(gain)
-        return {grade + 1: float(given.get(grade, grade)) for grade in grades}
-
-    return np.where(judged, y_true + 1, y_true), gain_of
-
-
-def _relstring(data, ranking, length, judged_only):
-    """trec_eval's relstring: the judgements of each query's first ``length`` ranked
-    documents, one character each ('-' outside the pool, '.' in the pool but unjudged,
-    '>' above 9), as a row of bytes per query, NUL-padded after a query's last document."""
-    shown = data["retrieved"] & (data["y_true"] >= 0 if judged_only else True)
-    rows = np.flatnonzero(shown)
-    codes = ranking.codes[rows]
-    first = np.searchsorted(codes, np.arange(ranking.n_queries))
-    rank = np.arange(len(rows)) - first[codes]
-    rows, codes, rank = rows[rank < length], codes[rank < length], rank[rank < length]
-    grades = data["y_true"][rows]
-    chars = np.full(len(rows), ord("<"), dtype=np.uint8)
-    with np.errstate(invalid="ignore"):
-        digit = (grades >= 0) & (grades <= 9)
-        chars[digit] = grades[digit].astype(np.uint8) + ord("0")
-        chars[grades > 9] = ord(">")
-        chars[grades < 0] = ord(".")
-    chars[np.isnan(grades)] = ord("-")
-    text = np.zeros((ranking.n_queries, int(rank.max()) + 1 if len(rank) else 0),
-                    dtype=np.uint8)
-    text[codes, rank] = chars
-    return text
-
-
-# ----------------------------------------------------------------------------------------
 # Output, as trec_eval prints it (meas_print_single.c, meas_print_final.c)
 
 
-def _render(items, query_ids, columns, run_id, args):
+def _render(result, args):
     """The output, in pieces of text to write one after the other."""
     if args.per_query:
-        shown = [(item, column) for item, column in zip(items, columns)
-                 if item.measure.per_query]
-        yield from _query_lines(shown, query_ids)
+        yield from _query_lines(list(result.per_query.items()), result.query_ids)
     lines = []
     if args.summary:
-        for item, column in zip(items, columns):
-            if not item.measure.summary:
-                continue
-            if item.measure.name == "runid":
-                lines.append(f"{'runid':<{_WIDTH}}\tall\t{run_id}\n")
-            elif item.measure.count:
-                lines.append(f"{item.name:<{_WIDTH}}\tall\t{int(column[1])}\n")
-            else:
-                lines.append(f"{item.name:<{_WIDTH}}\tall\t{column[1]:6.4f}\n")
+        for name, value in result.summary.items():
+            # runid's tag and the counts as they are, the others to 4 decimals
+            shown = f"{value:6.4f}" if isinstance(value, float) else value
+            lines.append(f"{name:<{_WIDTH}}\tall\t{shown}\n")
     yield "".join(lines)
 
 
@@ -395,9 +223,9 @@ _LINES_PER_BLOCK = 1 << 16
 
 
 def _query_lines(shown, query_ids):
-    """The -q lines of the measures ``shown`` (``[(item, column)]``), as trec_eval prints
-    them, in blocks of lines: query by query, every measure of a query, then the next
-    query.
+    """The -q lines of the measures ``shown`` (``[(name, values per query)]``), as
+    trec_eval prints them, in blocks of lines: query by query, every measure of a query,
+    then the next query.
 
     Each line is built as fixed-width byte fields padded with NUL bytes (the measure's
     name padded to 22, the query id, the value), one row of a matrix per line, and the NUL
@@ -407,8 +235,8 @@ def _query_lines(shown, query_ids):
     if not shown or not len(query_ids):
         return
     ids = _bytes_matrix(np.strings.encode(np.asarray(query_ids, dtype=str), "utf-8"))
-    heads = _bytes_matrix(np.array([f"{item.name:<{_WIDTH}}\t".encode() for item, _ in shown]))
-    values = [_value_bytes(item, column) for item, column in shown]
+    heads = _bytes_matrix(np.array([f"{name:<{_WIDTH}}\t".encode() for name, _ in shown]))
+    values = [_value_bytes(column) for _, column in shown]
     width_of_value = max(value.shape[1] for value in values)
     n_items = len(shown)
     fields = (heads.shape[1], ids.shape[1] + 1, width_of_value + 1)
@@ -435,18 +263,17 @@ def _bytes_matrix(strings):
     return strings.view(np.uint8).reshape(len(strings), strings.dtype.itemsize)
 
 
-def _value_bytes(item, column):
+def _value_bytes(column):
     """Each query's value of a measure as trec_eval prints it (a NUL-padded row of bytes
-    per query): relstring quoted, a count as an integer, the others to 4 decimals."""
-    if item.measure.name == "relstring":
+    per query): relstring's strings quoted, a count (integers) as an integer, the others
+    to 4 decimals."""
+    if column.dtype.kind == "U":  # relstring
+        text = _bytes_matrix(np.strings.encode(column, "ascii"))
         quote = np.full((len(column), 1), ord("'"), dtype=np.uint8)
-        return np.hstack([quote, column, quote])
-    if item.measure.count:
-        counts = column[0]
-        if not np.isfinite(counts).all():
-            int(counts[~np.isfinite(counts)][0])  # raises as the count's int() would
-        return _integer_bytes(np.trunc(counts).astype(np.int64))
-    return _fixed_bytes(column[0])
+        return np.hstack([quote, text, quote])
+    if column.dtype.kind == "i":
+        return _integer_bytes(column)
+    return _fixed_bytes(column)
 
 
 def _integer_bytes(numbers):

@@ -36,6 +36,9 @@ _EXPORTS = {
     "._result": (
         "PerQueryResult", "TiedScoresWarning", "aggregate",
     ),
+    "._trec_eval": (
+        "TrecEvalResult", "trec_eval",
+    ),
     "._scorer": (
         "RankingScorer", "get_scorer", "get_scorer_names", "make_ranking_scorer",
         "needs_grade_scale",
