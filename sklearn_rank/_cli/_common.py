@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..utils._figures import figure_label, literal_text  # noqa: F401 (the CLI's figures)
+from ..utils._paths import same_file
 from ..utils._text import format_table  # noqa: F401 (the CLI's tables)
 from ..utils._text import wrap as wrap_text
 
@@ -242,16 +243,6 @@ def check_grades(data, option):
         )
 
 
-def _same_file(a, b):
-    """Whether two paths name one file: after symlinks and relative parts, or a hard link."""
-    if os.path.realpath(a) == os.path.realpath(b):
-        return True
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist (yet)
-        return False
-
-
 def check_output_path(path, option, suffixes, inputs=()):
     """Check an output file before a long computation; returns its lower-case suffix.
 
@@ -269,7 +260,7 @@ def check_output_path(path, option, suffixes, inputs=()):
             f"expected one of {known}."
         )
     for other_option, other in inputs:
-        if other is not None and _same_file(path, other):
+        if other is not None and same_file(path, other):
             raise usage_error(
                 f"{option} {str(path)!r} is the input file of {other_option} ({str(other)!r}); "
                 "writing there would replace the data with the results. Choose another "
@@ -779,7 +770,7 @@ def check_distinct_outputs(outputs):
     given = [(option, path) for option, path in outputs if path is not None]
     for i, (option, path) in enumerate(given):
         for other_option, other in given[:i]:
-            if _same_file(path, other) or os.path.abspath(path) == os.path.abspath(other):
+            if same_file(path, other) or os.path.abspath(path) == os.path.abspath(other):
                 raise usage_error(f"{option} {str(path)!r} is also the file of {other_option}; "
                                   "give each output its own file.")
 
@@ -816,7 +807,7 @@ def check_test_apart(data, test):
                 same = trained is not None and trained[:2] == parsed[:2] and (
                     trained[2] == parsed[2] or "all" in (trained[2], parsed[2]))
             else:
-                same = _same_file(source, other)
+                same = same_file(source, other)
             if same:
                 raise usage_error(f"--test {source!r} holds the queries of --data {other!r}; "
                                   "a held-out test set must hold other queries.")

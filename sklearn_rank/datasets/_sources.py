@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..utils._paths import same_file
 from ..utils._qid import unique_ids
 from ._errors import DataSourceError
 
@@ -464,16 +465,6 @@ def _check_file(path):
     return Path(path)
 
 
-def _same_file(a, b):
-    """Whether two paths name one file: after symlinks and relative parts, or a hard link."""
-    if os.path.realpath(a) == os.path.realpath(b):
-        return True
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist (yet)
-        return False
-
-
 def _load_svmlight(paths, min_queries):
     """LETOR / SVMlight files as one :class:`RankingDataset`.
 
@@ -486,7 +477,7 @@ def _load_svmlight(paths, min_queries):
     paths = [_check_file(path) for path in paths]
     for i, path in enumerate(paths):
         for other in paths[:i]:
-            if _same_file(path, other):
+            if same_file(path, other):
                 raise DataSourceError(
                     "{name[source]} names the file {other!r} twice{alias}; its queries would "
                     "count twice.",

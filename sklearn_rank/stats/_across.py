@@ -248,7 +248,7 @@ class PairwiseTest:
     losses: int
 
 
-class AcrossDatasetsResult:
+class AcrossDatasetsResult(_table.TextTable):
     """Models compared across data sets, from :func:`compare_datasets`.
 
     Renders as a ranks table with the tests beneath: ``str(result)`` or :meth:`to_string`,
@@ -450,15 +450,6 @@ class AcrossDatasetsResult:
         if kind == "pairs":
             return pd.DataFrame.from_records([vars(p) for p in self.pairs])
         raise ValueError(f"kind must be 'ranks', 'scores' or 'pairs'; got {kind!r}.")
-
-    def __str__(self):
-        return self.to_string()
-
-    def __repr__(self):
-        return self.to_string()
-
-    def _repr_markdown_(self):
-        return self.to_markdown()
 
 
 @validate_params(

@@ -114,7 +114,7 @@ class Comparison:
     significant: bool
 
 
-class ComparisonResult:
+class ComparisonResult(_table.TextTable):
     """Means, confidence intervals and corrected tests of several systems, from :func:`compare`.
 
     Renders as a results table: ``str(result)`` or :meth:`to_string`, :meth:`to_markdown`,
@@ -314,15 +314,6 @@ class ComparisonResult:
         raise ValueError(
             f"kind must be 'summary', 'comparisons' or 'folds'; got {kind!r}."
         )
-
-    def __str__(self):
-        return self.to_string()
-
-    def __repr__(self):
-        return self.to_string()
-
-    def _repr_markdown_(self):
-        return self.to_markdown()
 
 
 @validate_params(

@@ -120,7 +120,7 @@ def _grid(values, metric):
     return grid
 
 
-class SeedSummary:
+class SeedSummary(_table.TextTable):
     """Means over queries, spreads over seeds and query-level intervals, per data set and model.
 
     From :func:`seed_summary`. Renders as a table: ``str(summary)`` or :meth:`to_string`,
@@ -397,15 +397,6 @@ class SeedSummary:
              "n_seeds": r.n_seeds, "n_queries": r.n_queries}
             for r in self.rows
         ])
-
-    def __str__(self):
-        return self.to_string()
-
-    def __repr__(self):
-        return self.to_string()
-
-    def _repr_markdown_(self):
-        return self.to_markdown()
 
 
 @validate_params(

@@ -302,3 +302,17 @@ def folds_frame(result, pd):
     frame = pd.DataFrame(data, index=pd.Index(result.systems, name="system"))
     frame.columns = pd.MultiIndex.from_tuples(frame.columns, names=["metric", "fold"])
     return frame
+
+
+class TextTable:
+    """What a results object with ``to_string`` and ``to_markdown`` shows: its text when
+    printed or echoed, its Markdown in a notebook."""
+
+    def __str__(self):
+        return self.to_string()
+
+    def __repr__(self):
+        return self.to_string()
+
+    def _repr_markdown_(self):
+        return self.to_markdown()
