@@ -664,3 +664,26 @@ def test_a_classifier_that_cannot_rank_the_grades_is_refused_before_any_fit(tmp_
                                                                         "easy")
     assert info.value.n_grades == len(np.unique(DATA["easy"][1]))
     assert not store.exists()
+
+
+@pytest.mark.parametrize("model, message", [
+    (Ridge(alpha="x"), "model 'bad': The 'alpha' parameter of Ridge must be"),
+    # a step of a pipeline: checked too, and named by its own class
+    ("pipeline", "model 'bad': The 'with_mean' parameter of StandardScaler must be"),
+])
+def test_a_refused_parameter_names_the_model_before_any_work(tmp_path, model, message):
+    # inside cross_validate, scikit-learn reworded the error of every fold as "The 'alpha'
+    # parameter of cross_validate must be...", naming neither the model nor its label, and a
+    # store was started
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from sklearn_rank.benchmark import ModelCheckError
+
+    if model == "pipeline":
+        model = make_pipeline(StandardScaler(with_mean="no"), Ridge())
+    store = tmp_path / "s.sqlite"
+    with pytest.raises(ModelCheckError, match=message) as info:
+        run_benchmark({"ridge": Ridge(), "bad": model}, DATA, n_splits=2, store=store)
+    assert (info.value.label, info.value.reason) == ("bad", "parameters")
+    assert not store.exists()

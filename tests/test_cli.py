@@ -296,6 +296,26 @@ def test_evaluate_csv_table_per_query(capsys, tmp_path, csv_table, table_data):
         np.testing.assert_allclose([float(row[m]) for row in written], expected[m], rtol=1e-12)
 
 
+def test_evaluate_per_query_order_reads_ascii_digits_only(capsys, tmp_path):
+    """Query ids of ASCII digits are listed as numbers (9 before 10); an id of other digits
+    ('\u0663', Arabic-Indic three, which int() reads as 3) is a name, so the ids keep the
+    order evaluate gives them instead of a numeric order that would tie '3' with it."""
+    path = tmp_path / "scores.csv"
+    path.write_text("qid,label,score\n9,1,0.5\n9,0,0.2\n10,1,0.1\n10,0,0.9\n"
+                    "3,1,0.3\n3,0,0.1\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "evaluate", "--table", path, "--metrics", "map",
+                             "--per-query")
+    assert code == 0, err
+    assert list(table_values(out, ["map"])) == ["3", "9", "10", "all"]
+    path.write_text(path.read_text(encoding="utf-8") + "\u0663,1,0.3\n\u0663,0,0.1\n",
+                    encoding="utf-8")
+    code, out, err = run_cli(capsys, "evaluate", "--table", path, "--metrics", "map",
+                             "--per-query")
+    assert code == 0, err
+    listed = list(table_values(out, ["map"]))
+    assert listed[:-1] == sorted(listed[:-1]) and "\u0663" in listed
+
+
 def test_evaluate_tsv_and_string_query_ids(capsys, tmp_path):
     path = tmp_path / "scores.tsv"
     path.write_text("qid\tlabel\tscore\nq10\t1\t0.3\nq10\t0\t0.9\nq9\t2\t0.1\nq9\t0\t0.2\n")

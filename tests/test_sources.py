@@ -150,6 +150,9 @@ ERRORS = [
     ("mslr-web10k:6", {}, DataSourceError, "source", "parameter", None,
      "source 'mslr-web10k:6': mslr-web10k has folds 1 to 5, not 6; expected "
      "mslr-web10k[:FOLD][:SUBSET]"),
+    # a digit that is not ASCII is no fold: str.isdigit() is True of it, int() refuses it
+    ("mslr-web10k:\u00b2", {}, DataSourceError, "source", "parameter", None,
+     "source 'mslr-web10k:\u00b2': expected mslr-web10k[:FOLD][:SUBSET]"),
     ("istella-s:1", {}, DataSourceError, "source", "parameter", None,
      "source 'istella-s:1': expected istella-s[:SUBSET], SUBSET one of train, vali, test"),
     ("mslr-web1Ok:1", {}, DataSourceError, "source", "parameter", None,

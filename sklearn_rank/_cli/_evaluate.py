@@ -489,7 +489,7 @@ def _qid_text(value):
 def _display_order(query_ids):
     """Numeric query ids as numbers ("9" before "10"), others as evaluate sorts them."""
     texts = [_qid_text(q) for q in query_ids]
-    if all(re.fullmatch(r"\d+", t) for t in texts):
+    if all(re.fullmatch(r"[0-9]+", t) for t in texts):  # ASCII: "٣" is a name, not 3
         return np.argsort([int(t) for t in texts], kind="stable")
     return np.arange(len(texts))
 

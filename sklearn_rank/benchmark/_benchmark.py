@@ -420,8 +420,9 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
     Raises
     ------
     ModelCheckError
-        A model that cannot work on the data (a classifier without ``predict_proba`` on
-        more than two grades; a dense copy that would not fit in memory), before any work.
+        A model that cannot work on the data (a parameter that scikit-learn's validation
+        refuses; a classifier without ``predict_proba`` on more than two grades; a dense
+        copy that would not fit in memory), before any work, naming the model's label.
 
     See Also
     --------
@@ -469,10 +470,12 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
         keys[name] = {m: bind_metric(m, options=scales.get(m, {}), convention=convention).key
                       for m in metrics}
     labels = list(models)
-    from ._models import check_models
+    from ._models import check_models, check_parameters
 
-    # refused now, not in every fold: a classifier that cannot rank the grades, a dense
-    # copy that would not fit; a model without sparse input gets the dense copy
+    # refused now, not in every fold: a parameter scikit-learn refuses, a classifier that
+    # cannot rank the grades, a dense copy that would not fit; a model without sparse input
+    # gets the dense copy
+    check_parameters(models)
     dense = check_models(models, list(datasets.items()))
     built = {}
 

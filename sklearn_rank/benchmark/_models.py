@@ -550,10 +550,11 @@ class ModelCheckError(ValueError):
         The model's label.
     estimator : estimator
         The model.
-    reason : {"unrankable", "memory"}
+    reason : {"unrankable", "memory", "parameters"}
         ``"unrankable"``: a classifier without ``predict_proba`` on more than two grades;
         ``"memory"``: a model without sparse input whose dense copy of the sparse features
-        would not fit in the memory available.
+        would not fit in the memory available; ``"parameters"``: a parameter that
+        scikit-learn's validation refuses (:func:`run_benchmark`).
     source : str or None
         The data set whose grades the classifier cannot rank (``"unrankable"``).
     n_grades : int or None
@@ -567,6 +568,33 @@ class ModelCheckError(ValueError):
         super().__init__(message)
         self.label, self.estimator, self.reason = label, estimator, reason
         self.source, self.n_grades, self.dense = source, n_grades, dense
+
+
+def check_parameters(models):
+    """Refuse, before any work, a model whose parameters scikit-learn's validation refuses.
+
+    Each model and every estimator among its parameters (the steps of a pipeline...) that
+    declares scikit-learn's parameter constraints is checked as its ``fit`` would check it.
+    Inside ``cross_validate`` the error would come from every fold, worded with the name
+    ``cross_validate`` and not the model's.
+
+    Raises
+    ------
+    ModelCheckError
+        ``reason="parameters"``, naming the model's label and scikit-learn's message.
+    """
+    from ..utils._sklearn_internals import param_validation, validate_estimator_params
+
+    for label, estimator in models.items():
+        params = estimator.get_params(deep=True) if hasattr(estimator, "get_params") else {}
+        parts = [estimator, *(value for value in params.values()
+                              if hasattr(value, "get_params") and not isinstance(value, type))]
+        for part in parts:
+            try:
+                validate_estimator_params(part)
+            except param_validation.InvalidParameterError as exc:
+                raise ModelCheckError(f"model {label!r}: {exc}", label, estimator,
+                                      "parameters") from None
 
 
 def check_models(models, datasets, *, test=None):

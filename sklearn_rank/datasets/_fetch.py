@@ -372,7 +372,8 @@ def _transfer(url, part, size, bar_of, deadline=float("inf")):
     with response:
         status = getattr(response, "status", None) or 200
         length = response.headers.get("Content-Length")
-        length = int(length) if length is not None and length.isdigit() else None
+        length = (int(length) if length is not None and length.isascii() and length.isdigit()
+                  else None)
         if status == 206:
             span = _content_range(response.headers.get("Content-Range"))
             if span is None or span[0] != have:

@@ -250,7 +250,8 @@ def parse_dataset_name(source):
                else f"{name}[:SUBSET]") + f", SUBSET one of {', '.join(SUBSETS)}"
     fold, subset = (1 if takes_fold else None), "train"
     rest = [p.strip().lower() for p in parts[1:]]
-    if takes_fold and rest and rest[0].isdigit():
+    # ASCII digits only: str.isdigit() is True of '²' or '٣', which int() refuses or reads
+    if takes_fold and rest and rest[0].isascii() and rest[0].isdigit():
         fold = int(rest.pop(0))
         if not 1 <= fold <= 5:
             raise DataSourceError("{name[source]} {path!r}: {dataset} has folds 1 to 5, not "

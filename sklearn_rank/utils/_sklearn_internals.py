@@ -83,6 +83,18 @@ def is_subsample_meta_splitter(obj):
     return cls.__name__ == "_SubsampleMetaSplitter" and cls.__module__.startswith("sklearn.")
 
 
+def validate_estimator_params(estimator):
+    """scikit-learn's own check of ``estimator``'s parameters, which ``fit`` runs first.
+
+    ``BaseEstimator._validate_params`` is private: called here, in the fence, for the
+    estimators that declare ``_parameter_constraints`` (scikit-learn's own and those written
+    its way); other estimators are left to their ``fit``. Raises scikit-learn's
+    ``InvalidParameterError``, worded with the estimator's class name.
+    """
+    if hasattr(estimator, "_parameter_constraints") and hasattr(estimator, "_validate_params"):
+        estimator._validate_params()
+
+
 def __getattr__(name):
     if name == "param_validation":
         return importlib.import_module(PARAM_VALIDATION_MODULE)
