@@ -14,7 +14,7 @@ from numbers import Integral
 import numpy as np
 
 from ._units import Task, Unit, as_dataset
-from ._values import Analyses, per_query_result, seed_mean
+from ._values import Analyses, _dataset_name, per_query_result, seed_mean
 
 __all__ = ["BenchmarkResult", "assemble_folds", "benchmark_tasks", "repeat_seeds",
            "run_benchmark", "splitter_text"]
@@ -238,14 +238,6 @@ class BenchmarkResult(Analyses):
         return {(dataset, label, seed): self.folds[dataset, seed][label]["per_query"]
                 for dataset in self.datasets for label in self.models for seed in self.seeds}
 
-    def _dataset(self, dataset):
-        if dataset is None and len(self.datasets) == 1:
-            return self.datasets[0]
-        if dataset not in self.datasets:
-            raise ValueError(f"dataset={dataset!r} is not a data set of this run; its data "
-                             f"sets: {', '.join(map(repr, self.datasets))}.")
-        return dataset
-
     def _seed(self, seed):
         if seed not in self.seeds:
             raise ValueError(f"seed={seed!r} is not a seed of this run; its seeds: "
@@ -269,7 +261,7 @@ class BenchmarkResult(Analyses):
         systems : dict
             Model label -> ``{"qid", ("fold",) metric: values}``.
         """
-        dataset = self._dataset(dataset)
+        dataset = _dataset_name(self, dataset)
         if seed is None and len(self.seeds) > 1:
             return {label: seed_mean([self.folds[dataset, s][label]["per_query"]
                                       for s in self.seeds], self.metrics)
