@@ -438,7 +438,7 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
     >>> table.systems
     ['ols', 'ridge']
     """
-    from ._runner import processes, run_units, unit_scoring
+    from ._runner import processes, run_units, start_progress, unit_scoring
     from ._units import Recorder, library_versions
 
     if not isinstance(models, dict) or not models:
@@ -513,13 +513,10 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
         recorder = Recorder()
     recorder.start(provenance, [task.unit for task in tasks])
 
-    class _Silent:
-        def advance(self, detail):
-            pass
-
     try:
         results = list(run_units(tasks, None, scoring=None,
-                                 n_jobs=processes(n_jobs, len(tasks)), progress=_Silent(),
+                                 n_jobs=processes(n_jobs, len(tasks)),
+                                 progress=start_progress(None, len(tasks), "benchmark"),
                                  recorder=recorder, predict=return_predictions))
     except BaseException:
         if store is not None:

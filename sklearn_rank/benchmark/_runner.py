@@ -76,6 +76,34 @@ def processes(n_jobs, n_units):
     return max(1, min(n_jobs, n_units, cpu_count()))
 
 
+class _SilentProgress:
+    """The progress of a run that nobody watches."""
+
+    def begin(self, detail=""):
+        pass
+
+    def advance(self, detail=""):
+        pass
+
+    def close(self):
+        pass
+
+
+def start_progress(progress, total, what, detail=""):
+    """The progress display of a run, begun.
+
+    The library's runners take ``progress=None`` (nothing shown) or a factory called as
+    ``progress(total, what)`` (``total`` units of work, ``what`` is being done, e.g.
+    ``"cross-validation"``) that returns an object with ``begin(detail)``, called once
+    before the first unit, ``advance(detail)``, called as each unit ends, and ``close()``,
+    called at the end, even on an error: the command line's progress line
+    (``functools.partial(Progress, enabled=not quiet)``) is one.
+    """
+    shown = _SilentProgress() if progress is None else progress(total, what)
+    shown.begin(detail)
+    return shown
+
+
 def run_units(tasks, data, *, scoring, n_jobs, progress, recorder, predict=False,
               test_data=None, test_keys=None, response_method="auto", keep_estimator=False,
               quiet=False):
