@@ -166,8 +166,9 @@ def _evaluate(args):
             if isinstance(exc, OSError) or hasattr(exc, "path"):  # reading a file
                 check_input_file(args.qrels, "QRELS")  # missing, a folder, unreadable
                 check_input_file(args.run, "RUN")
-                # read_trec's message names the file
-                raise CLIError(f"{_which(exc, args.run)}: {exc}") from None
+                # read_trec's message names the file, its attribute which one
+                which = "RUN" if getattr(exc, "parameter", None) == "run" else "QRELS"
+                raise CLIError(f"{which}: {exc}") from None
             raise CLIError(_in_flags(str(exc))) from None
     missing = result.qrels_only_queries
     if len(missing) and not args.complete:
@@ -177,11 +178,6 @@ def _evaluate(args):
               f"quer{'y has' if one else 'ies have'} no line in the run ({shown}): left out, "
               f"as trec_eval leaves {'it' if one else 'them'} out without -c.", file=sys.stderr)
     return result
-
-
-def _which(exc, run):
-    """The argument whose file a reading error names."""
-    return "RUN" if repr(str(run)) in str(exc) else "QRELS"
 
 
 def _in_flags(message):
