@@ -346,3 +346,99 @@ def test_report_provenance_of_a_tune_run_names_each_parameter_once(capsys, tmp_p
     # it was "alpha=alpha=0.1,1"
     assert "grid over alpha=0.1,1, fit_intercept=true,false</td>" in html
     assert "alpha=alpha" not in html
+
+
+# ----------------------------------------------------------------------------------------
+# evaluate --table from a pipe: standard input, its type from --table-format or its bytes
+
+TABLE = "qid,label,score\n1,1,0.5\n1,0,0.2\n2,2,0.1\n2,0,0.9\n"
+
+
+def _evaluate_piped(data, *argv):
+    """``sklearn-rank evaluate ARGV`` in a real process, ``data`` (bytes) on its stdin."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    return subprocess.run(
+        [sys.executable, "-m", "sklearn_rank", "evaluate", *argv], input=data,
+        capture_output=True, cwd=root, check=False,
+        env={**os.environ, "PYTHONPATH": str(root)})
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/stdin"), reason="no /dev/stdin")
+@pytest.mark.parametrize("table", ["/dev/stdin", "-"])
+@pytest.mark.parametrize("text, given", [
+    (TABLE, ()), (TABLE.replace(",", "\t"), ()), (TABLE, ("--table-format", "csv")),
+    (TABLE.replace(",", "\t"), ("--table-format", "tsv")),
+])
+def test_evaluate_table_from_standard_input(tmp_path, table, text, given):
+    """A table piped to the command is read: it was "unknown table type '(none)'"."""
+    path = tmp_path / "scores.csv"
+    path.write_text(TABLE)
+    expected = _evaluate_piped(b"", "--table", str(path), "--per-query", "--format", "csv")
+    assert expected.returncode == 0, expected.stderr
+    result = _evaluate_piped(text.encode(), "--table", table, *given, "--per-query",
+                             "--format", "csv")
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout == expected.stdout
+    assert result.stdout.decode().splitlines()[-1].startswith("all,0.815")
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/stdin"), reason="no /dev/stdin")
+def test_evaluate_parquet_from_standard_input(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "scores.parquet"
+    pd.DataFrame({"qid": [1, 1, 2, 2], "label": [1, 0, 2, 0],
+                  "score": [0.5, 0.2, 0.1, 0.9]}).to_parquet(path)
+    expected = _evaluate_piped(b"", "--table", str(path), "--format", "csv")
+    for given in ((), ("--table-format", "parquet")):  # its magic number, or said
+        result = _evaluate_piped(path.read_bytes(), "--table", "-", *given, "--format", "csv")
+        assert (result.returncode, result.stderr) == (0, b"")
+        assert result.stdout == expected.stdout
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/stdin"), reason="no /dev/stdin")
+@pytest.mark.parametrize("text, seen", [
+    ("qid;label;score\n1;1;0.5\n", "no comma and no tab"),
+    ("qid,label\tscore\n1,1\t0.5\n", "both commas and tabs"),
+])
+def test_evaluate_table_of_unknown_type_from_standard_input_is_refused(text, seen):
+    result = _evaluate_piped(text.encode(), "--table", "-")
+    assert result.returncode != 0 and result.stdout == b""
+    line = result.stderr.decode().strip()
+    assert line.startswith("sklearn-rank evaluate: error: --table '/dev/stdin' is a stream")
+    assert seen in line and "give its type as --table-format (csv, tsv or parquet)" in line
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/stdin"), reason="no /dev/stdin")
+def test_evaluate_table_errors_from_standard_input_name_the_stream():
+    """An error in the piped table names the stream and the line, never the temporary copy
+    that the reader made of it."""
+    result = _evaluate_piped(b"qid,label,score\n1,x,0.5\n", "--table", "-")
+    line = result.stderr.decode().strip()
+    assert result.returncode != 0
+    assert line == ("sklearn-rank evaluate: error: --table '/dev/stdin', line 2: column "
+                    "'label' holds 'x'; expected a finite number.")
+
+
+def test_evaluate_table_format_reads_a_file_of_another_suffix(capsys, tmp_path):
+    path = tmp_path / "scores.txt"
+    path.write_text(TABLE.replace(",", "\t"))
+    code, _, err = run_cli(capsys, "evaluate", "--table", path)
+    assert code != 0
+    assert "unknown table type '.txt'" in err and "--table-format" in err
+    code, out, err = run_cli(capsys, "evaluate", "--table", path, "--table-format", "tsv",
+                             "--metrics", "map", "--format", "csv")
+    assert code == 0, err
+    assert out.splitlines()[-1] == "all,0.75"
+
+
+def test_evaluate_table_format_needs_a_table_file(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "evaluate", "--table-format", "csv")
+    assert code == 2 and "--table-format sets the type of a --table file" in err
+    code, _, err = run_cli(capsys, "evaluate", "--table", tmp_path, "--table-format", "csv")
+    assert code == 2 and "a directory holds Parquet files" in err

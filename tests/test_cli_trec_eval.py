@@ -429,7 +429,7 @@ def test_per_query_values_are_written_as_printf_writes_them():
     """-q writes its values without a Python loop per line: each value as f"{v:6.4f}"
     (printf's "%6.4f") writes it, halves of the fourth decimal included, and each count as
     str(int(v))."""
-    from sklearn_rank._cli._trec_eval import _fixed_bytes, _integer_bytes
+    from sklearn_rank.metrics._trec_text import _fixed_bytes, _integer_bytes
 
     rng = np.random.default_rng(0)
     values = np.concatenate([
@@ -452,12 +452,12 @@ def test_per_query_values_are_written_as_printf_writes_them():
 def test_per_query_lines_are_the_same_in_blocks(small_files, capsys, monkeypatch):
     """The -q lines, assembled in blocks of lines to bound memory, are the same whatever
     the block's size (one line, a few queries, all)."""
-    from sklearn_rank._cli import _trec_eval
+    from sklearn_rank.metrics import _trec_text
 
     *_, qrels, run = small_files
     outputs = []
     for size in (1, 7, 1 << 16):
-        monkeypatch.setattr(_trec_eval, "_LINES_PER_BLOCK", size)
+        monkeypatch.setattr(_trec_text, "_LINES_PER_BLOCK", size)
         code, out, _ = run_trec_eval(capsys, "-q", "-c", "-m", "all_trec", "-m", "yaap",
                                      qrels, run)
         assert code == 0

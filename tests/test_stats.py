@@ -1073,3 +1073,104 @@ def test_one_table_renderer_for_text_and_markdown():
     assert wrap("pip install sklearn-rank[xgboost] now", 20, "  ") == [
         "pip install", "  sklearn-rank[xgboost]", "  now"]
     assert wrap("") == [""]
+
+
+# ----------------------------------------------------------------------------------------
+# compare reads a stored run and trec_eval's results through protocols: stats imports
+# nothing of the benchmark layer above it
+
+
+def test_stats_imports_nothing_of_the_benchmark_layer_at_import():
+    import ast
+    from pathlib import Path
+
+    import sklearn_rank
+
+    for path in (Path(sklearn_rank.__file__).parent / "stats").glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:  # module level: a path given to compare reads the store
+            if isinstance(node, ast.ImportFrom):
+                assert "benchmark" not in (node.module or ""), (path.name, node.lineno)
+
+
+def _stored_run(systems, **attributes):
+    from sklearn_rank.benchmark import StoredRun
+
+    run = StoredRun(systems)
+    run.__dict__.update(attributes)
+    return run
+
+
+def test_compare_takes_a_stored_run_s_metrics_baseline_and_seed():
+    rng = np.random.default_rng(0)
+    qid = np.arange(40)
+    base = rng.uniform(0.2, 0.6, 40)
+    systems = {name: {"qid": qid, "ndcg@10": base + rng.normal(shift, 0.05, 40),
+                      "map": base + rng.normal(shift, 0.05, 40)}
+               for name, shift in (("a", 0.0), ("b", 0.05), ("c", -0.02))}
+    run = _stored_run(systems, metrics=["map"], baseline="b", seed=7)
+    got = compare(run, n_resamples=99)
+    expected = compare(systems, metric=["map"], baseline="b", random_state=7, n_resamples=99)
+    assert got.metrics == ["map"] and got.baseline == "b"
+    assert got.to_string() == expected.to_string()
+    # what the call says wins over the run's defaults
+    assert compare(run, metric="ndcg@10", baseline=None, n_resamples=99).metrics == ["ndcg@10"]
+
+    class Run(dict):  # any mapping that says what its run compared: the same
+        metrics, baseline, seed = ["map"], "b", 7
+
+    assert compare(Run(systems), n_resamples=99).to_string() == expected.to_string()
+
+
+def _trec_eval_results(tmp_path):
+    """trec_eval() of two runs on the same qrels, whose queries are listed in other
+    orders in the files."""
+    from sklearn_rank.metrics import trec_eval
+
+    rng = np.random.default_rng(1)
+    qrels = "".join(f"{q} 0 d{d} {rng.integers(0, 3)}\n" for q in range(1, 13)
+                    for d in range(8))
+    (tmp_path / "qrels").write_text(qrels)
+    results = {}
+    for name, order in (("first", range(1, 13)), ("second", range(12, 0, -1))):
+        lines = "".join(f"{q} Q0 d{d} 0 {rng.random():.6f} {name}\n" for q in order
+                        for d in range(8))
+        (tmp_path / name).write_text(lines)
+        results[name] = trec_eval(tmp_path / "qrels", tmp_path / name,
+                                  measures=["map", "P.5", "num_ret", "relstring"])
+    return results
+
+
+def test_compare_reads_trec_eval_results_by_query_id(tmp_path):
+    """A user comparing two runs' trec_eval values: it was a TypeError."""
+    results = _trec_eval_results(tmp_path)
+    got = compare(results, n_resamples=99, random_state=0)
+    # the measures, by trec_eval's names: not the counts or relstring
+    assert got.metrics == ["map", "P_5"]
+    columns = {name: {"qid": r.query_ids, "map": r.per_query["map"],
+                      "P_5": r.per_query["P_5"]} for name, r in results.items()}
+    expected = compare(columns, n_resamples=99, random_state=0)
+    assert got.to_string() == expected.to_string()
+    for name, result in results.items():
+        assert got.estimates["map"][name].mean == pytest.approx(result.summary["map"])
+
+
+def test_compare_pairs_trec_eval_results_by_query_id_not_position(tmp_path):
+    results = _trec_eval_results(tmp_path)
+    first, second = results["first"], results["second"]
+    # the second's queries reversed: paired by position, query 1 would meet query 12
+    second.query_ids = second.query_ids[::-1]
+    second.per_query = {k: v[::-1] for k, v in second.per_query.items()}
+    got = compare({"first": first, "second": second}, metric="map", n_resamples=99,
+                  random_state=0)
+    (comparison,) = got.comparisons
+    ids = first.query_ids
+    order = np.argsort(second.query_ids)
+    differences = first.per_query["map"] - second.per_query["map"][order][
+        np.searchsorted(second.query_ids[order], ids)]
+    assert comparison.result.mean_difference == pytest.approx(differences.mean())
+    # and queries on one side only are named, not compared
+    second.query_ids = second.query_ids.copy()
+    second.query_ids[0] = "99"
+    with pytest.raises(ValueError, match="99"):
+        compare({"first": first, "second": second}, metric="map")

@@ -286,3 +286,71 @@ def test_matches_the_metrics_of_the_same_arrays(tmp_path, parser):
     np.testing.assert_array_equal(data["y_score"], score)  # every digit kept
     assert (evaluate(data["y_true"], data["y_score"], qid=data["qid"], metrics=["ndcg@10"])
             == evaluate(y, score, qid=qid, metrics=["ndcg@10"]))
+
+
+# ----------------------------------------------------------------------------------------
+# A stream (a pipe) and table_format
+
+
+def _pipe_with(tmp_path, data, name="table"):
+    """A named pipe that a thread fills with ``data`` (bytes): what ``/dev/stdin`` is in a
+    shell pipeline."""
+    import os
+    import threading
+
+    path = tmp_path / name
+    os.mkfifo(path)
+
+    def write():
+        with open(path, "wb") as pipe:  # blocks until the reader opens it
+            pipe.write(data)
+
+    threading.Thread(target=write, daemon=True).start()
+    return path
+
+
+TEXT = "qid,doc,label,score,bm25\nq1,a,2,0.9,1.5\nq1,b,0,0.4,2\nq2,c,1,0.2,3\n"
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no named pipes")
+@pytest.mark.parametrize("text, table_format", [
+    (TEXT, None), (TEXT, "csv"), (TEXT.replace(",", "\t"), None),
+    (TEXT.replace(",", "\t"), "tsv"),
+])
+def test_read_table_reads_a_pipe_once(tmp_path, text, table_format):
+    expected = read_table(_write(tmp_path, TEXT), feature_columns="all", docno_column="doc")
+    got = read_table(_pipe_with(tmp_path, text.encode()), table_format=table_format,
+                     feature_columns="all", docno_column="doc")
+    assert got["feature_names"] == ["bm25"]
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        np.testing.assert_array_equal(got[key], value)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no named pipes")
+def test_a_pipe_of_unknown_type_is_refused_naming_table_format(tmp_path):
+    path = _pipe_with(tmp_path, b"qid;label\n1;0\n")
+    with pytest.raises(_tables.TableError, match="give its type as table_format") as info:
+        read_table(path)
+    assert (info.value.path, info.value.parameter) == (str(path), "table_format")
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no named pipes")
+def test_errors_of_a_pipe_name_the_pipe(tmp_path):
+    path = _pipe_with(tmp_path, b"qid,label,score\nq1,1,x\n")
+    with pytest.raises(_tables.TableError) as info:
+        read_table(path)
+    assert str(info.value) == f"{str(path)!r}, line 2: column 'score' holds 'x'; expected a number."
+    assert info.value.path == str(path) and info.value.location == "line 2"
+
+
+def test_table_format_reads_a_file_whatever_its_suffix(tmp_path):
+    path = _write(tmp_path, TEXT.replace(",", "\t"), name="scores.txt")
+    with pytest.raises(_tables.TableError, match=r"unknown table type '\.txt'.*table_format"):
+        read_table(path)
+    np.testing.assert_array_equal(read_table(path, table_format="tsv")["y_score"],
+                                  [0.9, 0.4, 0.2])
+    assert _tables.table_columns(path, table_format="tsv") == ["qid", "doc", "label", "score",
+                                                               "bm25"]
+    with pytest.raises(ValueError, match="table_format must be"):
+        read_table(path, table_format="txt")

@@ -1,26 +1,18 @@
 """``sklearn-rank evaluate``: the metrics of scores against judgements, from files."""
 
-import contextlib
 import os
 import re
-import sys
-import warnings
 
 import numpy as np
 
 from ._common import (
-    USAGE,
-    CLIError,
     add_convention_option,
     add_generated_data_options,
     check_distinct,
-    check_input_file,
     check_output_path,
     describe_convention,
     format_number,
     format_table,
-    generated_data,
-    import_extra,
     int_at_least,
     metric_name,
     outside_convention,
@@ -28,6 +20,14 @@ from ._common import (
     usage_error,
     wrap,
     write_text,
+)
+from ._evaluate_inputs import (
+    compute,
+    evaluate_directory,
+    generated_input,
+    qid_text,
+    read_table_input,
+    read_trec_input,
 )
 
 NAME = "evaluate"
@@ -45,7 +45,9 @@ Input, one of:
                            has no line for are left out (a note says which) unless
                            --complete scores them 0, as trec_eval -c does.
   --table FILE             a .csv, .tsv or .parquet table with one row per (query, document)
-                           and columns qid, label and score (rename with --qid-column...).
+                           and columns qid, label and score (rename with --qid-column...);
+                           '-' or a pipe (/dev/stdin) reads standard input, of the type
+                           --table-format says or its first bytes show.
                            With --convention trec_eval, give the document names with
                            --docno-column: trec_eval ranks tied scores by name.
   --table DIR              a directory of Parquet files with those columns, larger than
@@ -58,6 +60,7 @@ examples:
   sklearn-rank evaluate --run run.txt --qrels qrels.txt --convention trec_eval
   sklearn-rank evaluate --table scores.csv --metrics ndcg@10 err@10 --per-query
   sklearn-rank evaluate --table scores.parquet --score-column prediction --format json
+  some-ranker | sklearn-rank evaluate --table - --table-format tsv
   sklearn-rank evaluate --table scores/ --scheduler local --workers 2
 """
 DEFAULT_METRICS = ("ndcg@10", "err@10", "map", "mrr", "p@10")
@@ -75,6 +78,9 @@ def add_arguments(parser):
                         help="table of qid, label and score columns: .csv, .tsv or .parquet "
                         "(Parquet needs pandas with pyarrow, or polars), or a directory of "
                         "Parquet files, evaluated with Dask (the 'dask' extra)")
+    source.add_argument("--table-format", choices=("csv", "tsv", "parquet"),
+                        help="type of the --table file, whatever its name says (default: its "
+                        "suffix; for standard input, its first bytes)")
     source.add_argument("--qid-column", default="qid", metavar="NAME",
                         help="query id column of --table (default: qid)")
     source.add_argument("--label-column", default="label", metavar="NAME",
@@ -134,7 +140,13 @@ def run(args):
     if args.qid_type is not None and args.table is None:
         raise usage_error("--qid-type sets the type of the query ids of --table; the query ids "
                           "of TREC files are strings, as trec_eval reads them.")
+    if args.table == "-":  # standard input: a stream, read once by read_table
+        args.table = "/dev/stdin"
     directory = args.table is not None and os.path.isdir(args.table)
+    if args.table_format is not None and (args.table is None or directory):
+        raise usage_error("--table-format sets the type of a --table file; "
+                          + ("a directory holds Parquet files." if directory else
+                             "no --table is given."))
     _check_dask_options(args, directory)
     if args.output is not None:
         inputs = [("--run", args.run), ("--qrels", args.qrels), ("--table", args.table)]
@@ -142,16 +154,17 @@ def run(args):
 
     wanted = args.per_query or args.output is not None
     if directory:
-        query_ids, result, means, description = _evaluate_directory(args, metrics, wanted)
+        query_ids, result, means, description = evaluate_directory(args, metrics, wanted)
     else:
         if args.run is not None:
-            data = _read_trec(args.run, args.qrels, args.complete)
+            data = read_trec_input(args.run, args.qrels, args.complete)
         elif args.table is not None:
-            data = _read_table(args.table, args.qid_column, args.label_column,
-                               args.score_column, args.qid_type, args.docno_column)
+            data = read_table_input(args.table, args.qid_column, args.label_column,
+                               args.score_column, args.qid_type, args.docno_column,
+                               args.table_format)
         else:
-            data = _generated(args.n_queries, args.seed)
-        result, means = _compute(data, metrics, args.convention)
+            data = generated_input(args.n_queries, args.seed)
+        result, means = compute(data, metrics, args.convention)
         query_ids, description = result.query_ids, data["describe"](len(result))
     per_query = None
     if wanted:
@@ -161,7 +174,7 @@ def run(args):
     if args.per_query and args.format != "json":
         _check_summary_apart(query_ids, args.format)
     if args.output is not None:
-        rows = [[_qid_text(q), *(repr(float(per_query[m][i])) for m in metrics)]
+        rows = [[qid_text(q), *(repr(float(per_query[m][i])) for m in metrics)]
                 for i, q in enumerate(query_ids)]
         write_text(args.output, format_table(["qid", *metrics], rows, "csv"), "--output")
 
@@ -169,113 +182,6 @@ def run(args):
     print(_render(args.format, description, metrics, args.convention, means, query_ids, shown))
     return 0
 
-
-# ----------------------------------------------------------------------------------------
-# Inputs: each returns a dict of y_true, y_score, qid, retrieved and judged (or None), and
-# describe(n_queries), the input's description; its number of queries comes from the
-# metrics' result, which works the query ids out once.
-
-
-def _read_trec(run, qrels, complete=False):
-    from ..datasets import read_trec
-
-    run = check_input_file(run, "--run")
-    qrels = check_input_file(qrels, "--qrels")
-    try:
-        with warnings.catch_warnings():
-            # said below, in the description of the input, with what --complete does
-            warnings.filterwarnings("ignore", message=r".* have no line in the run")
-            data = read_trec(qrels, run, complete=complete)
-    except (OSError, ValueError) as exc:  # the message names the file; the attribute too
-        option = {"run": "--run"}.get(getattr(exc, "parameter", None), "--qrels")
-        raise CLIError(f"{option}: {exc}") from None
-    if len(data["qid"]) == 0:
-        raise CLIError(f"no query of --run {str(run)!r} is judged in --qrels {str(qrels)!r}: "
-                       "expected the same query ids (first column) in both files.")
-    # NaN (not in the qrels) and negative grades (trec_eval's -1) mark the unjudged rows
-    data["judged"] = "y_true"
-    data["grade_error"] = lambda exc: (
-        f"--qrels {str(qrels)!r} holds the grade {exc.value}; expected finite grades.")
-    unretrieved, n_rows = int((~data["retrieved"]).sum()), len(data["qid"])
-    unjudged = int(np.count_nonzero(~(data["y_true"] >= 0)))
-    left_out = [] if complete else list(data["qrels_only_queries"])
-    notes = ""
-    if unjudged:
-        notes += f", {unjudged:,} retrieved but unjudged (non-relevant)"
-    if left_out:
-        shown = ", ".join(repr(str(q)) for q in left_out[:5]) + (
-            ", ..." if len(left_out) > 5 else "")
-        queries, them = ("query", "it") if len(left_out) == 1 else ("queries", "them")
-        notes += (f"; {len(left_out):,} judged {queries} left out, the run having no line "
-                  f"for {them} ({shown}): --complete scores {them} 0, as trec_eval -c")
-    where = "judged" if complete else "in both"
-    data["describe"] = lambda n_queries: (
-        f"{run} judged by {qrels}: {n_queries:,} queries {where}, "
-        f"{n_rows:,} documents ({unretrieved:,} judged but not retrieved{notes})"
-    )
-    return data
-
-
-def _generated(n_queries, seed):
-    dataset = generated_data(n_queries, seed)
-    description = (f"{dataset.description}, scored by feature 0 (no input given: see "
-                   "--run/--qrels and --table)")
-    return {"y_true": dataset.y, "y_score": dataset.X[:, 0], "qid": dataset.qid,
-            "retrieved": None, "judged": None, "docno": None, "ties_in": "the generated rows",
-            "describe": lambda n_queries: description}
-
-
-# How the messages of the table reader name the options of --table.
-_TABLE_OPTIONS = {
-    "qid_column": "--qid-column", "label_column": "--label-column",
-    "score_column": "--score-column", "docno_column": "--docno-column",
-    "qid_type=int": "--qid-type int", "qid_type=str": "--qid-type str",
-}
-
-
-def _read_table(path, qid_column, label_column, score_column, qid_type=None,
-                docno_column=None):
-    from ..datasets import TableError, read_table
-
-    path = check_input_file(path, "--table")
-    try:
-        data = read_table(path, qid_column=qid_column, label_column=label_column,
-                          score_column=score_column, docno_column=docno_column,
-                          qid_type=qid_type)
-    except TableError as exc:  # the message starts with the file's name
-        raise CLIError(f"--table {exc.describe(_TABLE_OPTIONS)}") from None
-    except (ValueError, ImportError) as exc:  # the message starts with the file's name
-        raise CLIError(f"--table {exc}") from None
-    except OSError as exc:
-        raise CLIError(f"--table {str(path)!r}: cannot read it: {exc.strerror}.") from None
-    qid, y_true, y_score = data["qid"], data["y_true"], data["y_score"]
-    if len(qid) == 0:
-        raise CLIError(f"--table {str(path)!r} has no rows.")
-    return {"y_true": y_true, "y_score": y_score, "qid": qid, "retrieved": None, "judged": None,
-            "docno": data.get("docno"), "ties_in": "the rows of --table",
-            "describe": lambda n_queries: f"{path}: {n_queries:,} queries, {len(qid):,} rows",
-            "grade_error": lambda exc: _refused_grades(f"--table {str(path)!r}", label_column,
-                                                      exc, exc.row)}
-
-
-def _refused_grades(where, label_column, exc, row=None):
-    """The metrics' :class:`~sklearn_rank.metrics._input.GradeError` in the words of the
-    command: a table's grades are the ``--label-column``, and the command has no ``judged``
-    option to read negative grades as trec_eval's -1."""
-    more = f" (and {exc.count - 1:,} more)" if exc.count > 1 else ""
-    at = f" in data row {row + 1:,}" if row is not None else ""
-    value = exc.value
-    if value == value and value < 0 and value != -np.inf:
-        return (f"{where}: the grades (--label-column {label_column!r}) hold {value:g}{at}"
-                f"{more}; expected grades of 0 or more. Map such grades to 0 (non-relevant) "
-                "in the table; for trec_eval's -1 (a pooled document left unjudged), "
-                "evaluate TREC files with --run and --qrels, which read it as trec_eval "
-                "does.")
-    return (f"{where}: the grades (--label-column {label_column!r}) hold {value}{at}{more}; "
-            "expected finite grades of 0 or more.")
-
-
-# A directory of Parquet files: read and evaluated by Dask, partition by partition.
 
 def _check_dask_options(args, directory):
     """The Dask options go with a directory; --workers with --scheduler local."""
@@ -293,202 +199,13 @@ def _check_dask_options(args, directory):
                           "scheduler (--scheduler ADDRESS) has its own workers.")
 
 
-def _evaluate_directory(args, metrics, per_query):
-    """``(query_ids, per-query values, means, description)`` of a directory of Parquet
-    files; with ``per_query`` False, ``query_ids`` is ``range(n_queries)`` and the values
-    None: the per-query values never reach this process."""
-    import_extra("dask.dataframe", "dask", "--table DIR")
-    from ..datasets import TableError, read_table_dask
-    from ..metrics import GradeError, SplitQueryError, TiedScoresWarning, evaluate
-
-    # the means with the numbers of queries and rows, in one pass: no public function
-    # gives them (see the report of the CLI's private imports, tests/test_cli_imports.py)
-    from ..metrics._dask import dask_summary
-
-    path = args.table
-
-    with _dask_scheduler(args.scheduler, args.workers) as where, \
-            warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", TiedScoresWarning)  # one per partition: said once
-        # dask's Parquet reader calls reset_index(inplace=True), which pandas 3.1 deprecates:
-        # nothing that a user of the command can act on
-        warnings.filterwarnings("ignore", message="The inplace keyword",
-                                module=r"dask\.dataframe\.io\.parquet")
-        try:
-            data = read_table_dask(path, qid_column=args.qid_column,
-                                   label_column=args.label_column,
-                                   score_column=args.score_column,
-                                   docno_column=args.docno_column, qid_type=args.qid_type,
-                                   partitioned_by_query=args.partitioned_by_query)
-        except TableError as exc:
-            raise CLIError(f"--table {exc.describe(_TABLE_OPTIONS)}") from None
-        files = data["files"]
-        y_true, y_score, qid = data["y_true"], data["y_score"], data["qid"]
-        docno = data.get("docno")
-        try:
-            if per_query:
-                table = evaluate(
-                    y_true, y_score, qid=qid, metrics=metrics, convention=args.convention,
-                    return_per_query=True, partitioned_by_query=args.partitioned_by_query,
-                    docno=docno).compute()
-                n_rows = len(data["rows"])  # from the files' metadata
-            else:
-                summary = dask_summary(y_true, y_score, qid, metrics, args.convention,
-                                       partitioned_by_query=args.partitioned_by_query,
-                                       docno=docno)
-        except SplitQueryError as exc:
-            queries = f" (and {exc.n_queries - 1:,} other queries)" if exc.n_queries > 1 else ""
-            first, last = exc.partitions
-            raise CLIError(
-                f"--partitioned-by-query says that the rows of each query sit in one file "
-                f"of --table {str(path)!r}, but query {exc.qid!r} has rows in "
-                f"{exc.n_partitions} files (the files {first} and {last}, counted from 0 in "
-                f"the order Dask reads them){queries}: its value would be computed from part "
-                "of its rows. Drop --partitioned-by-query to let Dask gather the rows of "
-                "each query, or write the files with each query in one file."
-            ) from None
-        except GradeError as exc:
-            raise CLIError(_refused_grades(f"--table {str(path)!r}", args.label_column,
-                                           exc)) from None
-        except TableError as exc:  # the reader's, in a partition of the directory
-            message = " ".join([exc.describe(_TABLE_OPTIONS), *getattr(exc, "__notes__", ())])
-            raise CLIError(f"--table {message}") from None
-        except (TypeError, ValueError) as exc:
-            message = " ".join([str(exc), *getattr(exc, "__notes__", ())])
-            raise CLIError(f"cannot compute the metrics: {message}") from None
-        except OSError as exc:
-            raise CLIError(f"--table {str(path)!r}: cannot read it: {exc}") from None
-    # the threaded scheduler's partitions warn here; a cluster's workers keep their warnings
-    _report_row_order_ties(caught, {"ties_in": "the rows of the Parquet files"})
-    if per_query:
-        result, means = _per_query_result(table, metrics)
-        query_ids = result.query_ids
-    else:
-        result, means, n_rows = None, summary["means"], summary["rows"]
-        query_ids = range(summary["queries"])
-    description = (f"{path}: {len(query_ids):,} queries, {n_rows:,} rows in {len(files):,} "
-                   f"Parquet files, evaluated with Dask on {where}")
-    return query_ids, result, means, description
-
-
-@contextlib.contextmanager
-def _dask_scheduler(address, workers):
-    """Where Dask computes, as a phrase for the output: the threaded scheduler (None), a
-    LocalCluster of ``workers`` processes on loopback (``"local"``) or a running scheduler."""
-    if address is None:
-        yield "its threaded scheduler, in this process"
-        return
-    import logging
-
-    distributed = import_extra("distributed", "dask", "--scheduler")
-    if address == "local":
-        # no dashboard port to collide with another cluster's; the shuffle's routine
-        # messages (logged as warnings) kept off the output
-        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
-                                      processes=True, host="127.0.0.1",
-                                      dashboard_address="127.0.0.1:0",
-                                      silence_logs=logging.ERROR) as cluster, \
-                distributed.Client(cluster) as client:
-            n = len(client.scheduler_info()["workers"])
-            yield f"a local cluster of {n} worker process{'es' if n > 1 else ''}"
-        return
-    try:
-        _check_address(address)
-        # not the default client: one that fails to connect would stay the default, and
-        # the next computation in this process would wait for it forever
-        client = distributed.Client(address, timeout="10s", set_as_default=False)
-    except (OSError, TimeoutError, ValueError, TypeError) as exc:
-        raise CLIError(f"--scheduler {address!r}: cannot connect to a Dask scheduler there "
-                       f"({exc}); expected 'local' or the address of a running scheduler, "
-                       "such as tcp://10.0.0.5:8786.") from None
-    with client, client.as_current():
-        yield f"the scheduler at {address}"
-
-
-def _check_address(address):
-    """Raise a ValueError for an address that no scheduler can have (a client built on it
-    fails in a way that leaves it behind, closing itself for seconds)."""
-    from distributed.comm.addressing import parse_address, parse_host_port
-    from distributed.comm.registry import get_backend
-
-    scheme, location = parse_address(address if "://" in address else f"tcp://{address}",
-                                     strict=True)
-    get_backend(scheme)
-    if scheme in ("tcp", "tls"):
-        parse_host_port(location)
-
-
-def _per_query_result(table, metrics):
-    """The collected per-query frame as a :class:`PerQueryResult` in query order, and its
-    means, aggregated as ``evaluate`` aggregates them."""
-    from ..metrics import PerQueryResult, aggregate, bind_metric
-
-    table = table.sort_values("qid", kind="stable")
-    result = PerQueryResult(
-        table["qid"].to_numpy(), {m: table[m].to_numpy() for m in metrics},
-        options={m: {"metric": bind_metric(m).metric.name} for m in metrics})
-    return result, aggregate(result)
-
-
 # ----------------------------------------------------------------------------------------
-# Computation and output
-
-
-def _compute(data, metrics, convention):
-    """The per-query result of ``metrics`` on ``data`` (one computation), and its means."""
-    from ..metrics import GradeError, TiedScoresWarning, aggregate, evaluate_per_query
-
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", TiedScoresWarning)
-            result = evaluate_per_query(
-                data["y_true"], data["y_score"], qid=data["qid"], metrics=metrics,
-                retrieved=data["retrieved"], judged=data["judged"], docno=data["docno"],
-                convention=convention)
-        _report_row_order_ties(caught, data)
-        means = aggregate(result)
-    except GradeError as exc:
-        if "grade_error" not in data:
-            raise CLIError(f"cannot compute the metrics: {exc}") from None
-        raise CLIError(data["grade_error"](exc)) from None
-    except (TypeError, ValueError) as exc:
-        raise CLIError(f"cannot compute the metrics: {exc}") from None
-    except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
-        raise CLIError(f"--metrics: cannot compute the metrics: {exc}", USAGE) from None
-    return result, means
-
-
-def _report_row_order_ties(caught, data):
-    """Say once, on stderr, the library's warnings of tied scores ranked in row order (one
-    per call, or per Dask partition), in the command's words; warn again whatever else was
-    caught."""
-    from ..metrics import TiedScoresWarning
-
-    query_ids = []
-    for warning in caught:
-        found = warning.message
-        if isinstance(found, TiedScoresWarning):
-            query_ids.extend(q for q in found.query_ids if q not in query_ids)
-        else:
-            warnings.warn_explicit(found, warning.category, warning.filename, warning.lineno)
-    if query_ids:
-        shown = ", ".join(repr(_qid_text(q)) for q in query_ids[:3]) + (
-            ", ..." if len(query_ids) > 3 else "")
-        queries = "query" if len(query_ids) == 1 else "queries"
-        print(f"sklearn-rank evaluate: warning: in {len(query_ids):,} {queries} ({shown}), "
-              "documents of different grades have equal scores. The trec_eval convention "
-              "ranks them by document name, as trec_eval does, but no names were given: they "
-              f"keep the order of {data.get('ties_in', 'the rows')}, and the metrics depend "
-              "on it. Give the document-name column with --docno-column.", file=sys.stderr)
-
-
-def _qid_text(value):
-    return str(value.item() if isinstance(value, np.generic) else value)
+# Output
 
 
 def _display_order(query_ids):
     """Numeric query ids as numbers ("9" before "10"), others as evaluate sorts them."""
-    texts = [_qid_text(q) for q in query_ids]
+    texts = [qid_text(q) for q in query_ids]
     if all(re.fullmatch(r"[0-9]+", t) for t in texts):  # ASCII: "٣" is a name, not 3
         return np.argsort([int(t) for t in texts], kind="stable")
     return np.arange(len(texts))
@@ -496,7 +213,7 @@ def _display_order(query_ids):
 
 def _check_summary_apart(query_ids, fmt):
     """Refuse a query named as the row of means: the table would hold two rows 'all'."""
-    if any(_qid_text(q) == _SUMMARY_ROW for q in query_ids):
+    if any(qid_text(q) == _SUMMARY_ROW for q in query_ids):
         raise usage_error(
             f"--per-query --format {fmt}: a query is named {_SUMMARY_ROW!r}, as the row of "
             "the means is, so the table could not tell them apart; expected query ids other "
@@ -522,7 +239,7 @@ def _render(fmt, description, metrics, convention, means, query_ids, per_query):
             return repr(float(value))
     else:
         cell = format_number
-    rows = [[_qid_text(query_ids[i]), *(cell(per_query[m][i]) for m in metrics)]
+    rows = [[qid_text(query_ids[i]), *(cell(per_query[m][i]) for m in metrics)]
             for i in shown]
     rows.append([_SUMMARY_ROW, *(cell(means[m]) for m in metrics)])
     table = format_table(["qid", *metrics], rows, fmt)

@@ -1,8 +1,9 @@
 """``sklearn-rank trec_eval``: NIST trec_eval's command line, flags and output, byte for byte.
 
 A shell over :func:`sklearn_rank.metrics.trec_eval`, which reads the files, expands the -m
-measures and computes them: the command gives it its flags, says its errors in the words of
-the command line, and prints its numbers as trec_eval prints them.
+measures and computes them, and :meth:`~sklearn_rank.metrics.TrecEvalResult.write`, which
+prints its numbers as trec_eval prints them: the command gives them its flags and says their
+errors in the words of the command line.
 """
 
 import re
@@ -61,7 +62,6 @@ _REFUSED = {
 }
 # The format names whose -R / -T is trec_eval's default: harmless to give.
 _DEFAULT_FORMATS = {"-R": "qrels", "-T": "trec_results"}
-_WIDTH = 22  # trec_eval's "%-22s"
 
 
 def add_arguments(parser):
@@ -124,8 +124,7 @@ def run(args):
               "means are: with -q, its lines precede them but read alike. Rename it to tell "
               "them apart, or give -n (no lines of means).", file=sys.stderr)
     # written a block of lines at a time: the whole text of -q is tens of MB
-    for text in _render(result, args):
-        sys.stdout.write(text)
+    result.write(sys.stdout, per_query=args.per_query, summary=args.summary)
     sys.stdout.flush()
     return 0
 
@@ -167,8 +166,9 @@ def _evaluate(args):
             if isinstance(exc, OSError) or hasattr(exc, "path"):  # reading a file
                 check_input_file(args.qrels, "QRELS")  # missing, a folder, unreadable
                 check_input_file(args.run, "RUN")
-                # read_trec's message names the file
-                raise CLIError(f"{_which(exc, args.run)}: {exc}") from None
+                # read_trec's message names the file, its attribute which one
+                which = "RUN" if getattr(exc, "parameter", None) == "run" else "QRELS"
+                raise CLIError(f"{which}: {exc}") from None
             raise CLIError(_in_flags(str(exc))) from None
     missing = result.qrels_only_queries
     if len(missing) and not args.complete:
@@ -178,11 +178,6 @@ def _evaluate(args):
               f"quer{'y has' if one else 'ies have'} no line in the run ({shown}): left out, "
               f"as trec_eval leaves {'it' if one else 'them'} out without -c.", file=sys.stderr)
     return result
-
-
-def _which(exc, run):
-    """The argument whose file a reading error names."""
-    return "RUN" if repr(str(run)) in str(exc) else "QRELS"
 
 
 def _in_flags(message):
@@ -199,131 +194,3 @@ def _refuse_options(args):
             continue
         raise usage_error(f"{short} ({long}) {reason}: sklearn-rank trec_eval does not "
                           "support it.")
-
-
-# ----------------------------------------------------------------------------------------
-# Output, as trec_eval prints it (meas_print_single.c, meas_print_final.c)
-
-
-def _render(result, args):
-    """The output, in pieces of text to write one after the other."""
-    if args.per_query:
-        yield from _query_lines(list(result.per_query.items()), result.query_ids)
-    lines = []
-    if args.summary:
-        for name, value in result.summary.items():
-            # runid's tag and the counts as they are, the others to 4 decimals
-            shown = f"{value:6.4f}" if isinstance(value, float) else value
-            lines.append(f"{name:<{_WIDTH}}\tall\t{shown}\n")
-    yield "".join(lines)
-
-
-# Lines of -q assembled and written per block of this many lines (a few MB)
-_LINES_PER_BLOCK = 1 << 16
-
-
-def _query_lines(shown, query_ids):
-    """The -q lines of the measures ``shown`` (``[(name, values per query)]``), as
-    trec_eval prints them, in blocks of lines: query by query, every measure of a query,
-    then the next query.
-
-    Each line is built as fixed-width byte fields padded with NUL bytes (the measure's
-    name padded to 22, the query id, the value), one row of a matrix per line, and the NUL
-    bytes dropped at once: no Python loop per line. The files hold no NUL byte
-    (``read_trec`` refuses them), so the query ids and the tag cannot lose one.
-    """
-    if not shown or not len(query_ids):
-        return
-    ids = _bytes_matrix(np.strings.encode(np.asarray(query_ids, dtype=str), "utf-8"))
-    heads = _bytes_matrix(np.array([f"{name:<{_WIDTH}}\t".encode() for name, _ in shown]))
-    values = [_value_bytes(column) for _, column in shown]
-    width_of_value = max(value.shape[1] for value in values)
-    n_items = len(shown)
-    fields = (heads.shape[1], ids.shape[1] + 1, width_of_value + 1)
-    width = sum(fields)
-    per_block = max(1, _LINES_PER_BLOCK // n_items)
-    for start in range(0, len(query_ids), per_block):
-        stop = min(start + per_block, len(query_ids))
-        block = np.zeros((stop - start, n_items, width), dtype=np.uint8)
-        block[:, :, :fields[0]] = heads
-        at = fields[0]
-        block[:, :, at:at + ids.shape[1]] = ids[start:stop, None, :]
-        block[:, :, at + ids.shape[1]] = ord("\t")
-        at += fields[1]
-        for j, value in enumerate(values):
-            block[:, j, at:at + value.shape[1]] = value[start:stop]
-        block[:, :, -1] = ord("\n")
-        block = block.ravel()
-        yield block[block != 0].tobytes().decode("utf-8")
-
-
-def _bytes_matrix(strings):
-    """The bytes of a numpy ``S`` array, one row per string, NUL-padded."""
-    strings = np.ascontiguousarray(strings)
-    return strings.view(np.uint8).reshape(len(strings), strings.dtype.itemsize)
-
-
-def _value_bytes(column):
-    """Each query's value of a measure as trec_eval prints it (a NUL-padded row of bytes
-    per query): relstring's strings quoted, a count (integers) as an integer, the others
-    to 4 decimals."""
-    if column.dtype.kind == "U":  # relstring
-        text = _bytes_matrix(np.strings.encode(column, "ascii"))
-        quote = np.full((len(column), 1), ord("'"), dtype=np.uint8)
-        return np.hstack([quote, text, quote])
-    if column.dtype.kind == "i":
-        return _integer_bytes(column)
-    return _fixed_bytes(column)
-
-
-def _integer_bytes(numbers):
-    """int64 numbers written in decimal, as ``str(int)``: a NUL-padded row per number."""
-    negative = numbers < 0
-    magnitude = np.abs(numbers).astype(np.uint64)
-    n_digits = len(str(int(magnitude.max()))) if len(magnitude) else 1
-    out = np.zeros((len(numbers), 1 + n_digits), dtype=np.uint8)
-    out[negative, 0] = ord("-")
-    rest = magnitude
-    for j in range(n_digits, 0, -1):
-        out[:, j] = rest % 10 + ord("0")
-        rest = rest // 10
-    # leading zeros are padding, the last digit stays
-    out[:, 1:n_digits][np.cumsum(out[:, 1:n_digits] != ord("0"), axis=1) == 0] = 0
-    return out
-
-
-# 2**52: above it the scaled value has no fractional bits to round
-_EXACT_SCALED = 2.0**52
-
-
-def _fixed_bytes(values):
-    """Floats written as ``f"{value:6.4f}"`` writes them, a NUL-padded row per value.
-
-    ``value * 10**4`` rounded to the nearest integer gives the digits, except where the
-    product, rounded itself, lies within its rounding error of a half: those values (and
-    NaN, infinities and huge values) are written by Python's own formatting, which rounds
-    the exact decimal value of the double as C's printf does.
-    """
-    scaled = values * 1e4
-    rounded = np.rint(scaled)
-    with np.errstate(invalid="ignore"):
-        exact = ((np.abs(scaled) < _EXACT_SCALED)
-                 & (np.abs(scaled - np.floor(scaled) - 0.5) > 2 * np.spacing(np.abs(scaled))))
-    digits = np.where(exact, np.abs(rounded), 0).astype(np.int64)
-    whole = _integer_bytes(digits // 10_000)
-    whole[np.signbit(values), 0] = ord("-")  # -0.0000, as printf writes a negative value
-    fraction = digits % 10_000
-    decimals = np.empty((len(values), 5), dtype=np.uint8)
-    decimals[:, 0] = ord(".")
-    for j in range(4, 0, -1):
-        decimals[:, j] = fraction % 10 + ord("0")
-        fraction //= 10
-    out = np.hstack([whole, decimals])
-    others = np.flatnonzero(~exact)
-    if len(others):
-        written = np.array([f"{value:6.4f}".encode() for value in values[others].tolist()])
-        width = max(out.shape[1], written.dtype.itemsize)
-        out = np.hstack([out, np.zeros((len(out), width - out.shape[1]), dtype=np.uint8)])
-        out[others] = 0
-        out[others, :written.dtype.itemsize] = _bytes_matrix(written)
-    return out

@@ -12,7 +12,10 @@ import csv
 import importlib.util
 import os
 import re
+import shutil
+import stat
 import sys
+import tempfile
 from operator import itemgetter
 from pathlib import Path
 
@@ -27,19 +30,25 @@ _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def read_table(path, *, qid_column="qid", label_column="label", score_column="score",
-               feature_columns=None, ignore_columns=None, docno_column=None, qid_type=None):
+               feature_columns=None, ignore_columns=None, docno_column=None, qid_type=None,
+               table_format=None):
     """Read query ids, relevance grades, scores or features from a CSV, TSV or Parquet table.
 
     One row per (query, document), with a header line naming the columns; the columns not
-    asked for are ignored. The file type comes from the suffix: ``.csv``, ``.tsv``,
-    ``.parquet`` or ``.pq``. Text files are read as UTF-8 (a byte-order mark is skipped), and
-    fields may be of any length. Reading Parquet needs pandas with pyarrow (or fastparquet),
-    or polars. A CSV or TSV file under 1 MiB is read with the standard library alone.
+    asked for are ignored. The file type comes from ``table_format``, or else from the
+    suffix: ``.csv``, ``.tsv``, ``.parquet`` or ``.pq``. Text files are read as UTF-8 (a
+    byte-order mark is skipped), and fields may be of any length. Reading Parquet needs
+    pandas with pyarrow (or fastparquet), or polars. A CSV or TSV file under 1 MiB is read
+    with the standard library alone.
 
     Parameters
     ----------
     path : str or path-like
-        The table.
+        The table: a file, or a stream that can be read once, such as a pipe
+        (``/dev/stdin``, a named pipe), copied to a temporary file first. A stream's
+        type is ``table_format``, or else what its first bytes say: Parquet's magic
+        number, or a first line (the header) of fields separated by commas (CSV) or by
+        tabs (TSV), not both.
 
     qid_column : str, default="qid"
         The column of query ids. Every row needs one.
@@ -68,6 +77,10 @@ def read_table(path, *, qid_column="qid", label_column="label", score_column="sc
         The type of the query ids: ``"str"`` keeps them as written (``"007"`` and ``"7"``
         are two queries), ``"int"`` reads them as integers (one query). None means
         ``"str"`` for CSV and TSV, and the column's own type for Parquet.
+
+    table_format : {"csv", "tsv", "parquet"} or None, default=None
+        The type of the table, whatever its name says. None: from the file's suffix (or,
+        for a stream, from its first bytes).
 
     Returns
     -------
@@ -132,12 +145,25 @@ def read_table(path, *, qid_column="qid", label_column="label", score_column="sc
     """
     if qid_type not in (None, "str", "int"):
         raise ValueError(f"qid_type must be 'str', 'int' or None; got {qid_type!r}.")
+    if table_format not in (None, *_FORMATS):
+        raise ValueError("table_format must be 'csv', 'tsv', 'parquet' or None; got "
+                         f"{table_format!r}.")
+    if _is_stream(path):  # read once: from a copy, its errors naming the stream
+        with tempfile.TemporaryDirectory(prefix="sklearn-rank-") as folder:
+            copy = _copy_stream(path, Path(folder), table_format)
+            try:
+                return read_table(copy, qid_column=qid_column, label_column=label_column,
+                                  score_column=score_column, feature_columns=feature_columns,
+                                  ignore_columns=ignore_columns, docno_column=docno_column,
+                                  qid_type=qid_type)
+            except TableError as exc:
+                raise _renamed(exc, path) from None
     names = [qid_column, label_column] + ([] if score_column is None else [score_column])
     parameters = ["qid_column", "label_column", "score_column"][:len(names)]
     features = None
     if feature_columns is not None:
         if isinstance(feature_columns, str) and feature_columns == "all":
-            header = table_columns(path)
+            header = table_columns(path, table_format=table_format)
             taken = {*names, docno_column}
             for name in ignore_columns or ():
                 if name not in header:
@@ -160,7 +186,8 @@ def read_table(path, *, qid_column="qid", label_column="label", score_column="sc
             features = [str(c) for c in feature_columns]
         names += features
         parameters += ["feature_columns"] * len(features)
-    columns = _read_table(path, names, qid_type, parameters, docno_column)
+    columns = _read_table(path, names, qid_type, parameters, docno_column, table_format,
+                          takes_format=True)
     data = {"qid": columns[0], "y_true": columns[1]}
     if score_column is not None:
         data["y_score"] = columns[2]
@@ -174,13 +201,17 @@ def read_table(path, *, qid_column="qid", label_column="label", score_column="sc
     return data
 
 
-def table_columns(path):
+def table_columns(path, *, table_format=None):
     """The column names of a table, as its header writes them (stripped).
 
     Parameters
     ----------
     path : str or path-like
-        A CSV, TSV or Parquet table, as :func:`read_table` takes.
+        A CSV, TSV or Parquet table, as :func:`read_table` takes (a file: a stream would
+        be read up).
+
+    table_format : {"csv", "tsv", "parquet"} or None, default=None
+        The type of the table, as in :func:`read_table`.
 
     Returns
     -------
@@ -204,19 +235,21 @@ def table_columns(path):
     >>> table_columns(path)
     ['qid', 'label', 'score']
     """
+    if table_format not in (None, *_FORMATS):
+        raise ValueError("table_format must be 'csv', 'tsv', 'parquet' or None; got "
+                         f"{table_format!r}.")
     path = Path(os.fspath(path))
-    header = _header_of(path)
+    header = _header_of(path, table_format, takes_format=True)
     if header is None:
         raise TableError("{path!r} is empty; expected a header line naming its columns.",
                          path=path, parameter="path")
     return header
 
 
-def _header_of(path):
+def _header_of(path, table_format=None, *, takes_format=False):
     """The column names of a table (stripped), or None for an empty text file."""
     path = Path(os.fspath(path))
-    suffix = path.suffix.lower()
-    _reader(path)
+    suffix = _suffix_of(path, table_format, takes_format=takes_format)
     if suffix in (".parquet", ".pq"):
         return [str(c) for c in _parquet_columns(path)]
     header, _ = _header(path, "," if suffix == ".csv" else "\t", ["qid", "label"])
@@ -227,16 +260,71 @@ def _listed(names):
     return ", ".join(repr(str(c)) for c in names)
 
 
-def _reader(path):
-    reader = _READERS.get(path.suffix.lower())
-    if reader is None:
-        raise TableError("{path!r}: unknown table type {suffix!r}; expected one of {known}.",
-                         path=path, parameter="path", suffix=path.suffix or "(none)",
-                         known=", ".join(_READERS))
-    return reader
+def _suffix_of(path, table_format=None, *, takes_format=False):
+    """The suffix of :data:`_READERS` that reads ``path``: ``table_format``'s, or the
+    file's own. ``takes_format``: the caller takes ``table_format``, which the message of
+    an unknown suffix then names."""
+    if table_format is not None:
+        return _FORMATS[table_format]
+    suffix = path.suffix.lower()
+    if suffix not in _READERS:
+        given = (", or the type given as {name[table_format]} (csv, tsv or parquet)"
+                 if takes_format else "")
+        raise TableError("{path!r}: unknown table type {suffix!r}; expected one of {known}"
+                         + given + ".", path=path, parameter="path",
+                         suffix=path.suffix or "(none)", known=", ".join(_READERS))
+    return suffix
 
 
-def _read_table(path, names, qid_type, parameters, docno_column=None):
+def _reader(path, table_format=None, *, takes_format=False):
+    return _READERS[_suffix_of(path, table_format, takes_format=takes_format)]
+
+
+def _is_stream(path):
+    """Whether ``path`` is a stream that can be read once (a pipe, a terminal, a socket):
+    not a file, a folder or nothing."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, TypeError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
+
+
+def _copy_stream(path, folder, table_format):
+    """A copy of the stream ``path`` in ``folder``, named with the suffix of its type:
+    ``table_format``, or what its first bytes say (see :func:`read_table`)."""
+    copy = folder / "table"
+    with open(path, "rb") as source, open(copy, "wb") as target:
+        shutil.copyfileobj(source, target)
+    if table_format is None:
+        with open(copy, "rb") as handle:
+            start = handle.read(1 << 16)
+        first = start.split(b"\n", 1)[0]
+        if start.startswith(b"PAR1"):
+            table_format = "parquet"
+        elif not start:  # empty: read as text, whose message says so
+            table_format = "csv"
+        elif (b"\t" in first) != (b"," in first):
+            table_format = "tsv" if b"\t" in first else "csv"
+        else:
+            raise TableError(
+                "{path!r} is a stream (a pipe) whose type cannot be told from its first "
+                "line ({seen}); give its type as {name[table_format]} (csv, tsv or "
+                "parquet).", path=path, parameter="table_format", cause="parameter",
+                seen="fields separated by both commas and tabs" if b"\t" in first
+                else "no comma and no tab")
+    return copy.rename(copy.with_suffix(_FORMATS[table_format]))
+
+
+def _renamed(exc, path):
+    """``exc``, an error of the copy of the stream ``path``, naming the stream."""
+    exc.path = exc.fields["path"] = str(path)
+    exc.args = (exc.describe(),)
+    return exc
+
+
+def _read_table(path, names, qid_type, parameters, docno_column=None, table_format=None, *,
+                takes_format=False):
     """``[qid, label, *numbers(, docno)]`` columns of a table, in the order of ``names``.
 
     ``parameters`` names the parameter of each of ``names`` (``"qid_column"``,
@@ -245,7 +333,7 @@ def _read_table(path, names, qid_type, parameters, docno_column=None):
     column come last, as text (trec_eval's tie-break reads them).
     """
     path = Path(os.fspath(path))
-    reader = _reader(path)
+    reader = _reader(path, table_format, takes_format=takes_format)
     parameters = list(parameters)
     if docno_column is not None:
         names = [*names, docno_column]
@@ -616,6 +704,8 @@ _READERS = {
     ".parquet": _read_parquet,
     ".pq": _read_parquet,
 }
+# The table types that table_format names -> their suffix.
+_FORMATS = {"csv": ".csv", "tsv": ".tsv", "parquet": ".parquet"}
 
 
 # ----------------------------------------------------------------------------------------

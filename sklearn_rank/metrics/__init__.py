@@ -25,7 +25,7 @@ _EXPORTS = {
         "GradeError",
     ),
     "._evaluate": (
-        "evaluate", "evaluate_per_query",
+        "EvaluationSummary", "evaluate", "evaluate_per_query", "evaluate_summary",
     ),
     "._names": (
         "parse_metric",

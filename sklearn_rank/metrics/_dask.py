@@ -2,7 +2,8 @@
 
 :func:`dask_evaluate` is what :func:`~sklearn_rank.metrics.evaluate`,
 :func:`~sklearn_rank.metrics.evaluate_per_query` and the public ``*_score`` functions run
-when an input is a Dask collection (:func:`is_dask_collection`). It
+when an input is a Dask collection (:func:`is_dask_collection`), and :func:`dask_summary`
+what :func:`~sklearn_rank.metrics.evaluate_summary` runs. It
 
 1. checks the inputs before any computation: Dask Series (or Dask arrays) of one Dask
    DataFrame, with the same partitions, nothing in memory mixed in;
@@ -150,17 +151,16 @@ def dask_score(metric, arguments, *, stacklevel=5):
     return result if arguments["return_per_query"] else result[spec.function_name]
 
 
-def dask_summary(y_true, y_score, qid, metrics, convention, *, partitioned_by_query=False,
-                 stacklevel=2, docno=None):
-    """The means of ``metrics`` on Dask inputs, with the numbers of queries and rows.
-
-    What the command line prints: ``{"means": {name: mean}, "queries": n_queries,
-    "rows": n_rows}``, in one pass over the data (two with a graded ERR or RBP without
-    ``max_grade``). ``stacklevel`` as in :func:`dask_evaluate`.
-    """
-    plan = _plan(metrics, {}, "evaluate", convention)
-    inputs = {"y_true": y_true, "y_score": y_score, "qid": qid, "docno": docno}
-    return _evaluate_plan(plan, inputs, convention, caller="evaluate", per_query=False,
+def dask_summary(y_true, y_score, qid, metrics, sample_weight, retrieved, judged, convention,
+                 options, *, partitioned_by_query=False, stacklevel=4, docno=None):
+    """:func:`~sklearn_rank.metrics.evaluate_summary` of Dask inputs: the means of
+    ``metrics`` with the numbers of queries and rows, ``{"means": {name: mean}, "queries":
+    n_queries, "rows": n_rows}``, in one pass over the data (two with a graded ERR or RBP
+    without ``max_grade``). The arguments as :func:`dask_evaluate` takes them."""
+    plan = _plan(metrics, options, "evaluate_summary", convention)
+    inputs = {"y_true": y_true, "y_score": y_score, "qid": qid, "sample_weight": sample_weight,
+              "retrieved": retrieved, "judged": judged, "docno": docno}
+    return _evaluate_plan(plan, inputs, convention, caller="evaluate_summary", per_query=False,
                           with_weight=False, partitioned_by_query=partitioned_by_query,
                           stacklevel=stacklevel + 1, counts=True)
 

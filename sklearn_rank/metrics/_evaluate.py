@@ -7,16 +7,18 @@ validate the data once, and compute every metric from one grouping and one sort
 partition. This module sits above both, so that neither imports the other.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..utils._param_validation import validate_params
 from ._bound import bind_metrics
-from ._dask import dask_evaluate, is_dask_collection
+from ._dask import dask_evaluate, dask_summary, is_dask_collection
 from ._input import check_ranking_input
 from ._registry import CONSTRAINTS
 from ._result import means_of, result_of
 
-__all__ = ["evaluate", "evaluate_per_query"]
+__all__ = ["EvaluationSummary", "evaluate", "evaluate_per_query", "evaluate_summary"]
 
 
 # The arguments of evaluate and evaluate_per_query (besides the metrics' own options).
@@ -169,6 +171,96 @@ return_per_query
     # the warning of a metric whose every query was skipped: at the caller of evaluate, past
     # the frame of validate_params
     return means_of(result, stacklevel=4)
+
+
+@dataclass(frozen=True)
+class EvaluationSummary:
+    """The means of :func:`evaluate_summary`, with the numbers of queries and rows.
+
+    Attributes
+    ----------
+    means : dict
+        Metric name (as given) -> mean over queries, as :func:`evaluate` returns them.
+    n_queries : int
+        The number of queries evaluated.
+    n_rows : int
+        The number of rows (documents) of the input.
+    """
+
+    means: dict
+    n_queries: int
+    n_rows: int
+
+
+@validate_params({**_EVALUATE_CONSTRAINTS, "partitioned_by_query": ["boolean"]},
+                 prefer_skip_nested_validation=True)
+def evaluate_summary(y_true, y_score, *, qid=None, metrics=("ndcg@10", "map", "mrr"),
+                     sample_weight=None, retrieved=None, judged=None, docno=None,
+                     convention=None, partitioned_by_query=False, **options):
+    """Compute the means of several ranking metrics, with the numbers of queries and rows.
+
+    :func:`evaluate`'s means (the same numbers), with what a report of them says beside
+    them: how many queries and rows they come from. With Dask inputs (larger than memory),
+    all three come from one pass over the data, and the per-query values never leave the
+    workers; in memory, the counts are those of :func:`evaluate_per_query`'s result.
+
+    Parameters
+    ----------
+    y_true, y_score, qid, sample_weight, retrieved, judged, docno, convention
+        As in :func:`ndcg_score`; with Dask inputs, Dask Series of one Dask DataFrame (or
+        Dask arrays), as :func:`evaluate` takes them.
+
+    metrics : list of str or str, default: ``("ndcg@10", "map", "mrr")``
+        Metric names, as in :func:`evaluate`.
+
+    partitioned_by_query : bool, default=False
+        With Dask inputs, as in :func:`evaluate`; ignored for arrays in memory.
+
+    **options
+        Options applied to every metric that takes them, as in :func:`evaluate`.
+
+    Returns
+    -------
+    summary : EvaluationSummary
+        ``means`` (metric name -> mean), ``n_queries`` and ``n_rows``.
+
+    See Also
+    --------
+    evaluate : The means alone.
+    evaluate_per_query : The per-query values, with their query ids.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import evaluate_summary
+    >>> y_true = [3, 0, 2, 1, 0, 1]
+    >>> y_score = [0.9, 0.8, 0.1, 0.4, 0.3, 0.6]
+    >>> qid = [1, 2, 1, 2, 1, 2]
+    >>> summary = evaluate_summary(y_true, y_score, qid=qid, metrics=["ndcg@2", "P@1"])
+    >>> summary.n_queries, summary.n_rows
+    (2, 6)
+    >>> {name: round(value, 4) for name, value in summary.means.items()}
+    {'ndcg@2': 0.587, 'P@1': 0.5}
+
+    The same on a Dask DataFrame (``pip install sklearn-rank[dask]``), in one pass:
+
+    >>> import dask.dataframe as dd  # doctest: +SKIP
+    >>> ddf = dd.read_parquet("scores/")  # doctest: +SKIP
+    >>> summary = evaluate_summary(ddf["label"], ddf["score"], qid=ddf["qid"],
+    ...                            metrics=["ndcg@10"])  # doctest: +SKIP
+    """
+    if any(map(is_dask_collection,
+               (y_true, y_score, qid, sample_weight, retrieved, judged, docno))):
+        counted = dask_summary(y_true, y_score, qid, metrics, sample_weight, retrieved, judged,
+                               convention, options, partitioned_by_query=partitioned_by_query,
+                               docno=docno)
+        return EvaluationSummary(counted["means"], counted["queries"], counted["rows"])
+    plan = bind_metrics(metrics, options, convention, caller="evaluate_summary")
+    data = check_ranking_input(y_true, y_score, qid, sample_weight, retrieved, judged=judged,
+                               docno=docno, caller="evaluate_summary")
+    result = result_of(data, plan)
+    # the warning of a metric whose every query was skipped: at the caller, past the frame
+    # of validate_params
+    return EvaluationSummary(means_of(result, stacklevel=4), len(result), len(data.y_true))
 
 
 def evaluate_result(y_true, y_score, qid, metrics, sample_weight, retrieved, judged, convention,

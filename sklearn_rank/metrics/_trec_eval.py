@@ -14,6 +14,7 @@ from numbers import Integral
 import numpy as np
 
 from ..utils._param_validation import Interval, StrOptions, validate_params
+from ._trec_text import text_pieces
 
 # What trec_eval sets to 0 for a query that the run lacks under -c, after computing the
 # measures on a placeholder ranking (trec_eval.c): the rest is 0 there on its own.
@@ -59,6 +60,78 @@ class TrecEvalResult:
     def __repr__(self):
         n_measures = len(dict.fromkeys([*self.per_query, *self.summary]))
         return f"TrecEvalResult({len(self.query_ids)} queries, {n_measures} measures)"
+
+    def to_text(self, *, per_query=False, summary=True):
+        """trec_eval's output of these numbers, byte for byte, as a string.
+
+        One line per measure, ``measure<TAB>query<TAB>value``: the measure's name padded
+        to 22 characters, values to 4 decimals, counts as integers, ``relstring`` quoted,
+        as ``sklearn-rank trec_eval`` and NIST's trec_eval print them.
+
+        Parameters
+        ----------
+        per_query : bool, default=False
+            Each query's lines first, query by query (trec_eval ``-q``).
+        summary : bool, default=True
+            The ``all`` lines of the means (sums for the counts); False leaves them out
+            (trec_eval ``-n``).
+
+        Returns
+        -------
+        text : str
+            The lines, each ending with a newline.
+
+        See Also
+        --------
+        write : The same text written to a file, a block at a time.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from sklearn_rank.metrics import trec_eval
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> _ = (folder / "qrels.txt").write_text("1 0 a 1\\n1 0 b 0\\n2 0 c 2\\n")
+        >>> _ = (folder / "run.txt").write_text(
+        ...     "1 Q0 b 1 0.9 mine\\n1 Q0 a 2 0.5 mine\\n2 Q0 c 1 0.7 mine\\n")
+        >>> result = trec_eval(folder / "qrels.txt", folder / "run.txt",
+        ...                    measures=["map", "num_q"])
+        >>> for line in result.to_text(per_query=True).splitlines():
+        ...     print(line.replace("\\t", " | "))
+        map                    | 1 | 0.5000
+        map                    | 2 | 1.0000
+        num_q                  | all | 2
+        map                    | all | 0.7500
+        """
+        return "".join(text_pieces(self, per_query=per_query, summary=summary))
+
+    def write(self, file, *, per_query=False, summary=True):
+        """Write trec_eval's output of these numbers to ``file``, a block of lines at a
+        time: :meth:`to_text`'s text, without holding all of it (tens of MB with
+        ``per_query`` on a large run).
+
+        Parameters
+        ----------
+        file : file-like object
+            Opened for writing text, such as :data:`sys.stdout` or ``open(path, "w")``.
+        per_query, summary : bool
+            As in :meth:`to_text`.
+
+        Examples
+        --------
+        >>> import io, tempfile
+        >>> from pathlib import Path
+        >>> from sklearn_rank.metrics import trec_eval
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> _ = (folder / "qrels.txt").write_text("1 0 a 1\\n2 0 c 2\\n")
+        >>> _ = (folder / "run.txt").write_text("1 Q0 a 1 0.9 mine\\n2 Q0 b 1 0.7 mine\\n")
+        >>> out = io.StringIO()
+        >>> trec_eval(folder / "qrels.txt", folder / "run.txt", measures="P.1").write(out)
+        >>> out.getvalue()
+        'P_1                   \\tall\\t0.5000\\n'
+        """
+        for text in text_pieces(self, per_query=per_query, summary=summary):
+            file.write(text)
 
 
 @validate_params(

@@ -7,7 +7,6 @@ from numbers import Real
 
 import numpy as np
 
-from ..benchmark._store import StoredRun, load_store
 from ..utils._optional import import_optional
 from ..utils._param_validation import Interval, StrOptions, validate_params
 from . import _table
@@ -22,6 +21,15 @@ from ._paired import (
 )
 
 CORRECTIONS = ("holm", "bonferroni")
+
+
+def _is_stored_run(systems):
+    """Whether ``systems`` follows the protocol of a stored run
+    (:class:`~sklearn_rank.benchmark.StoredRun`): a mapping of systems that says what its run
+    compared them with, its ``metrics``, ``baseline`` and ``seed``. Read so, ``stats``
+    imports nothing of the benchmark layer above it."""
+    return isinstance(systems, Mapping) and all(
+        hasattr(systems, name) for name in ("metrics", "baseline", "seed"))
 
 
 @validate_params(
@@ -352,6 +360,9 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
 
         - a :class:`~sklearn_rank.metrics.PerQueryResult` (unweighted), aligned by query
           id, with its folds when it has a fold column;
+        - a :class:`~sklearn_rank.metrics.TrecEvalResult`, aligned by query id: its
+          measures, by trec_eval's names (``"map"``, ``"P_10"``), not its counts or
+          ``relstring``;
         - a tuple ``(qid, values)`` of two array-likes, aligned by query id;
         - a dict (or a pandas or polars DataFrame) of columns: an optional ``"qid"``, an
           optional ``"fold"`` and one column of per-query values per metric; a pandas
@@ -369,6 +380,8 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
         A run of a results store (:func:`~sklearn_rank.benchmark.load_store`, or a store's
         path) brings its metrics, baseline and seed as the defaults of ``metric``,
         ``baseline`` and ``random_state``: the table is the one that the command printed.
+        Any mapping of systems with the attributes ``metrics``, ``baseline`` and ``seed``
+        is read so.
 
         All systems must have been evaluated on the same queries (an error names the
         query ids that differ; keep the common ones in every input to compare on them).
@@ -472,8 +485,11 @@ def compare(systems, *, metric=None, baseline=None, test="t", correction="holm",
            [0.1012, 0.    ,    nan]])
     """
     if isinstance(systems, (str, os.PathLike)):
+        # the one way from stats to the store: its public reader, for a path only
+        from ..benchmark import load_store
+
         systems = load_store(systems)
-    if isinstance(systems, StoredRun):  # the command's table, unless told otherwise
+    if _is_stored_run(systems):  # the command's table, unless told otherwise
         metric = list(systems.metrics) if metric is None else metric
         baseline = systems.baseline if baseline is None else baseline
         random_state = systems.seed if random_state is None else random_state

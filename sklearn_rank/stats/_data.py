@@ -16,7 +16,10 @@ A system's values come as one of:
   protocol so that ``stats`` imports nothing from ``metrics``;
 - the dict that :func:`sklearn_rank.model_selection.cross_validate` returns with
   ``return_per_query=True``, whose ``"per_query"`` entry is such an object (a dict of
-  columns in older releases, still accepted).
+  columns in older releases, still accepted);
+- an object with ``query_ids``, a mapping ``per_query`` of measure name -> values per
+  query and a mapping ``summary``: a :class:`sklearn_rank.metrics.TrecEvalResult`, whose
+  measures (the float columns: not the counts, nor ``relstring``) are read by query id.
 
 Values with query ids are aligned by query id; values without (arrays, polars objects,
 pandas objects with the default index) are aligned by position, and only with other values
@@ -228,6 +231,8 @@ def as_source(x, name, *, default_metric):
     undefined = None
     if is_per_query_result(x):
         x, undefined = _from_per_query_result(x, label)
+    elif is_trec_eval_result(x):
+        x = _from_trec_eval_result(x)
     index_qid = index_fold = None
     if _is_dataframe(x):
         if _is_pandas(x) and "qid" not in x.columns:
@@ -258,13 +263,15 @@ def as_source(x, name, *, default_metric):
         raise TypeError(
             f"{label} must be per-query values (an array-like), a tuple (qid, values), a "
             "dict or DataFrame of per-query columns, a pandas Series indexed by query id, a "
-            f"PerQueryResult or a cross_validate result; got {type(x).__name__}."
+            "PerQueryResult, a TrecEvalResult or a cross_validate result; got "
+            f"{type(x).__name__}."
         )
     else:
         qid, fold, columns = None, index_fold, {default_metric: x}
     if index_qid is not None:
         form = f"{kind} indexed by query id"
-    elif kind in ("an array", "a polars Series", "a tuple (qid, values)", "a PerQueryResult"):
+    elif kind in ("an array", "a polars Series", "a tuple (qid, values)", "a PerQueryResult",
+                  "a TrecEvalResult"):
         form = kind
     elif qid is not None:
         form = f"{kind} with a 'qid' column"
@@ -296,9 +303,26 @@ def as_source(x, name, *, default_metric):
     return Source(name, qid, fold, columns, form, undefined)
 
 
+def is_trec_eval_result(x):
+    """Whether ``x`` follows the protocol of :class:`sklearn_rank.metrics.TrecEvalResult`:
+    ``query_ids`` beside a mapping ``per_query`` of measure name -> values per query, and a
+    mapping ``summary`` (trec_eval's ``all`` lines)."""
+    return (hasattr(x, "query_ids") and isinstance(getattr(x, "per_query", None), Mapping)
+            and isinstance(getattr(x, "summary", None), Mapping))
+
+
+def _from_trec_eval_result(x):
+    """The columns ``qid`` and one per measure of ``x``: its float columns, the measures;
+    the counts (``num_ret``... integers) and ``relstring`` (text) are no quality measure
+    to average."""
+    measures = {name: values for name, values in x.per_query.items()
+                if np.asarray(values).dtype.kind == "f"}
+    return {"qid": x.query_ids, **measures}
+
+
 def _kind_of_input(x):
     """What an input is, in words, for error messages."""
-    if is_per_query_result(x):
+    if is_per_query_result(x) or is_trec_eval_result(x):
         return f"a {type(x).__name__}"
     if _is_dataframe(x):
         return f"a {type(x).__module__.partition('.')[0]} DataFrame"
