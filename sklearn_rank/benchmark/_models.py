@@ -316,8 +316,8 @@ def build_model(spec, params=None, *, n_estimators=100, random_state=0, label=No
     Examples
     --------
     >>> from sklearn_rank.benchmark import build_model
-    >>> build_model("sklearn.linear_model:Ridge", {"alpha": 10.0})
-    Ridge(alpha=10.0)
+    >>> build_model("sklearn.linear_model:Ridge", {"alpha": 10.0}, random_state=3)
+    Ridge(alpha=10.0, random_state=3)
     >>> build_model("catboost", {"n_estimators": 50}).get_params()["iterations"] is None
     True
     """
