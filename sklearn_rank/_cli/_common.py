@@ -162,20 +162,13 @@ def add_data_option(parser):
 
 
 def grade_scale_options(metric, convention, y):
-    """``{"max_grade": ...}`` for a metric that needs a grade scale the name does not fix.
+    """``{"max_grade": ...}`` for a metric that needs a grade scale the name does not fix:
+    :func:`sklearn_rank.model_selection.grade_scale`, the largest grade of the whole data
+    set, so that every fold of a cross-validation is scored on the same scale (the names are
+    not validated here: :func:`metric_keys` reports their errors)."""
+    from ..model_selection import grade_scale
 
-    The largest grade of the whole data set (1 when every grade is 0, where any scale gives
-    0), so that every fold of a cross-validation is scored on the same scale: the rule
-    ``cross_validate`` applies to metric names (the names are not validated here:
-    :func:`metric_keys` reports their errors).
-    """
-    from ..metrics import needs_grade_scale
-
-    if not needs_grade_scale(metric, convention=convention):
-        return {}
-    top = float(np.max(y)) if len(y) else 0.0
-    top = top if top > 0 else 1.0
-    return {"max_grade": int(top) if top.is_integer() else top}
+    return grade_scale(metric, y, convention=convention)
 
 
 def describe_grade_scales(scales):

@@ -1073,6 +1073,8 @@ def _small(estimator):
     # keyword argument, and default to -1); CatBoost stays quiet at 0
     if "verbose" in params or model.library == "lightgbm":
         small.set_params(verbose=0)
+    if "allow_writing_files" in params:  # no catboost_info/ folder from a trial
+        small.set_params(allow_writing_files=False)
     return small
 
 
