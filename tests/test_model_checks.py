@@ -195,8 +195,8 @@ def test_check_file_says_why_a_file_cannot_be_read(tmp_path):
 
 
 def test_cli_refuses_an_ignored_parameter_of_a_booster_class_of_one_s_own(capsys):
-    # --model MODULE:CLASS of a booster: its --set was never trial-fitted (only the
-    # built-in models were), so a misspelt parameter ran silently as the default
+    # --model MODULE:CLASS of a booster: its --set goes through the library's trial fits
+    # as a built-in model's does, and the message keeps the command line's words
     code, out, err = run_cli(capsys, "cv", "--n-queries", 12, "--n-splits", 2,
                              "--n-estimators", 2, "--model", "pointwise", "--model",
                              "sklearn_rank.lightgbm:LGBMRanker", "--set", "num_leafs=7", "-q")
