@@ -204,3 +204,14 @@ def test_cli_refuses_an_ignored_parameter_of_a_booster_class_of_one_s_own(capsys
     assert ("--set 'num_leafs=7': LGBMRanker would ignore 'num_leafs' in LGBMRanker: it is "
             "not one of its parameters. Did you mean 'num_leaves'?") in err
     assert out == ""
+
+
+def test_cli_runs_settings_that_are_valid_only_together(capsys):
+    # main refused this trio: "--set 'boosting_type=rf': LGBMRanker refuses
+    # boosting_type='rf'", since each --set was tried alone first
+    code, out, err = run_cli(capsys, "cv", "--n-queries", 12, "--n-splits", 2,
+                             "--n-estimators", 2, "--model", "pointwise", "--model",
+                             "lambdarank", "--set", "boosting_type=rf", "--set",
+                             "subsample=0.5", "--set", "subsample_freq=1", "-q")
+    assert code == 0, err
+    assert "boosting_type='rf'" in out
