@@ -82,6 +82,14 @@ def test_parameters_valid_only_together_pass():
         check_models({"rf": LGBMRanker(boosting_type="rf")}, [("d", DATA)],
                      params={"rf": ["boosting_type"]})
     assert (info.value.reason, info.value.parameter) == ("refused", "boosting_type")
+    # and the reverse: GOSS with bagging, each fine alone, fails together
+    goss = LGBMRanker(n_estimators=3, boosting_type="goss", subsample=0.5, subsample_freq=1)
+    with pytest.raises(ModelCheckError, match="refuses the parameters boosting_type, "
+                       "subsample, subsample_freq together: Cannot use bagging in GOSS") as info:
+        check_models({"goss": goss}, [("d", DATA)],
+                     params={"goss": ["boosting_type", "subsample", "subsample_freq"]})
+    assert (info.value.reason, info.value.parameter, info.value.value) == ("refused", None,
+                                                                          None)
 
 
 def test_a_model_that_cannot_fit_the_data_is_the_data_s_fault():

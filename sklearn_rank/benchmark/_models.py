@@ -1146,7 +1146,8 @@ class _Trial:
         for name in names:
             alone = _small(_without(self.estimator, [n for n in names if n != name]))
             self.refuse(name, values.get(name), *self.fit(alone))
-        first = next(n for n in [*names, None] if n is None or n in ignored)
+        # each passed alone: the fit of them all fails, or ignores one, only together
+        first = None if error is not None else next(n for n in names if n in ignored)
         self.refuse(first, values.get(first), ignored, error, names=names)
 
     def check_search(self, space):
