@@ -166,12 +166,8 @@ def resolve_model(spec, where, label=None):
     """
     if spec in MODELS:
         return ModelChoice(label or spec, spec, model=MODELS[spec], option=where)
-    if ":" not in spec:
-        raise usage_error(
-            f"{where}: unknown model {spec!r}.{close_matches(spec, list(MODELS))} Expected "
-            f"one of {', '.join(MODELS)}, or MODULE:CLASS to import a scikit-learn estimator "
-            "class (e.g. sklearn.linear_model:Ridge).")
-    import_object(spec, where)  # errors now, before any data is read
+    # errors now, before any data is read: an unknown name, a class that does not import
+    _spec_error(build_model if ":" not in spec else _import_object, spec, where)
     return ModelChoice(label or spec.rpartition(":")[2], spec, option=where)
 
 

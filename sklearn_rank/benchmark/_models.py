@@ -337,8 +337,10 @@ def build_model(spec, params=None, *, n_estimators=100, random_state=0, label=No
                 reset = {n: None for n in group if n not in params and built.get(n) is not None}
                 estimator.set_params(**reset)
     elif ":" not in spec:
-        raise ModelImportError(f"unknown model {spec!r}.{_close_matches(spec, list(MODELS))} "
-                               f"Expected one of {', '.join(MODELS)}, or MODULE:CLASS.", spec)
+        raise ModelImportError(
+            f"unknown model {spec!r}.{_close_matches(spec, list(MODELS))} Expected one of "
+            f"{', '.join(MODELS)}, or MODULE:CLASS to import a scikit-learn estimator class "
+            "(e.g. sklearn.linear_model:Ridge).", spec)
     else:
         estimator = _load_estimator(spec)
         if "random_state" in estimator.get_params(deep=False) and "random_state" not in params:
