@@ -162,20 +162,13 @@ def add_data_option(parser):
 
 
 def grade_scale_options(metric, convention, y):
-    """``{"max_grade": ...}`` for a metric that needs a grade scale the name does not fix.
+    """``{"max_grade": ...}`` for a metric that needs a grade scale the name does not fix:
+    :func:`sklearn_rank.model_selection.grade_scale`, the largest grade of the whole data
+    set, so that every fold of a cross-validation is scored on the same scale (the names are
+    not validated here: :func:`metric_keys` reports their errors)."""
+    from ..model_selection import grade_scale
 
-    The largest grade of the whole data set (1 when every grade is 0, where any scale gives
-    0), so that every fold of a cross-validation is scored on the same scale: the rule
-    ``cross_validate`` applies to metric names (the names are not validated here:
-    :func:`metric_keys` reports their errors).
-    """
-    from ..metrics import needs_grade_scale
-
-    if not needs_grade_scale(metric, convention=convention):
-        return {}
-    top = float(np.max(y)) if len(y) else 0.0
-    top = top if top > 0 else 1.0
-    return {"max_grade": int(top) if top.is_integer() else top}
+    return grade_scale(metric, y, convention=convention)
 
 
 def describe_grade_scales(scales):
@@ -205,23 +198,29 @@ def generated_data(n_queries, seed):
 
 
 def check_input_file(path, option):
-    """The path of an input file, or a :class:`CLIError` that names the option."""
-    if not os.path.exists(path):
-        raise CLIError(f"{option} {str(path)!r}: no such file.")
-    if os.path.isdir(path):
-        raise CLIError(f"{option} {str(path)!r} is a directory; expected a file.")
-    if not os.access(path, os.R_OK):
-        raise CLIError(f"{option} {str(path)!r}: permission denied; the file cannot be read.")
-    return Path(path)
+    """The path of an input file (:func:`sklearn_rank.datasets.check_file`), or a
+    :class:`CLIError` that names the option."""
+    from ..datasets import DataSourceError, check_file
+
+    try:
+        return check_file(path)
+    except DataSourceError as exc:
+        raise data_error(exc, option) from None
+
+
+def _check_data(data, option, **checks):
+    """:func:`sklearn_rank.datasets.check_ranking_data`, its error naming ``option``."""
+    from ..datasets import DataSourceError, check_ranking_data
+
+    try:
+        check_ranking_data(data, **checks)
+    except DataSourceError as exc:
+        raise data_error(exc, option) from None
 
 
 def check_enough_queries(data, n_splits):
     """Each fold needs at least one test query."""
-    if data.n_queries < n_splits:
-        raise CLIError(
-            f"{data.source} holds {data.n_queries} queries, fewer than --n-splits "
-            f"{n_splits}; each fold needs at least one test query."
-        )
+    _check_data(data, "--data", n_splits=n_splits, grades=False)
 
 
 def check_grades(data, option):
@@ -230,17 +229,8 @@ def check_grades(data, option):
     The metrics refuse them too, but at the first fold, in their own words (``judged=``,
     which the command has no option for) and with a row number of that fold.
     """
-    if data is None:
-        return
-    negative = np.asarray(data.y) < 0
-    if negative.any():
-        i = int(np.argmax(negative))
-        more = f" (and {int(negative.sum()) - 1:,} more)" if negative.sum() > 1 else ""
-        raise CLIError(
-            f"{option} {data.source}: the grade of data row {i + 1:,} is {data.y[i]:g}{more}; "
-            "expected grades of 0 or more, which the ranking metrics read as levels of "
-            "relevance. Map negative grades (such as -1 for non-relevant) to 0 first."
-        )
+    if data is not None:
+        _check_data(data, option)
 
 
 def check_output_path(path, option, suffixes, inputs=()):
@@ -492,7 +482,7 @@ DATA_FLAGS = {
     "feature_columns": "--feature-columns", "ignore_columns": "--ignore-columns",
     "qid_type=int": "--qid-type int", "qid_type=str": "--qid-type str",
     "download_if_missing=False": "--no-download",
-    "with download_if_missing=True": "without --no-download",
+    "with download_if_missing=True": "without --no-download", "n_splits": "--n-splits",
 }
 
 
@@ -550,16 +540,18 @@ def add_benchmark_data_options(parser, defaults, seeded):
 
 def source_inputs(sources, option):
     """The ``(option, path)`` pairs of the files of ``--data`` or ``--test`` and of the
-    query-size side files they use (data set names read no file of the user's)."""
-    from ..datasets import source_files
+    query-size side files they use (:func:`sklearn_rank.datasets.source_files`: data set
+    names read no file of the user's)."""
+    from ..datasets import DataSourceError, source_files
 
     inputs = []
     for source in sources or []:
-        if dataset_name(source, option) is not None:
-            continue
-        inputs.append((option, source))
-        inputs += [(f"{option} (its query sizes)", path)
-                   for path, what in source_files(source) if what == "query sizes"]
+        try:
+            files = source_files(source)
+        except DataSourceError as exc:  # a data set name with a fold it lacks
+            raise data_error(exc, option) from None
+        inputs += [(option, source) if what == "data" else (f"{option} (its query sizes)", path)
+                   for path, what in files]
     return inputs
 
 

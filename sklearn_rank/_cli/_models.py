@@ -9,23 +9,21 @@ never for ``--help``.
 
 import argparse
 import importlib
-import inspect
-import numbers
+import warnings
 from dataclasses import dataclass, field
-
-import numpy as np
 
 from ..benchmark import (
     MODELS,
     Model,
     ModelCheckError,
+    ModelCheckWarning,
     ModelImportError,
+    build_model,
     check_models,
-    ignored_params,
 )
 from ..benchmark import code_fingerprint as _code_fingerprint
 from ..benchmark import import_object as _import_object
-from ._common import CLIError, close_matches, usage_error
+from ._common import DATA, USAGE, CLIError, close_matches, usage_error
 
 __all__ = ["MODELS", "Model", "default_models", "fit_errors"]
 
@@ -128,56 +126,26 @@ class ModelChoice:
         return text + (f" ({sets})" if sets else "")
 
     def build(self, n_estimators, random_state):
-        """The unfitted estimator with the parameters set.
+        """The unfitted estimator with the parameters set
+        (:func:`sklearn_rank.benchmark.build_model`).
 
         A built-in model gets ``n_estimators`` trees and the seed; a user class gets the seed
         as its ``random_state`` when it has one that is not set. Raises a usage error, naming
         the model's parameters, for a parameter it does not have.
         """
-        if self.model is not None:
-            if not self.model.available():
-                extra = self.model.extra
-                how = (f'pip install "sklearn-rank[{extra}]"' if extra
-                       else "pip install sklearn-rank (a core dependency is missing)")
-                raise CLIError(f"{self.option}: {self.model.name} needs {self.model.library}, "
-                               f"which is not installed. Install it with: {how}")
-            estimator = self.model.build(n_estimators, random_state)
-        else:
-            estimator = _instantiate(self.spec, self.option)
-            if ("random_state" in estimator.get_params(deep=False)
-                    and "random_state" not in self.params):
-                estimator.set_params(random_state=random_state)
-        params = self.params
-        if self.model is not None:  # a --set of an alias unsets what the model set
-            for group in self.model.aliases:
-                if any(name in params for name in group):
-                    built = estimator.get_params(deep=False)
-                    reset = {n: None for n in group if n not in params and built.get(n) is not None}
-                    if reset:
-                        estimator.set_params(**reset)
-        for text, name, value in self.settings:
-            _set(estimator, text, name, value)
-        return estimator
+        try:
+            return build_model(self.spec, self.params, n_estimators=n_estimators,
+                               random_state=random_state, label=self.label)
+        except ModelImportError as exc:  # a built-in model's library is missing: exit 1
+            raise CLIError(f"{self.option}: {exc}", USAGE if self.user_class else DATA
+                           ) from None
+        except ModelCheckError as exc:
+            options = {name: text for text, name, _ in self.settings}
+            raise _refusal(exc, options, None, _parameters_of(exc.estimator)) from None
 
 
 def _parameters_of(estimator):
     return sorted(estimator.get_params(deep=True))
-
-
-def _set(estimator, text, name, value):
-    """Set one parameter; a name the estimator does not have is a usage error naming its
-    parameters. Boosters that take any name (LightGBM's and XGBoost's ``**kwargs``) accept
-    it here; the trial fit of :func:`check_settings` finds whether they use it."""
-    name_of = type(estimator).__name__
-    known = _parameters_of(estimator)
-    try:
-        estimator.set_params(**{name: value})
-    except (ValueError, TypeError) as exc:
-        if name not in known:
-            raise usage_error(
-                f"{text}: {name_of} has no parameter {name!r}.{close_matches(name, known)} "
-                f"Its parameters: {', '.join(known)}.") from None
-        raise usage_error(f"{text}: {name_of} refuses {name}={value!r}: {exc}") from None
 
 
 def parse_label(spec, where):
@@ -198,12 +166,8 @@ def resolve_model(spec, where, label=None):
     """
     if spec in MODELS:
         return ModelChoice(label or spec, spec, model=MODELS[spec], option=where)
-    if ":" not in spec:
-        raise usage_error(
-            f"{where}: unknown model {spec!r}.{close_matches(spec, list(MODELS))} Expected "
-            f"one of {', '.join(MODELS)}, or MODULE:CLASS to import a scikit-learn estimator "
-            "class (e.g. sklearn.linear_model:Ridge).")
-    import_object(spec, where)  # errors now, before any data is read
+    # errors now, before any data is read: an unknown name, a class that does not import
+    _spec_error(build_model if ":" not in spec else _import_object, spec, where)
     return ModelChoice(label or spec.rpartition(":")[2], spec, option=where)
 
 
@@ -242,57 +206,23 @@ def default_models():
     return chosen, missing
 
 
+def _spec_error(function, spec, where):
+    """``function(spec)``, its :class:`ModelImportError` a usage error naming ``where``."""
+    try:
+        return function(spec)
+    except ModelImportError as exc:
+        raise usage_error(f"{where}: {exc}") from None
+
+
 def import_object(spec, where):
     """:func:`sklearn_rank.benchmark.import_object`, its errors as usage errors that name
     the option ``where``."""
-    try:
-        return _import_object(spec)
-    except ModelImportError as exc:
-        raise usage_error(f"{where}: {exc}") from None
+    return _spec_error(_import_object, spec, where)
 
 
 def code_fingerprint(spec, where):
     """:func:`sklearn_rank.benchmark.code_fingerprint`, its errors as usage errors."""
-    try:
-        return _code_fingerprint(spec)
-    except ModelImportError as exc:
-        raise usage_error(f"{where}: {exc}") from None
-
-
-def _instantiate(spec, where):
-    """``CLASS()`` of a ``MODULE:CLASS``, checked to be a scikit-learn estimator."""
-    factory = import_object(spec, where)
-    try:
-        estimator = factory()
-    except Exception as exc:
-        raise usage_error(f"{where}: {spec.rpartition(':')[2]}() failed: "
-                          f"{type(exc).__name__}: {exc}") from None
-    missing = [m for m in ("fit", "get_params", "set_params") if not hasattr(estimator, m)]
-    if missing:
-        raise usage_error(
-            f"{where}: {type(estimator).__name__} is not a scikit-learn estimator: it has no "
-            f"{', '.join(missing)} (derive it from sklearn.base.BaseEstimator).")
-    if not any(hasattr(estimator, m) for m in ("predict", "predict_proba",
-                                               "decision_function")):
-        raise usage_error(f"{where}: {type(estimator).__name__} has no predict, "
-                          "predict_proba or decision_function to rank documents by.")
-    _request_qid(estimator)
-    return estimator
-
-
-def _request_qid(estimator):
-    """Ask for the query ids in ``fit`` when its signature takes them and the request is
-    unset: otherwise scikit-learn's routing would refuse to pass them (or drop them)."""
-    import sklearn
-
-    if "qid" not in inspect.signature(estimator.fit).parameters:
-        return
-    if not hasattr(estimator, "set_fit_request"):
-        return
-    with sklearn.config_context(enable_metadata_routing=True):
-        request = estimator.get_metadata_routing().fit.requests.get("qid")
-        if request is None:
-            estimator.set_fit_request(qid=True)
+    return _spec_error(_code_fingerprint, spec, where)
 
 
 def choices_from_args(args):
@@ -349,31 +279,22 @@ def model_choices(args, config_models, names=None):
     return choices
 
 
-# scikit-learn's estimator types whose predictions are no relevance: cluster labels,
-# inlier/outlier labels, densities.
-_NOT_RANKING = {"clusterer": "cluster labels", "outlier_detector": "inlier/outlier labels",
-                "density_estimator": "densities", "transformer": "transformed features"}
-
-
 def kind_note(choice, estimator):
-    """A note for a ``MODULE:CLASS`` estimator that is neither a regressor, a classifier
-    nor a ranker by scikit-learn's tags (``KMeans``, ``IsolationForest``): the command ranks
-    the documents by what it predicts, which is then no relevance. None for the others
-    (and for classes without a type, as most rankers are)."""
-    if not choice.user_class:
-        return None
-    try:
-        kind = estimator.__sklearn_tags__().estimator_type
-    except Exception:  # an estimator outside scikit-learn's tags: say nothing
-        kind = getattr(estimator, "_estimator_type", None)
-    if kind not in _NOT_RANKING:
-        return None
-    what = kind.replace("_", " ")
-    article = "an" if what[0] in "aeiou" else "a"
-    return (f"{choice.option}: {type(estimator).__name__} is {article} {what}, "
-            f"neither a regressor, a classifier nor a ranker: the documents are ranked by "
-            f"its {_NOT_RANKING[kind]}, which are no relevance scores. Expected a "
-            "regressor, a classifier or a ranker, such as sklearn.linear_model:Ridge.")
+    """A note for an estimator that is neither a regressor, a classifier nor a ranker by
+    scikit-learn's tags (``KMeans``, ``IsolationForest``): the command ranks the documents
+    by what it predicts, which is then no relevance (the library's
+    :class:`~sklearn_rank.benchmark.ModelCheckWarning`). None for the others."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ModelCheckWarning)
+        check_models({choice.label: estimator}, [], params={})
+    for warning in (w.message for w in caught if isinstance(w.message, ModelCheckWarning)):
+        what = warning.estimator_type.replace("_", " ")
+        article = "an" if what[0] in "aeiou" else "a"
+        return (f"{choice.option}: {type(estimator).__name__} is {article} {what}, "
+                f"neither a regressor, a classifier nor a ranker: the documents are ranked by "
+                f"its {warning.predictions}, which are no relevance scores. Expected a "
+                "regressor, a classifier or a ranker, such as sklearn.linear_model:Ridge.")
+    return None
 
 
 def check_labels(choices, option="--model"):
@@ -390,73 +311,43 @@ def check_labels(choices, option="--model"):
 
 
 # ----------------------------------------------------------------------------------------
-# The parameters the models refuse, or that their boosters ignore (ignored_params)
+# The parameters the models refuse, or that their boosters ignore: the library's trial fits
+# (sklearn_rank.benchmark.check_models), their errors in the options' words
 
 
-def _trial_values(param):
-    """The values of a ``--param`` to try: every listed value, or a distribution's bounds."""
-    if param.distribution is None:
-        return list(param.values)
-    low, high = param.distribution.support()
-    if param.distribution.dist.name == "randint":
-        return [int(low), int(high)]
-    return [float(low), float(high)]
+def _check(estimators, datasets, **options):
+    """:func:`~sklearn_rank.benchmark.check_models`, its notes of the models' kinds left to
+    :func:`kind_note`."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelCheckWarning)
+        return check_models(estimators, datasets, **options)
 
 
-def _first_queries(data, n=3):
-    first = np.unique(data.qid)[:n]
-    rows = np.flatnonzero(np.isin(data.qid, first))
-    return data.X[rows], data.y[rows], data.qid[rows]
-
-
-def _small(choice, estimator):
-    """A clone with 2 trees (a built-in model), quiet: the estimator of the trial fits."""
-    from sklearn.base import clone
-
-    small = clone(estimator)
-    trees = choice.model.trees if choice.model is not None else None
-    if trees is not None:
-        group = next((g for g in choice.model.aliases if trees in g), (trees,))
-        params = small.get_params(deep=False)
-        given = [params[n] for n in group if params.get(n) is not None]
-        # a number of trees that the model refuses (0, -1, 2**40, "ten") is kept: the
-        # trial fit refuses it, naming its --set, before the work starts
-        if not given or (len(given) == 1 and isinstance(given[0], numbers.Integral)
-                         and not isinstance(given[0], bool) and 2 < given[0] < 2**31):
-            small.set_params(**{n: None for n in group if n != trees and n in params})
-            small.set_params(**{trees: 2})
-    if choice.model is not None and "verbose" in small.get_params():
-        # LightGBM names unknown parameters only at this level; CatBoost stays quiet at 0
-        small.set_params(verbose=0)
-    return small
-
-
-def _check_trial(choice, estimator, trial, X, y, qid, option, name, value):
-    """Fit ``trial``: an error or an ignored parameter ``name`` is a usage error of
-    ``option``."""
-    from sklearn.base import clone
-
-    class_name = type(estimator).__name__
-    try:
-        ignored = ignored_params(clone(trial), X, y, qid)
-    except Exception as exc:  # the plain model fitted: the value fails
-        shown = f"{name}={value!r}" if name is not None else "these parameters"
-        raise usage_error(f"{option}: {class_name} refuses {shown}: {exc}") from None
-    if name is not None and name in ignored:
-        library = choice.model.library if choice.model is not None else class_name
-        known = _parameters_of(estimator)
-        raise usage_error(
-            f"{option}: {library} would ignore {name!r} in {class_name}: {ignored[name]}."
-            f"{close_matches(name, known)} Its parameters: {', '.join(known)}.")
+def _refusal(exc, options, library, known):
+    """The :class:`CLIError` of a :class:`~sklearn_rank.benchmark.ModelCheckError` of the
+    trial fits: ``options`` maps each parameter tried to the option that gave it; exit code
+    2 for a parameter, 1 when the data cannot be fitted at all."""
+    name, class_name = exc.parameter, type(exc.estimator).__name__
+    if exc.reason == "data":
+        return CLIError(f"{exc.source}: {class_name} cannot fit the first queries of the "
+                        f"data: {exc.error}")
+    its = f"{close_matches(name, known)} Its parameters: {', '.join(known)}."
+    if exc.reason == "unknown":
+        return usage_error(f"{options[name]}: {class_name} has no parameter {name!r}.{its}")
+    if exc.reason == "ignored":
+        return usage_error(f"{options[name]}: {library or class_name} would ignore {name!r} "
+                           f"in {class_name}: {exc.why}.{its}")
+    if name is None:
+        return usage_error(f"{' '.join(options.values())}: {class_name} refuses these "
+                           f"parameters: {exc.error}")
+    return usage_error(f"{options[name]}: {class_name} refuses {name}={exc.value!r}: "
+                       f"{exc.error}")
 
 
 def check_settings(choice, n_estimators, random_state, data):
-    """Refuse, before the work, the parameters set on a model that it refuses or ignores.
-
-    The model without its settings is fitted on the first three queries of the data (two
-    trees for a built-in model): a failure there is a data error. Then each setting alone,
-    then all together: an error, or a parameter that the booster says it ignores, is a
-    usage error naming the setting. The booster's own log lines stay hidden.
+    """Refuse, before the work, the parameters set on a model that it refuses or ignores:
+    the library's trial fits of ``params`` on the first queries of ``data``, their errors
+    as usage errors naming the setting (a data error when the model fails without them).
 
     Returns
     -------
@@ -466,65 +357,32 @@ def check_settings(choice, n_estimators, random_state, data):
     """
     if not choice.settings:
         return []
-    X, y, qid = _first_queries(data)
+    options = {name: text for text, name, _ in choice.settings}  # the last one wins
     plain = ModelChoice(choice.label, choice.spec, model=choice.model, option=choice.option)
-    base = plain.build(n_estimators, random_state)
-    _check_base(base, plain, X, y, qid, data)
-    for text, name, value in choice.settings:
-        alone = ModelChoice(choice.label, choice.spec, [(text, name, value)], choice.model,
-                            choice.option)
-        trial = _small(choice, alone.build(n_estimators, random_state))
-        _check_trial(choice, base, trial, X, y, qid, text, name, value)
-    if len(choice.settings) > 1:
-        everything = _small(choice, choice.build(n_estimators, random_state))
-        texts = " ".join(text for text, _, _ in choice.settings)
-        _check_trial(choice, base, everything, X, y, qid, texts, None, None)
-    known = set(base.get_params(deep=True))
-    return [name for _, name, _ in choice.settings if name not in known]
-
-
-def _check_base(base, choice, X, y, qid, data):
-    small = _small(choice, base)
+    known = _parameters_of(plain.build(n_estimators, random_state))
     try:
-        ignored_params(small, X, y, qid)
-    except Exception as exc:  # any failure of the plain model is the data's
-        raise CLIError(f"{data.source}: {type(base).__name__} cannot fit the first queries "
-                       f"of the data: {exc}") from None
+        _check({choice.label: choice.build(n_estimators, random_state)},
+               [(data.source, data)], params={choice.label: list(options)})
+    except ModelCheckError as exc:
+        raise _refusal(exc, options, _library(choice), known) from None
+    return [name for name in options if name not in known]
+
+
+def _library(choice):
+    return choice.model.library if choice.model is not None else None
 
 
 def check_params(choice, estimator, params, data):
-    """Refuse, before the search, a ``--param`` value or name that the model refuses.
-
-    Each value of each ``--param`` (the bounds of a distribution) is fitted alone, on top of
-    ``estimator`` (the model with its settings, which :func:`check_settings` checked), with
-    two trees on the first three queries of the data: an error, or a parameter the booster
-    says it ignores, is a usage error naming the option. The booster's own log lines stay
-    hidden. A fit without any ``--param`` comes first, so that an error of the data is
-    reported as one.
-
-    Raises
-    ------
-    CLIError
-        Exit code 2 for a refused parameter, 1 when the data cannot be fitted at all.
-    """
-    X, y, qid = _first_queries(data)
-    _check_base(estimator, choice, X, y, qid, data)
-    for param in params.values():
-        for value in _trial_values(param):
-            trial = _small(choice, estimator)
-            try:
-                trial.set_params(**{param.name: value})
-            except (ValueError, TypeError) as exc:
-                known = _parameters_of(estimator)
-                if param.name not in known:
-                    raise usage_error(
-                        f"--param {param.text!r}: {type(estimator).__name__} has no parameter "
-                        f"{param.name!r}.{close_matches(param.name, known)} Its parameters: "
-                        f"{', '.join(known)}.") from None
-                raise usage_error(f"--param {param.text!r}: {type(estimator).__name__} "
-                                  f"refuses {param.name}={value!r}: {exc}") from None
-            _check_trial(choice, estimator, trial, X, y, qid, f"--param {param.text!r}",
-                         param.name, value)
+    """Refuse, before the search, a ``--param`` value or name that the model refuses or
+    its booster ignores: the library's trial fits of each value (a distribution's bounds)
+    alone on ``estimator`` (the model with its settings), their errors as usage errors
+    naming the option (a data error when the model fails without them)."""
+    options = {name: f"--param {param.text!r}" for name, param in params.items()}
+    try:
+        _check({choice.label: estimator}, [(data.source, data)], params={},
+               search={choice.label: {n: p.search_space for n, p in params.items()}})
+    except ModelCheckError as exc:
+        raise _refusal(exc, options, _library(choice), _parameters_of(estimator)) from None
 
 
 # ----------------------------------------------------------------------------------------
@@ -549,8 +407,8 @@ def dense_models(choices, estimators, datasets, note):
         Prints a note on stderr.
     """
     try:
-        dense = check_models({c.label: estimators[c.label] for c in choices}, [],
-                             test=datasets)
+        dense = _check({c.label: estimators[c.label] for c in choices}, [], test=datasets,
+                       params={})
     except ModelCheckError as exc:
         dense = exc.dense
         raise CLIError(
@@ -583,7 +441,8 @@ def check_rankable(choices, estimators, data):
     the library's check (:func:`sklearn_rank.benchmark.check_models`), its error as a
     usage error naming the option."""
     try:
-        check_models({c.label: estimators[c.label] for c in choices}, [(data.source, data)])
+        _check({c.label: estimators[c.label] for c in choices}, [(data.source, data)],
+               params={})
     except ModelCheckError as exc:
         if exc.reason != "unrankable":  # the dense copy: dense_models refuses it next
             return

@@ -21,9 +21,10 @@ reference lists them in the same two groups):
   :class:`StoreRecorder`) as it ends, :func:`assemble_folds` gathers the results;
   :func:`unit_scoring`, :func:`processes`, :func:`repeat_seeds`,
   :func:`library_versions`, :func:`seed_mean` and :func:`seed_spread` are the pieces
-  around them; :data:`MODELS` (of :class:`Model`), :func:`import_object`
-  (:class:`ModelImportError`), :func:`code_fingerprint`, :func:`ignored_params` and
-  :func:`check_models` (:class:`ModelCheckError`) are the models' side;
+  around them; :data:`MODELS` (of :class:`Model`), :func:`build_model` and
+  :func:`import_object` (:class:`ModelImportError`), :func:`code_fingerprint`,
+  :func:`ignored_params` and :func:`check_models` (:class:`ModelCheckError`,
+  :class:`ModelCheckWarning`) are the models' side;
   :func:`report_html` is :func:`write_report`'s page as a string.
 
 Everything else in the private modules is internal and may change without notice.
@@ -40,8 +41,9 @@ _USER = {
 # The pieces of a runner (the command line's), each documented; no more than it needs.
 _BUILDING_BLOCKS = {
     "._benchmark": ("assemble_folds", "benchmark_tasks", "repeat_seeds"),
-    "._models": ("MODELS", "Model", "ModelCheckError", "ModelImportError", "check_models",
-                 "code_fingerprint", "ignored_params", "import_object"),
+    "._models": ("MODELS", "Model", "ModelCheckError", "ModelCheckWarning", "ModelImportError",
+                 "build_model", "check_models", "code_fingerprint", "ignored_params",
+                 "import_object"),
     "._report": ("report_html",),
     "._runner": ("processes", "run_units", "unit_scoring"),
     "._store": ("StoreRecorder",),

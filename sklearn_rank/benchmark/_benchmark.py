@@ -413,8 +413,9 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
     ------
     ModelCheckError
         A model that cannot work on the data (a parameter that scikit-learn's validation
-        refuses; a classifier without ``predict_proba`` on more than two grades; a dense
-        copy that would not fit in memory), before any work, naming the model's label.
+        refuses, or that a booster refuses or would ignore in a trial fit; a classifier
+        without ``predict_proba`` on more than two grades; a dense copy that would not fit
+        in memory), before any work, naming the model's label.
 
     See Also
     --------
@@ -464,9 +465,10 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
     labels = list(models)
     from ._models import check_models, check_parameters
 
-    # refused now, not in every fold: a parameter scikit-learn refuses, a classifier that
-    # cannot rank the grades, a dense copy that would not fit; a model without sparse input
-    # gets the dense copy
+    # refused now, not in every fold: a parameter scikit-learn refuses, a booster's parameter
+    # it refuses or ignores (check_models' trial fits of the parameters that differ from the
+    # class's defaults), a classifier that cannot rank the grades, a dense copy that would
+    # not fit; a model without sparse input gets the dense copy
     check_parameters(models)
     dense = check_models(models, list(datasets.items()))
     built = {}

@@ -2,15 +2,18 @@
 
 :data:`MODELS` is the table of built-in models (each entry builds an unfitted estimator and
 holds the default search space of a search); :func:`import_object` imports a
-``MODULE:CLASS``, and :func:`code_fingerprint` fingerprints its code for a results store's
-unit keys. :func:`boosters_quiet` keeps the boosters' native log lines off the output. The
-boosters and user modules are imported only when a model is built.
+``MODULE:CLASS``, :func:`build_model` builds a built-in model or a ``MODULE:CLASS`` with
+parameters, and :func:`code_fingerprint` fingerprints its code for a results store's unit
+keys. :func:`check_models` checks the models of a run against its data before the work, with
+trial fits of their parameters. :func:`boosters_quiet` keeps the boosters' native log lines
+off the output. The boosters and user modules are imported only when a model is built.
 """
 
 import contextlib
 import difflib
 import importlib
 import inspect
+import numbers
 import os
 import re
 import sys
@@ -18,9 +21,9 @@ import tempfile
 import warnings
 from dataclasses import dataclass
 
-__all__ = ["MODELS", "Model", "ModelCheckError", "ModelImportError", "boosters_quiet",
-           "check_models", "code_fingerprint", "fit_params", "ignored_params", "import_object",
-           "quiet_boosters", "silence_lightgbm"]
+__all__ = ["MODELS", "Model", "ModelCheckError", "ModelCheckWarning", "ModelImportError",
+           "boosters_quiet", "build_model", "check_models", "code_fingerprint", "fit_params",
+           "ignored_params", "import_object", "quiet_boosters", "silence_lightgbm"]
 
 # Every model trains on one thread: on data of this size it is about as fast, and it does not
 # slow down tenfold when other processes keep the cores busy (OpenMP threads spin while they
@@ -266,6 +269,146 @@ def _import_module(name, folder):
             del sys.modules[top]
             raise
     return importlib.import_module(name)
+
+
+def build_model(spec, params=None, *, n_estimators=100, random_state=0, label=None):
+    """An unfitted estimator: a built-in model of :data:`MODELS` by name, or a
+    ``MODULE:CLASS``, with the parameters ``params`` set.
+
+    A built-in model gets ``n_estimators`` trees and the seed ``random_state``; a parameter
+    of a group of aliases (CatBoost's ``iterations`` and ``n_estimators``) unsets the others
+    of the group that the model sets. A ``MODULE:CLASS`` is imported (:func:`import_object`),
+    called without arguments, checked to be a scikit-learn estimator with something to rank
+    by, asked for the query ids in ``fit`` when its ``fit`` takes ``qid`` and its request is
+    unset (scikit-learn's metadata routing would otherwise refuse them, or drop them), and
+    given the seed as its ``random_state`` when it has one that ``params`` does not set.
+
+    Parameters
+    ----------
+    spec : str
+        A name of :data:`MODELS` (``"lambdarank"``), or ``MODULE:CLASS``
+        (``"sklearn.linear_model:Ridge"``).
+    params : dict, default=None
+        Parameter name -> value, set in order with ``set_params`` (nested names such as
+        ``"step__alpha"`` too).
+    n_estimators : int, default=100
+        The trees of a built-in model.
+    random_state : int, default=0
+        The seed.
+    label : str, default=None
+        The model's label in the errors (by default ``spec``).
+
+    Returns
+    -------
+    estimator : estimator
+
+    Raises
+    ------
+    ModelImportError
+        An unknown name; a built-in model whose library is not installed (the message says
+        how to install it); a ``MODULE:CLASS`` that cannot be imported or called, or that is
+        no estimator.
+    ModelCheckError
+        A parameter the estimator does not have (``reason="unknown"``), or a value its
+        ``set_params`` refuses (``reason="refused"``), with ``parameter`` and ``value``;
+        its ``estimator`` is the estimator before that parameter.
+
+    Examples
+    --------
+    >>> from sklearn_rank.benchmark import build_model
+    >>> build_model("sklearn.linear_model:Ridge", {"alpha": 10.0}, random_state=3)
+    Ridge(alpha=10.0, random_state=3)
+    >>> build_model("catboost", {"n_estimators": 50}).get_params()["iterations"] is None
+    True
+    """
+    params = dict(params or {})
+    label = spec if label is None else label
+    model = MODELS.get(spec)
+    if model is not None:
+        if not model.available():
+            how = (f'pip install "sklearn-rank[{model.extra}]"' if model.extra
+                   else "pip install sklearn-rank (a core dependency is missing)")
+            raise ModelImportError(f"{model.name} needs {model.library}, which is not "
+                                   f"installed. Install it with: {how}", spec)
+        estimator = model.build(n_estimators, random_state)
+        built = estimator.get_params(deep=False)
+        for group in model.aliases:  # a parameter of an alias unsets what the model set
+            if any(name in params for name in group):
+                reset = {n: None for n in group if n not in params and built.get(n) is not None}
+                estimator.set_params(**reset)
+    elif ":" not in spec:
+        raise ModelImportError(
+            f"unknown model {spec!r}.{_close_matches(spec, list(MODELS))} Expected one of "
+            f"{', '.join(MODELS)}, or MODULE:CLASS to import a scikit-learn estimator class "
+            "(e.g. sklearn.linear_model:Ridge).", spec)
+    else:
+        estimator = _load_estimator(spec)
+        if "random_state" in estimator.get_params(deep=False) and "random_state" not in params:
+            estimator.set_params(random_state=random_state)
+    for name, value in params.items():
+        known = estimator.get_params(deep=True)
+        try:
+            estimator.set_params(**{name: value})
+        except (ValueError, TypeError) as exc:
+            if name not in known:
+                raise ModelCheckError(
+                    f"model {label!r}: {type(estimator).__name__} has no parameter {name!r}."
+                    f"{_close_matches(name, sorted(known))}", label, estimator, "unknown",
+                    parameter=name, value=value, error=exc) from None
+            raise ModelCheckError(f"model {label!r}: {type(estimator).__name__} refuses "
+                                  f"{name}={value!r}: {exc}", label, estimator, "refused",
+                                  parameter=name, value=value, error=exc) from None
+    return estimator
+
+
+def _load_estimator(spec):
+    """An unfitted estimator of a ``MODULE:CLASS``: the class imported
+    (:func:`import_object`), called without arguments, and checked to be a scikit-learn
+    estimator that can rank documents.
+
+    When its ``fit`` takes ``qid`` and its request of the query ids is unset, the query ids
+    are requested (``set_fit_request(qid=True)``): otherwise scikit-learn's metadata routing
+    would refuse to pass them, or drop them.
+
+    Parameters
+    ----------
+    spec : str
+        ``MODULE:CLASS``, e.g. ``"sklearn.linear_model:Ridge"``.
+
+    Returns
+    -------
+    estimator : estimator
+
+    Raises
+    ------
+    ModelImportError
+        As :func:`import_object`; and when the call fails, or its result has no ``fit``,
+        ``get_params`` or ``set_params``, or nothing to rank by (``predict``,
+        ``predict_proba``, ``decision_function``).
+    """
+    factory = import_object(spec)
+    try:
+        estimator = factory()
+    except Exception as exc:  # the user's class fails as it is built: say how
+        raise ModelImportError(f"{spec.rpartition(':')[2]}() failed: "
+                               f"{type(exc).__name__}: {exc}", spec) from None
+    missing = [m for m in ("fit", "get_params", "set_params") if not hasattr(estimator, m)]
+    if missing:
+        raise ModelImportError(
+            f"{type(estimator).__name__} is not a scikit-learn estimator: it has no "
+            f"{', '.join(missing)} (derive it from sklearn.base.BaseEstimator).", spec)
+    if not any(hasattr(estimator, m) for m in ("predict", "predict_proba",
+                                               "decision_function")):
+        raise ModelImportError(f"{type(estimator).__name__} has no predict, predict_proba or "
+                               "decision_function to rank documents by.", spec)
+    if "qid" in inspect.signature(estimator.fit).parameters and hasattr(estimator,
+                                                                        "set_fit_request"):
+        import sklearn
+
+        with sklearn.config_context(enable_metadata_routing=True):
+            if estimator.get_metadata_routing().fit.requests.get("qid") is None:
+                estimator.set_fit_request(qid=True)
+    return estimator
 
 
 def code_fingerprint(spec):
@@ -550,13 +693,32 @@ class ModelCheckError(ValueError):
         The model's label.
     estimator : estimator
         The model.
-    reason : {"unrankable", "memory", "parameters"}
+    reason : {"unrankable", "memory", "parameters", "refused", "ignored", "unknown", "data"}
         ``"unrankable"``: a classifier without ``predict_proba`` on more than two grades;
         ``"memory"``: a model without sparse input whose dense copy of the sparse features
         would not fit in the memory available; ``"parameters"``: a parameter that
-        scikit-learn's validation refuses (:func:`run_benchmark`).
+        scikit-learn's validation refuses (:func:`run_benchmark`). Found by the trial fits
+        of :func:`check_models`: ``"refused"``, a parameter value the model refuses (its
+        ``set_params`` or ``fit`` fails); ``"ignored"``, a parameter its booster says it
+        ignores (:func:`ignored_params`); ``"unknown"``, a searched parameter the model does
+        not have; ``"data"``, the model fails on the first queries of the data even
+        without the parameters tried: the data, not a parameter, is at fault.
+    parameter : str or None
+        The parameter at fault (``"refused"``, ``"ignored"``, ``"unknown"``); None when the
+        parameters tried fail only together.
+    value : object
+        Its value (None when ``parameter`` is None).
+    searched : bool
+        Whether ``parameter`` is one of the searched parameters (``search``) rather than
+        one set on the model (``params``).
+    why : str or None
+        Why the booster ignores the parameter (``"ignored"``): ``"it is not one of its
+        parameters"``...
+    error : Exception or None
+        What the trial fit raised (``"refused"``, ``"data"``).
     source : str or None
-        The data set whose grades the classifier cannot rank (``"unrankable"``).
+        The data set whose grades the classifier cannot rank (``"unrankable"``), or whose
+        first queries the model cannot fit (``"data"``).
     n_grades : int or None
         Its number of distinct grades (``"unrankable"``).
     dense : object or None
@@ -564,10 +726,65 @@ class ModelCheckError(ValueError):
     """
 
     def __init__(self, message, label, estimator, reason, *, source=None, n_grades=None,
-                 dense=None):
+                 dense=None, parameter=None, value=None, searched=False, why=None,
+                 error=None):
         super().__init__(message)
         self.label, self.estimator, self.reason = label, estimator, reason
         self.source, self.n_grades, self.dense = source, n_grades, dense
+        self.parameter, self.value, self.searched = parameter, value, searched
+        self.why, self.error = why, error
+
+
+class ModelCheckWarning(UserWarning):
+    """A model of a run that works, but ranks by what is no relevance (:func:`check_models`).
+
+    Attributes
+    ----------
+    label : str
+        The model's label.
+    estimator : estimator
+        The model.
+    reason : {"kind"}
+        ``"kind"``: by scikit-learn's tags, the model is neither a regressor, a classifier
+        nor a ranker (``KMeans``, ``IsolationForest``): the documents are ranked by what it
+        predicts, which is no relevance score.
+    estimator_type : str
+        Its type by the tags: ``"clusterer"``, ``"outlier_detector"``,
+        ``"density_estimator"`` or ``"transformer"``.
+    predictions : str
+        What it predicts: ``"cluster labels"``...
+    """
+
+    def __init__(self, message, label, estimator, reason, *, estimator_type, predictions):
+        super().__init__(message)
+        self.label, self.estimator, self.reason = label, estimator, reason
+        self.estimator_type, self.predictions = estimator_type, predictions
+
+
+# scikit-learn's estimator types whose predictions are no relevance: cluster labels,
+# inlier/outlier labels, densities.
+_NOT_RANKING = {"clusterer": "cluster labels", "outlier_detector": "inlier/outlier labels",
+                "density_estimator": "densities", "transformer": "transformed features"}
+
+
+def _warn_kinds(models):
+    """A :class:`ModelCheckWarning` for each model that is neither a regressor, a classifier
+    nor a ranker by scikit-learn's tags (classes without a type, as most rankers are, pass)."""
+    for label, estimator in models.items():
+        try:
+            kind = estimator.__sklearn_tags__().estimator_type
+        except Exception:  # an estimator outside scikit-learn's tags
+            kind = getattr(estimator, "_estimator_type", None)
+        if kind not in _NOT_RANKING:
+            continue
+        what = kind.replace("_", " ")
+        article = "an" if what[0] in "aeiou" else "a"
+        warnings.warn(ModelCheckWarning(
+            f"model {label!r}: {type(estimator).__name__} is {article} {what}, neither a "
+            f"regressor, a classifier nor a ranker: the documents are ranked by its "
+            f"{_NOT_RANKING[kind]}, which are no relevance scores. Use a regressor, a "
+            "classifier or a ranker, such as sklearn.linear_model.Ridge.", label, estimator,
+            "kind", estimator_type=kind, predictions=_NOT_RANKING[kind]), stacklevel=3)
 
 
 def check_parameters(models):
@@ -597,7 +814,7 @@ def check_parameters(models):
                                       "parameters") from None
 
 
-def check_models(models, datasets, *, test=None):
+def check_models(models, datasets, *, test=None, params=None, search=None):
     """Check the models of a run against its data before the work, and say which need
     dense features.
 
@@ -609,6 +826,16 @@ def check_models(models, datasets, *, test=None):
     (the data set's ``densified()``, made once for all such models), unless the copy would
     not fit in the memory available. :func:`run_benchmark` applies it.
 
+    Then the parameters are tried in small fits (two trees of a booster, on the first three
+    queries of the first data set), the boosters' log lines kept off the output: a value
+    the model refuses fails in every fold, and a parameter that LightGBM or XGBoost ignore
+    (``num_leafs=7``, an alias of a parameter set already) leaves a model that is not the
+    one asked for, with no error at all (:func:`ignored_params`). The parameters set on a
+    model (``params``) are fitted together; when that fails or one is ignored, each alone,
+    so that the error names the one at fault, after a fit without them that tells a fault
+    of the data from one of the parameters. Each searched value (``search``) is fitted
+    alone on the model as it is.
+
     Parameters
     ----------
     models : dict of str to estimator
@@ -618,6 +845,21 @@ def check_models(models, datasets, *, test=None):
         :func:`run_benchmark` takes them (with ``X``, ``y`` and, for messages, ``source``).
     test : list of (str, data set), default=None
         Further data sets the models are only scored on: checked for the dense copy.
+    params : dict of str to list of str, default=None
+        Model label -> the names of the parameters set on it, to try (a label left out
+        tries none). None tries, for each model of a booster library (LightGBM, XGBoost,
+        CatBoost, or a class derived from theirs), the parameters that differ from its
+        class's defaults and those its class does not name (its keyword arguments): what
+        :func:`run_benchmark` checks. The boosters take any parameter when built and only
+        log what they ignore; scikit-learn's estimators refuse a wrong one as they are fitted
+        (:func:`run_benchmark` validates them without a fit), and their fits are not made
+        small here. A parameter tried is taken away by setting it back to its class's
+        default, or leaving it out when the class does not name it.
+    search : dict of str to dict, default=None
+        Model label -> the space of a search of its parameters, as scikit-learn's
+        ``GridSearchCV`` and ``RandomizedSearchCV`` take it (name -> list of values, or a
+        scipy distribution): each value of a list, or the finite bounds of a distribution,
+        is tried.
 
     Returns
     -------
@@ -632,7 +874,14 @@ def check_models(models, datasets, *, test=None):
     Raises
     ------
     ModelCheckError
-        For the first model that cannot work, with its label and the reason.
+        For the first model that cannot work, with its label, the reason and, for a
+        parameter, its name and value.
+
+    Warns
+    -----
+    ModelCheckWarning
+        For a model that is neither a regressor, a classifier nor a ranker
+        (``reason="kind"``).
 
     Examples
     --------
@@ -649,6 +898,19 @@ def check_models(models, datasets, *, test=None):
     ('hgb',)
     >>> print(check_models(models, [("data", (X, y, qid))]))
     None
+
+    A parameter that LightGBM would ignore, misspelt:
+
+    >>> from sklearn_rank.benchmark import ModelCheckError
+    >>> from sklearn_rank.lightgbm import LGBMRanker
+    >>> try:
+    ...     check_models({"lgbm": LGBMRanker(num_leafs=7)}, [("data", (X, y, qid))])
+    ... except ModelCheckError as exc:
+    ...     error = exc
+    >>> error.label, error.reason, error.parameter, error.value
+    ('lgbm', 'ignored', 'num_leafs', 7)
+    >>> error.why
+    'it is not one of its parameters'
     """
     import numpy as np
     from sklearn.base import is_classifier
@@ -671,14 +933,13 @@ def check_models(models, datasets, *, test=None):
                     "sklearn.svm.LinearSVR), a classifier with predict_proba (e.g. "
                     "sklearn.linear_model.LogisticRegression), or a ranker.",
                     label, estimator, "unrankable", source=source, n_grades=n_grades)
+    _warn_kinds(models)
     features = [(name, data[0] if isinstance(data, tuple) else data.X)
                 for name, data in [*datasets, *(test or [])] if data is not None]
     sparse = [(name, X) for name, X in features if hasattr(X, "toarray")]
     needing = [label for label, estimator in models.items()
                if _takes_sparse(estimator) is False]
-    if not sparse or not needing:
-        return None
-    dense = _DenseCopy(
+    dense = None if not sparse or not needing else _DenseCopy(
         labels=tuple(needing),
         classes=", ".join(dict.fromkeys(type(models[label]).__name__ for label in needing)),
         shapes=tuple((name, int(X.shape[0]), int(X.shape[1])) for name, X in sparse),
@@ -686,7 +947,7 @@ def check_models(models, datasets, *, test=None):
         sparse_nbytes=sum(X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
                           for _, X in sparse),
         available=_memory_available())
-    if dense.available is not None and dense.nbytes > dense.available:
+    if dense is not None and dense.available is not None and dense.nbytes > dense.available:
         label = needing[0]
         shapes = " and ".join(f"{name!r} {rows:,} x {columns:,}"
                               for name, rows, columns in dense.shapes)
@@ -698,4 +959,219 @@ def check_models(models, datasets, *, test=None):
             "sparse). Use a model that takes sparse input (e.g. "
             "sklearn.linear_model.Ridge), or fewer features.",
             label, models[label], "memory", dense=dense)
+    name, fitted = next(((n, d) for n, d in datasets if d is not None), (None, None))
+    if fitted is not None and (params is None or params or search):
+        X, y, qid = _first_queries(fitted)
+        source = source_of(name, fitted)
+        for label, estimator in models.items():
+            if params is None:  # a booster's: scikit-learn's own estimators validate theirs
+                names = _changed_params(estimator) if _booster(estimator) else []
+            else:
+                names = list(dict.fromkeys(params.get(label, ())))
+            space = (search or {}).get(label, {})
+            if names or space:
+                trial = _Trial(label, estimator, source,
+                               X.toarray() if dense and label in dense.labels and
+                               hasattr(X, "toarray") else X, y, qid)
+                trial.check_params(names)
+                trial.check_search(space)
     return dense
+
+
+def _first_queries(data, n=3):
+    """``(X, y, qid)`` of the first ``n`` queries (by sorted id) of a data set."""
+    import numpy as np
+
+    X, y, qid = data if isinstance(data, tuple) else (data.X, data.y, data.qid)
+    qid = np.asarray(qid)
+    rows = np.flatnonzero(np.isin(qid, np.unique(qid)[:n]))
+    return X[rows], np.asarray(y)[rows], qid[rows]
+
+
+def _booster(estimator):
+    """The catalogue's entry of the booster library (LightGBM, XGBoost, CatBoost) that
+    ``estimator``'s class derives from, or None."""
+    roots = {str(getattr(cls, "__module__", "")).partition(".")[0]
+             for cls in type(estimator).__mro__}
+    return next((model for model in MODELS.values() if model.library in roots), None)
+
+
+def _signature(cls):
+    """``(named, defaults)``: the parameters ``cls.__init__`` names, and their defaults."""
+    try:
+        parameters = inspect.signature(cls.__init__).parameters.values()
+    except (TypeError, ValueError):
+        return set(), {}
+    named = [p for p in parameters if p.name != "self"
+             and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+    return ({p.name for p in named},
+            {p.name: p.default for p in named if p.default is not p.empty})
+
+
+def _same(a, b):
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:  # arrays, objects without a truth value: count them as set
+        return False
+
+
+def _changed_params(estimator):
+    """The parameters of ``estimator`` that differ from its class's defaults, and those its
+    class does not name (a booster's keyword arguments); not those without a default (a
+    pipeline's steps), which cannot be taken away."""
+    if not hasattr(estimator, "get_params"):
+        return []
+    named, defaults = _signature(type(estimator))
+    return [name for name, value in estimator.get_params(deep=False).items()
+            if name not in named or (name in defaults and not _same(value, defaults[name]))]
+
+
+def _without(estimator, names):
+    """A clone of ``estimator`` with the parameters ``names`` taken away: each set back to
+    its class's default, or left out when its class does not name it. A parameter without
+    a default, or a nested one without, stays as it is."""
+    from sklearn.base import clone
+
+    estimator = clone(estimator)
+    top = estimator.get_params(deep=False)
+    named, _ = _signature(type(estimator))
+    dropped = {name for name in names if name in top and name not in named}
+    if dropped:  # set_params cannot take a keyword argument away: build the class again
+        estimator = type(estimator)(**{k: v for k, v in top.items() if k not in dropped})
+    everything = estimator.get_params(deep=True)
+    reset = {}
+    for name in names:
+        owner, _, leaf = name.rpartition("__")
+        holder = everything.get(owner) if owner else estimator
+        defaults = _signature(type(holder))[1] if holder is not None else {}
+        if name not in dropped and leaf in defaults and name in everything:
+            reset[name] = defaults[leaf]
+    return estimator.set_params(**reset) if reset else estimator
+
+
+def _small(estimator):
+    """A clone for the trial fits: two trees for a booster (unless its number of trees is
+    one it would refuse, which the trial must meet), its log at the level where LightGBM
+    names the parameters it ignores."""
+    from sklearn.base import clone
+
+    small = clone(estimator)
+    model = _booster(small)
+    if model is None:
+        return small
+    params = small.get_params(deep=False)
+    if model.trees is not None:
+        group = next((g for g in model.aliases if model.trees in g), (model.trees,))
+        given = [params[n] for n in group if params.get(n) is not None]
+        if not given or (len(given) == 1 and isinstance(given[0], numbers.Integral)
+                         and not isinstance(given[0], bool) and 2 < given[0] < 2**31):
+            small.set_params(**{n: None for n in group if n != model.trees and n in params})
+            small.set_params(**{model.trees: 2})
+    # LightGBM names unknown parameters at 0 (sklearn-rank's rankers take verbose as a
+    # keyword argument, and default to -1); CatBoost stays quiet at 0
+    if "verbose" in params or model.library == "lightgbm":
+        small.set_params(verbose=0)
+    if "allow_writing_files" in params:  # no catboost_info/ folder from a trial
+        small.set_params(allow_writing_files=False)
+    return small
+
+
+def _trial_values(space):
+    """The values of a search space to try: a list's values, a distribution's finite
+    bounds (integers for a discrete one)."""
+    import math
+
+    if not hasattr(space, "support"):
+        return list(space)
+    low, high = space.support()
+    discrete = hasattr(getattr(space, "dist", None), "pmf")
+    cast = int if discrete else float
+    return [cast(bound) for bound in (low, high) if math.isfinite(bound)]
+
+
+class _Trial:
+    """The trial fits of one model on the first queries of the data (:func:`check_models`)."""
+
+    def __init__(self, label, estimator, source, X, y, qid):
+        self.label, self.estimator, self.source = label, estimator, source
+        self.X, self.y, self.qid = X, y, qid
+        self.name = type(estimator).__name__
+
+    def fit(self, estimator):
+        """``(ignored, error)``: what the booster ignored, or what the fit raised."""
+        try:
+            return ignored_params(estimator, self.X, self.y, self.qid), None
+        except Exception as exc:  # the model refuses: the callers say whose fault it is
+            return {}, exc
+
+    def check_base(self, estimator):
+        """Refuse data that the model cannot fit without the parameters tried."""
+        _, error = self.fit(_small(estimator))
+        if error is not None:
+            raise ModelCheckError(
+                f"model {self.label!r}: {self.name} cannot fit the first queries of "
+                f"{self.source}: {error}", self.label, self.estimator, "data",
+                source=self.source, error=error) from error
+
+    def refuse(self, name, value, ignored, error, *, searched=False, names=()):
+        """Raise the error of a trial whose fit failed, or whose booster ignored ``name``."""
+        if error is not None:
+            shown = (f"{name}={value!r}" if name is not None
+                     else f"the parameters {', '.join(names)} together")
+            raise ModelCheckError(
+                f"model {self.label!r}: {self.name} refuses {shown}: {error}", self.label,
+                self.estimator, "refused", parameter=name, value=value, searched=searched,
+                error=error) from error
+        if name is not None and name in ignored:
+            booster = _booster(self.estimator)
+            known = sorted(_without(self.estimator, [name]).get_params(deep=True))
+            raise ModelCheckError(
+                f"model {self.label!r}: {booster.library if booster else self.name} ignores "
+                f"{name!r} in {self.name}: {ignored[name]}.{_close_matches(name, known)}",
+                self.label, self.estimator, "ignored", parameter=name, value=value,
+                searched=searched, why=ignored[name])
+
+    def check_params(self, names):
+        """The parameters ``names`` together; when they fail or one is ignored, a fit
+        without them (the data's fault?), then each alone, then together again."""
+        if not names:
+            return
+        ignored, error = self.fit(_small(self.estimator))
+        if error is None and not set(ignored) & set(names):
+            return
+        self.check_base(_without(self.estimator, names))
+        values = self.estimator.get_params(deep=True)
+        for name in names:
+            alone = _small(_without(self.estimator, [n for n in names if n != name]))
+            self.refuse(name, values.get(name), *self.fit(alone))
+        # each passed alone: the fit of them all fails, or ignores one, only together
+        first = None if error is not None else next(n for n in names if n in ignored)
+        self.refuse(first, values.get(first), ignored, error, names=names)
+
+    def check_search(self, space):
+        """Each value of each searched parameter, alone, on the model as it is."""
+        if not space:
+            return
+        self.check_base(self.estimator)
+        known = self.estimator.get_params(deep=True)
+        for name, values in space.items():
+            for value in _trial_values(values):
+                trial = _small(self.estimator)
+                try:
+                    trial.set_params(**{name: value})
+                except (ValueError, TypeError) as exc:
+                    if name not in known:
+                        raise ModelCheckError(
+                            f"model {self.label!r}: {self.name} has no parameter {name!r}."
+                            f"{_close_matches(name, sorted(known))}", self.label,
+                            self.estimator, "unknown", parameter=name, value=value,
+                            searched=True, error=exc) from None
+                    ignored, error = {}, exc
+                else:
+                    ignored, error = self.fit(trial)
+                self.refuse(name, value, ignored, error, searched=True)
+

@@ -11,6 +11,7 @@ from ..utils._lazy import lazy_exports
 
 # Module -> its public names, loaded on first use: read_trec needs numpy only.
 _EXPORTS = {
+    "._checks": ("check_file", "check_ranking_data"),
     "._errors": ("DataSourceError", "FetchError", "TableError"),
     "._fetch": ("fetch_istella_s", "fetch_letor4", "fetch_mslr_web10k", "fetch_mslr_web30k",
                 "get_data_home", "load_yahoo_ltr"),

@@ -3,7 +3,7 @@
 from ..utils._trained import reused_query_ids
 from ._search import HalvingGridSearchCV, HalvingRandomSearchCV
 from ._split import QueryKFold, QueryShuffleSplit, StratifiedQueryKFold
-from ._validation import cross_validate
+from ._validation import cross_validate, grade_scale
 
 __all__ = [
     "HalvingGridSearchCV",
@@ -12,5 +12,6 @@ __all__ = [
     "QueryShuffleSplit",
     "StratifiedQueryKFold",
     "cross_validate",
+    "grade_scale",
     "reused_query_ids",
 ]

@@ -31,12 +31,28 @@ def grade_scale(metric, y, *, convention=None):
     ERR (and RBP with ``graded=True``) divide the grades by ``max_grade``, which by default
     is the largest grade of each call: each fold of a cross-validation would be scored on
     its own scale. This fixes it to the largest grade of the whole ``y`` (1 when every grade
-    is 0, where any scale gives 0), unless the metric name or the convention sets it.
+    is 0, where any scale gives 0), unless the metric name or the convention sets it:
+    :func:`cross_validate` applies it to metric names, and so do the benchmark runs.
+
+    Parameters
+    ----------
+    metric : str
+        A metric name (``"err@10"``...).
+    y : array-like
+        The grades of the whole data set.
+    convention : str, default=None
+        A convention preset, which may set the scale itself.
 
     Returns
     -------
     options : dict
         Empty, or ``{"max_grade": largest grade of y}``, an int when it is a whole number.
+
+    Examples
+    --------
+    >>> from sklearn_rank.model_selection import grade_scale
+    >>> grade_scale("err@10", [0, 1, 3]), grade_scale("ndcg@10", [0, 1, 3])
+    ({'max_grade': 3}, {})
     """
     if not needs_grade_scale(metric, convention=convention):
         return {}
