@@ -790,16 +790,16 @@ def write_per_query(path, cv, test, metrics, option="--per-query-output"):
 
 def check_test_apart(data, test):
     """Refuse a ``--test`` that is (part of) ``--data``: its scores would be training
-    scores, not held-out ones."""
+    scores, not held-out ones (:func:`sklearn_rank.datasets.same_queries`)."""
+    from ..datasets import DataSourceError, same_queries
+
     for source in test or []:
-        parsed = dataset_name(source, "--test")
         for other in data or []:
-            if parsed is not None:  # one split, or one of them "all" (of the same fold)
-                trained = dataset_name(other, "--data")
-                same = trained is not None and trained[:2] == parsed[:2] and (
-                    trained[2] == parsed[2] or "all" in (trained[2], parsed[2]))
-            else:
-                same = same_file(source, other)
+            try:
+                same = same_queries(source, other)
+            except DataSourceError as exc:  # a data set name with a fold it lacks
+                raise data_error(exc, "--test" if exc.path == str(source) else "--data"
+                                 ) from None
             if same:
                 raise usage_error(f"--test {source!r} holds the queries of --data {other!r}; "
                                   "a held-out test set must hold other queries.")
