@@ -13,8 +13,7 @@ training data is one more unit, scored on the held-out test set. The per-query v
 :func:`sklearn_rank.stats.compare`, whose results table is printed and written.
 """
 
-import csv
-import io
+import functools
 
 import numpy as np
 
@@ -54,7 +53,6 @@ from ._common import (
     usage_error,
     wrap,
     write_json,
-    write_per_query,
     write_text,
 )
 from ._config import add_config_option, choice, integer, load_config, metrics, path, seed, text
@@ -258,32 +256,23 @@ def run(args, demo=()):
         print(flush=True)
 
     with tied_scores_in_row_order(args.convention):
-        folds, tested = _cross_validate(choices, estimators, datasets, seeds, test,
-                                        metrics_given, args, scales, keys, metadata, dense)
+        result = _run_benchmark(choices, datasets, test, metrics_given, args, metadata)
     if several:
-        return _report_several(folds, datasets, seeds, labels, metrics_given, baseline, args,
-                               header, keys, metadata, output_format)
-    folds = folds[None, None]
-    result = _compare({label: fold["per_query"] for label, fold in folds.items()},
-                      metrics_given, baseline, args.seed)
-    held_out = _compare(tested, metrics_given, baseline, args.seed) if test else None
-    print(_render(result, None, None, args.format))
+        return _report_several(result, baseline, args, header, output_format)
+    comparison = _compare(result, baseline)
+    held_out = _compare(result, baseline, split="test") if test else None
+    print(_render(comparison, None, None, args.format))
     if text:
-        times = ", ".join(f"{label} {np.mean(folds[label]['fit_time']):.2f} s"
-                          for label in labels)
-        print(f"\nMean fit time per fold: {times}.")
+        print(f"\nMean fit time per fold: {_fit_times(result)}.")
     if held_out is not None:
         print("\n" + _render(None, held_out, test, args.format))
     if args.output is not None:
-        _write_output(args.output, output_format, result, held_out, test, header, folds,
-                      keys, metadata)
+        _write_output(args.output, output_format, result, comparison, held_out, test, header)
     if args.per_query_output is not None:
-        write_per_query(args.per_query_output,
-                        {label: fold["per_query"] for label, fold in folds.items()},
-                        tested, metrics_given)
+        write_text(args.per_query_output, result.per_query_csv(), "--per-query-output")
     if args.plot is not None:
         with literal_text():
-            _plot(folds, data, metrics_given, baseline, result, args, scales)
+            _plot(result, data, metrics_given, baseline, comparison, args)
     return 0
 
 
@@ -425,67 +414,39 @@ def _header(data, test, choices, baseline, left_out, args, scales, keys, metadat
 
 
 # ----------------------------------------------------------------------------------------
-# Cross-validation
+# The run: sklearn_rank.benchmark.run_benchmark, with the command's store, progress and
+# provenance
 
 
-def _cross_validate(choices, estimators, datasets, seeds, test, metrics, args, scales, keys,
-                    metadata, dense=frozenset()):
-    """Run every (data set, seed, model, fold) unit, and (model, test) with ``--test``; the
-    models labelled in ``dense`` are given dense features.
+def _run_benchmark(choices, datasets, test, metrics, args, metadata):
+    """:func:`sklearn_rank.benchmark.run_benchmark` of the models (each built by its
+    :meth:`ModelChoice.build` under each seed) on the data sets, with ``--store``'s
+    recorder, the progress line and the command's provenance (``metadata``, what it
+    stores); its errors as the command's.
 
-    Returns :func:`sklearn_rank.benchmark.assemble_folds`: per (data set, seed), per model
-    label, the per-query values of all folds, the fit times and the out-of-fold scores
-    (``--plot``); and the per-query values on the held-out test set.
+    Returns
+    -------
+    result : BenchmarkResult
     """
-    from ..benchmark import assemble_folds, benchmark_tasks, processes, run_units, unit_scoring
-    from ._scoring import recorder_for
+    from ..benchmark import run_benchmark
+    from ._scoring import CommandRecorder
 
     try:
-        scoring = (unit_scoring(metrics, scales=scales, convention=args.convention)
-                   if None in datasets else None)
-        by_dataset = None if None in datasets else {
-            name: unit_scoring(metrics, scales=scales[name], convention=args.convention)
-            for name in datasets}
-    except ValueError as exc:
-        raise CLIError(f"--metrics: {exc}", USAGE) from None
-    by_label = {c.label: c for c in choices}
-    built = {}
-
-    def estimator_for(label, seed):
-        if seed == args.seed:
-            return estimators[label]
-        if (label, seed) not in built:  # a repeat: the model under the repeat's seed
-            built[label, seed] = by_label[label].build(args.n_estimators, seed)
-        return built[label, seed]
-
-    tasks = benchmark_tasks([c.label for c in choices], estimator_for, datasets, seeds,
-                            args.n_splits, params={c.label: c.params for c in choices},
-                            dense=dense, test=test, scoring=by_dataset)
-    recorder = recorder_for(args, metadata, [task.unit for task in tasks])
-    progress = Progress(len(tasks), "cross-validation", enabled=not args.quiet)
-    n_jobs = processes(args.n_jobs, len(tasks))
-    axes = "".join([f"{len(datasets)} data sets x " if None not in datasets else "",
-                    f"{len(seeds)} seeds x " if seeds[0][0] is not None else ""])
-    progress.begin(f"({len(choices)} models x {axes}{args.n_splits} folds"
-                   + (" + test" if test is not None else "")
-                   + f", {n_jobs} process{'es' if n_jobs > 1 else ''})")
-    results = []
-    labels = [c.label for c in choices]
-    try:
-        results.extend(run_units(
-            tasks, None, scoring=scoring, n_jobs=args.n_jobs, progress=progress,
-            recorder=recorder, predict=args.plot is not None, test_data=test,
-            test_keys=keys, quiet=True))
+        return run_benchmark(
+            {c.label: functools.partial(c.build, args.n_estimators) for c in choices},
+            datasets.get(None, datasets), metrics=metrics,
+            convention=args.convention, n_splits=args.n_splits, random_state=args.seed,
+            n_repeats=getattr(args, "repeats", None), seeds=getattr(args, "seeds", None),
+            test=test, store=CommandRecorder(args), n_jobs=args.n_jobs,
+            return_predictions=args.plot is not None,
+            progress=functools.partial(Progress, enabled=not args.quiet),
+            provenance=metadata, check_models=False, quiet=True)
     except CLIError:  # the results store's, not the models'
         raise
     except fit_errors([c.spec for c in choices]) as exc:  # e.g. grades LightGBM refuses
         raise CLIError(f"cross-validation failed: {_error_text(exc, choices)}") from None
     except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
         raise CLIError(f"--metrics: cannot compute the metrics: {exc}", USAGE) from None
-    finally:
-        progress.close()
-    recorder.finish()
-    return assemble_folds(results, labels, metrics, datasets, seeds)
 
 
 def _error_text(exc, choices):
@@ -494,60 +455,59 @@ def _error_text(exc, choices):
     return str(exc)
 
 
-def _report_several(folds, datasets, seeds, labels, metrics, baseline, args, header, keys,
-                    metadata, output_format):
+def _fit_times(result):
+    """``"lambdarank 0.12 s, ..."``: each model's mean fit time per fold."""
+    return ", ".join(
+        f"{label} {np.mean([t for systems in result.folds.values() for t in systems[label]['fit_time']]):.2f} s"  # noqa: E501
+        for label in result.models)
+
+
+def _report_several(result, baseline, args, header, output_format):
     """Print (and write) the tables of a run of several data sets or seeds: per data set,
     the comparison of each query's value averaged over the seeds, and the spread of the
-    means over the seeds."""
-    from ..benchmark import seed_mean, seed_spread
-
-    text = args.format == "text"
+    means over the seeds (:meth:`~sklearn_rank.benchmark.BenchmarkResult.summary`)."""
+    n_seeds = len(result.seeds)
+    # compared first: compare refuses a NaN value naming the model, the summary does not
+    comparisons = {name: _compare(result, baseline, dataset=name) for name in result.datasets}
+    spread = {}
+    for row in result.summary():
+        spread.setdefault(row["dataset"], {}).setdefault(row["model"], {})[row["metric"]] = (
+            row["mean"], row["seed_std"])
     sections, rows = [], {}
-    for name in datasets:
-        by_seed = {label: [folds[name, seed][label]["per_query"] for seed, _ in seeds]
-                   for label in labels}
-        systems = (by_seed if len(seeds) > 1 else None)
-        systems = ({label: seed_mean(values, metrics) for label, values in by_seed.items()}
-                   if systems is not None else
-                   {label: values[0] for label, values in by_seed.items()})
-        result = _compare(systems, metrics, baseline, args.seed)
+    for name, comparison in comparisons.items():
         title = ("The data set" if name is None else f"Data set {name}") + (
-            f", each query averaged over {len(seeds)} seeds:" if len(seeds) > 1 else ":")
-        spread = {label: seed_spread(values, metrics) for label, values in by_seed.items()}
-        lines = [_RENDERERS[args.format](result)]
-        if len(seeds) > 1:
-            lines.append(_spread_text(spread, metrics, seeds, args.format))
+            f", each query averaged over {n_seeds} seeds:" if n_seeds > 1 else ":")
+        lines = [_RENDERERS[args.format](comparison)]
+        if n_seeds > 1:
+            lines.append(_spread_text(spread[name], result.seeds, args.format))
         sections.append((title, lines))
-        rows[name] = {"cv": _rows(result),
+        rows[name] = {"cv": comparison.to_records(index_label="model"),
                       "seed_spread": {label: {m: {"mean": mean, "std": std}
                                               for m, (mean, std) in values.items()}
-                                      for label, values in spread.items()}}
+                                      for label, values in spread[name].items()}}
     rendered = "\n\n".join(
         _COMMENTS[args.format](title) if args.format == "latex" else title
         + "\n\n" + "\n\n".join(lines) for title, lines in sections)
     print(rendered)
-    if text:
-        times = ", ".join(
-            f"{label} {np.mean([t for key in folds for t in folds[key][label]['fit_time']]):.2f}"
-            " s" for label in labels)
-        print(f"\nMean fit time per fold: {times}.")
+    if args.format == "text":
+        print(f"\nMean fit time per fold: {_fit_times(result)}.")
     if args.output is not None:
         if output_format == "json":
-            write_json(args.output, {"metadata": metadata, "datasets": {
+            write_json(args.output, {"metadata": result.provenance, "datasets": {
                 "" if name is None else name: values for name, values in rows.items()}},
                 "--output")
         else:
             write_text(args.output, f"{_COMMENTS[output_format](header)}\n\n{rendered}",
                        "--output")
     if args.per_query_output is not None:
-        _write_per_query_several(args.per_query_output, folds, labels, metrics)
+        write_text(args.per_query_output, result.per_query_csv(), "--per-query-output")
     return 0
 
 
-def _spread_text(spread, metrics, seeds, fmt):
+def _spread_text(spread, seeds, fmt):
     """The spread of the means over the seeds, one line per model."""
     lines = [wrap([f"Spread over the {len(seeds)} seeds "
-                   f"({', '.join(str(s) for s, _ in seeds)}): the mean over queries under "
+                   f"({', '.join(str(s) for s in seeds)}): the mean over queries under "
                    "each seed, their mean ± standard deviation (ddof=1):"]).replace("\n  ", "\n")]
     for label, values in spread.items():
         lines.append(f"  {label}: " + ", ".join(
@@ -556,30 +516,10 @@ def _spread_text(spread, metrics, seeds, fmt):
     return _COMMENTS[fmt](body) if fmt == "latex" else body
 
 
-def _write_per_query_several(path, folds, labels, metrics):
-    """The per-query values as CSV: ``model, dataset, seed, split, fold, qid``, then the
-    metrics, every value with all its digits."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["model", "dataset", "seed", "split", "fold", "qid", *metrics])
-    for (name, repeat), systems in folds.items():
-        for label in labels:
-            per_query = systems[label]["per_query"]
-            columns = [per_query[m].tolist() for m in metrics]
-            for i, (q, f) in enumerate(zip(per_query["qid"].tolist(),
-                                           per_query["fold"].tolist())):
-                writer.writerow([label, "" if name is None else name,
-                                 "" if repeat is None else repeat, "cv", f, q,
-                                 *(column[i] for column in columns)])
-    write_text(path, buffer.getvalue(), "--per-query-output")
-
-
-def _compare(systems, metrics, baseline, seed):
-    """:func:`sklearn_rank.stats.compare` of the models' per-query values."""
-    from ..stats import compare
-
+def _compare(result, baseline, **kwargs):
+    """:meth:`~sklearn_rank.benchmark.BenchmarkResult.compare` of the models."""
     try:
-        return compare(systems, metric=metrics, baseline=baseline, random_state=seed)
+        return result.compare(baseline=baseline, **kwargs)
     except ValueError as exc:
         raise CLIError(f"cannot compare the models: {exc}") from None
 
@@ -611,54 +551,21 @@ def _render(result, held_out, test, fmt):
     return "\n\n".join(parts)
 
 
-def _write_output(path, fmt, result, held_out, test, header, folds, keys, metadata):
+def _write_output(path, fmt, result, comparison, held_out, test, header):
     if fmt == "json":
-        write_json(path, {"metadata": metadata, "cv": _rows(result),
-                          "test": None if held_out is None else _rows(held_out),
+        folds = next(iter(result.folds.values()))
+        write_json(path, {"metadata": result.provenance,
+                          "cv": comparison.to_records(index_label="model"),
+                          "test": None if held_out is None
+                          else held_out.to_records(index_label="model"),
                           "folds": {label: {k: fold[k] for k in ("fit_time", "score_time",
                                                                "scores_by_fold")}
                                     for label, fold in folds.items()}}, "--output")
     elif fmt == "csv":
-        write_text(path, _csv(result, held_out, keys, metadata), "--output")
+        write_text(path, result.results_csv(comparison, held_out), "--output")
     else:
-        write_text(path, f"{_COMMENTS[fmt](header)}\n\n{_render(result, held_out, test, fmt)}",
-                   "--output")
-
-
-def _rows(result):
-    """The rows of the CSV table as dicts, numbers as floats and empty cells as None."""
-    rows = list(csv.DictReader(io.StringIO(result.to_csv(index_label="model"))))
-    for row in rows:
-        for key, value in row.items():
-            if key == "model" or key.endswith(("vs baseline", "than")):
-                continue
-            row[key] = float(value) if value != "" else None
-    return rows
-
-
-def _csv(result, held_out, keys, metadata):
-    """The CSV table: one row per model and split, then the metric keys and the provenance
-    in columns of their own, the same in every row."""
-    extra = {f"{m} key": key for m, key in keys.items()}
-    extra.update({
-        "data": metadata["data"]["source"], "data_sha256": metadata["data"]["sha256"],
-        "test_data": "" if metadata["test"] is None else metadata["test"]["source"],
-        "convention": metadata["convention"] or "", "splitter": metadata["splitter"],
-        "seed": metadata["seed"], "sklearn_rank_version": metadata["sklearn_rank_version"],
-    })
-    buffer = io.StringIO()
-    writer = None
-    for split, table in (("cv", result), ("test", held_out)):
-        if table is None:
-            continue
-        reader = csv.reader(io.StringIO(table.to_csv(index_label="model")))
-        header = next(reader)
-        if writer is None:
-            writer = csv.writer(buffer, lineterminator="\n")
-            writer.writerow([header[0], "split", *header[1:], *extra])
-        for row in reader:
-            writer.writerow([row[0], split, *row[1:], *extra.values()])
-    return buffer.getvalue()
+        write_text(path, f"{_COMMENTS[fmt](header)}\n\n"
+                   f"{_render(comparison, held_out, test, fmt)}", "--output")
 
 
 def _curve_metric(metrics):
@@ -672,10 +579,11 @@ def _curve_metric(metrics):
     return "ndcg"
 
 
-def _plot(folds, data, metrics, baseline, result, args, scales):
+def _plot(result, data, metrics, baseline, comparison, args):
     """Left: the metric at k of every model. Right: the best model minus the baseline."""
     from ..plot import MetricAtKDisplay, PerQueryDifferenceDisplay
 
+    folds = next(iter(result.folds.values()))
     figure, (left, right) = new_figure("--plot", ncols=2)
     options = {} if args.convention is None else {"convention": args.convention}
     curve = _curve_metric(metrics)
@@ -686,8 +594,8 @@ def _plot(folds, data, metrics, baseline, result, args, scales):
                                           name=figure_label(name), ax=left, **options)
     left.set_title(f"Out-of-fold predictions, {args.n_splits}-fold cross-validation")
     first = metrics[0]
-    others = [s for s in result.systems if s != baseline]
-    best = max(others, key=lambda s: result.estimates[first][s].mean)
+    others = [s for s in comparison.systems if s != baseline]
+    best = max(others, key=lambda s: comparison.estimates[first][s].mean)
     PerQueryDifferenceDisplay.from_cv_results(
         folds[best]["per_query"], folds[baseline]["per_query"], metric=first,
         names=(figure_label(best), figure_label(baseline)), ax=right,
