@@ -17,6 +17,7 @@ import functools
 
 import numpy as np
 
+from .. import __version__
 from ..benchmark import library_versions
 from ._axes import add_axis_options, named_datasets, seeds_of
 from ._common import (
@@ -35,7 +36,6 @@ from ._common import (
     check_test_apart,
     describe_grade_scales,
     describe_metrics,
-    describe_run,
     figure_label,
     figure_suffixes,
     grade_scale_options,
@@ -244,35 +244,40 @@ def run(args, demo=()):
                   for name, each in datasets.items()}
         keys = {name: _keys(metrics_given, args.convention, scales[name])
                 for name in datasets}
-    metadata = _metadata(args, data, test, choices, keys, baseline, datasets, seeds)
+    provenance = _provenance(args, choices, baseline)
 
     text = args.format == "text"
     if demo:
         print(_demo_header(labels, args, demo), end="\n\n")
-    header = _header(data, test, choices, baseline, left_out, args, scales, keys, metadata,
-                     datasets, seeds)
+    header = _header(data, test, choices, baseline, left_out, args, scales, keys, datasets,
+                     seeds)
     if text:
         print(header)
         print(flush=True)
 
     with tied_scores_in_row_order(args.convention):
-        result = _run_benchmark(choices, datasets, test, metrics_given, args, metadata)
-    if several:
-        return _report_several(result, baseline, args, header, output_format)
-    comparison = _compare(result, baseline)
-    held_out = _compare(result, baseline, split="test") if test else None
-    print(_render(comparison, None, None, args.format))
+        result = _run_benchmark(choices, datasets, test, metrics_given, args, provenance)
+    try:
+        tables = result.tables(baseline=baseline)
+    except ValueError as exc:
+        raise CLIError(f"cannot compare the models: {exc}") from None
+    print(tables.render(args.format, split="cv"))
     if text:
-        print(f"\nMean fit time per fold: {_fit_times(result)}.")
-    if held_out is not None:
-        print("\n" + _render(None, held_out, test, args.format))
-    if args.output is not None:
-        _write_output(args.output, output_format, result, comparison, held_out, test, header)
+        times = ", ".join(f"{label} {np.mean([t for each in result.folds.values() for t in each[label]['fit_time']]):.2f} s"  # noqa: E501
+                          for label in labels)
+        print(f"\nMean fit time per fold: {times}.")
+    if tables.held_out is not None:
+        print("\n" + tables.render(args.format, split="test"))
+    if output_format == "json":
+        write_json(args.output, {"metadata": result.provenance, **tables.to_dict()}, "--output")
+    elif output_format is not None:
+        write_text(args.output, tables.to_csv() if output_format == "csv"
+                   else tables.render(output_format, header=header), "--output")
     if args.per_query_output is not None:
         write_text(args.per_query_output, result.per_query_csv(), "--per-query-output")
     if args.plot is not None:
         with literal_text():
-            _plot(result, data, metrics_given, baseline, comparison, args)
+            _plot(result, data, metrics_given, baseline, tables.comparisons[None], args)
     return 0
 
 
@@ -318,33 +323,14 @@ def _keys(metrics, convention, scales):
         raise CLIError(f"--metrics: {exc}", USAGE) from None
 
 
-def _metadata(args, data, test, choices, keys, baseline, datasets, seeds):
-    """What the outputs record of the run (provenance); ``datasets`` and ``seeds`` of a run
-    of several (or named) data sets or seeds."""
-    from .. import __version__
-
-    metadata = {
-        "command": "sklearn-rank cv",
-        "sklearn_rank_version": __version__,
-        "data": data.metadata(),
-        "test": None if test is None else test.metadata(),
-        "metrics": keys,
-        "convention": args.convention,
-        "seed": args.seed,
-        "splitter": f"QueryKFold(n_splits={args.n_splits}, shuffle=True, "
-                    f"random_state={args.seed})",
-        "models": {c.label: c.provenance() for c in choices},
-        "baseline": baseline,
-        "n_estimators": args.n_estimators,
-        "versions": library_versions(),
-    }
-    if None not in datasets:  # keys: per data set
-        metadata["metrics"] = next(iter(keys.values()))
-        metadata["datasets"] = {name: {**each.metadata(), "metrics": keys[name]}
-                                for name, each in datasets.items()}
-    if seeds[0][0] is not None:
-        metadata["seeds"] = [seed for seed, _ in seeds]
-    return metadata
+def _provenance(args, choices, baseline):
+    """What the command records of its run beside what
+    :func:`~sklearn_rank.benchmark.run_benchmark` records (the data sets, metric keys,
+    splitter and seeds): the command, the models as specified, the baseline, the trees and
+    the library versions, taken before the work, as the command always took them."""
+    return {"command": "sklearn-rank cv",
+            "models": {c.label: c.provenance() for c in choices}, "baseline": baseline,
+            "n_estimators": args.n_estimators, "versions": library_versions()}
 
 
 def _demo_header(labels, args, subcommands):
@@ -358,8 +344,7 @@ def _demo_header(labels, args, subcommands):
     return wrap([text]).replace("\n  ", "\n")  # a paragraph: no hanging indent
 
 
-def _header(data, test, choices, baseline, left_out, args, scales, keys, metadata, datasets,
-            seeds):
+def _header(data, test, choices, baseline, left_out, args, scales, keys, datasets, seeds):
     models = "; ".join(c.describe() + (" (the baseline)" if c.label == baseline else "")
                        for c in choices)
     # the built-in models whose trees are --n-estimators, not a --set of their own
@@ -398,16 +383,14 @@ def _header(data, test, choices, baseline, left_out, args, scales, keys, metadat
                              f"{name}: " + ", ".join(f"{m} with max_grade={o['max_grade']}"
                                                      for m, o in scales[name].items())
                              for name in datasets if scales[name]) + ".")
-        keys = metadata["metrics"]
+        keys = next(iter(keys.values()))
     elif scales:
         lines.append(describe_grade_scales(scales))
     lines.append(describe_metrics(keys, args.convention))
-    if "datasets" in metadata:  # the fingerprint of every data set, not of the first
-        lines.append(f"sklearn-rank {metadata['sklearn_rank_version']}, seed {args.seed}, "
-                     "data " + ", ".join(f"{name} sha256:{d['sha256'][:12]}"
-                                         for name, d in metadata["datasets"].items()) + ".")
-    else:
-        lines.append(describe_run(metadata) + ".")
+    # the fingerprint of every data set, not of the first
+    lines.append(f"sklearn-rank {__version__}, seed {args.seed}, data " + ", ".join(
+        ("" if name is None else f"{name} ") + f"sha256:{each.fingerprint()[:12]}"
+        for name, each in datasets.items()) + ".")
     lines += [f'{m.name} left out: {m.library} is not installed (pip install '
               f'"sklearn-rank[{m.extra}]").' for m in left_out]
     return wrap(lines)
@@ -418,11 +401,11 @@ def _header(data, test, choices, baseline, left_out, args, scales, keys, metadat
 # provenance
 
 
-def _run_benchmark(choices, datasets, test, metrics, args, metadata):
+def _run_benchmark(choices, datasets, test, metrics, args, provenance):
     """:func:`sklearn_rank.benchmark.run_benchmark` of the models (each built by its
     :meth:`ModelChoice.build` under each seed) on the data sets, with ``--store``'s
-    recorder, the progress line and the command's provenance (``metadata``, what it
-    stores); its errors as the command's.
+    recorder, the progress line and the command's ``provenance``; its errors as the
+    command's.
 
     Returns
     -------
@@ -440,7 +423,7 @@ def _run_benchmark(choices, datasets, test, metrics, args, metadata):
             test=test, store=CommandRecorder(args), n_jobs=args.n_jobs,
             return_predictions=args.plot is not None,
             progress=functools.partial(Progress, enabled=not args.quiet),
-            provenance=metadata, check_models=False, quiet=True)
+            provenance=provenance, check_models=False, quiet=True)
     except CLIError:  # the results store's, not the models'
         raise
     except fit_errors([c.spec for c in choices]) as exc:  # e.g. grades LightGBM refuses
@@ -453,119 +436,6 @@ def _error_text(exc, choices):
     if any(c.user_class for c in choices) and not isinstance(exc, (ValueError, TypeError)):
         return f"{type(exc).__name__}: {exc}"
     return str(exc)
-
-
-def _fit_times(result):
-    """``"lambdarank 0.12 s, ..."``: each model's mean fit time per fold."""
-    return ", ".join(
-        f"{label} {np.mean([t for systems in result.folds.values() for t in systems[label]['fit_time']]):.2f} s"  # noqa: E501
-        for label in result.models)
-
-
-def _report_several(result, baseline, args, header, output_format):
-    """Print (and write) the tables of a run of several data sets or seeds: per data set,
-    the comparison of each query's value averaged over the seeds, and the spread of the
-    means over the seeds (:meth:`~sklearn_rank.benchmark.BenchmarkResult.summary`)."""
-    n_seeds = len(result.seeds)
-    # compared first: compare refuses a NaN value naming the model, the summary does not
-    comparisons = {name: _compare(result, baseline, dataset=name) for name in result.datasets}
-    spread = {}
-    for row in result.summary():
-        spread.setdefault(row["dataset"], {}).setdefault(row["model"], {})[row["metric"]] = (
-            row["mean"], row["seed_std"])
-    sections, rows = [], {}
-    for name, comparison in comparisons.items():
-        title = ("The data set" if name is None else f"Data set {name}") + (
-            f", each query averaged over {n_seeds} seeds:" if n_seeds > 1 else ":")
-        lines = [_RENDERERS[args.format](comparison)]
-        if n_seeds > 1:
-            lines.append(_spread_text(spread[name], result.seeds, args.format))
-        sections.append((title, lines))
-        rows[name] = {"cv": comparison.to_records(index_label="model"),
-                      "seed_spread": {label: {m: {"mean": mean, "std": std}
-                                              for m, (mean, std) in values.items()}
-                                      for label, values in spread[name].items()}}
-    rendered = "\n\n".join(
-        _COMMENTS[args.format](title) if args.format == "latex" else title
-        + "\n\n" + "\n\n".join(lines) for title, lines in sections)
-    print(rendered)
-    if args.format == "text":
-        print(f"\nMean fit time per fold: {_fit_times(result)}.")
-    if args.output is not None:
-        if output_format == "json":
-            write_json(args.output, {"metadata": result.provenance, "datasets": {
-                "" if name is None else name: values for name, values in rows.items()}},
-                "--output")
-        else:
-            write_text(args.output, f"{_COMMENTS[output_format](header)}\n\n{rendered}",
-                       "--output")
-    if args.per_query_output is not None:
-        write_text(args.per_query_output, result.per_query_csv(), "--per-query-output")
-    return 0
-
-
-def _spread_text(spread, seeds, fmt):
-    """The spread of the means over the seeds, one line per model."""
-    lines = [wrap([f"Spread over the {len(seeds)} seeds "
-                   f"({', '.join(str(s) for s in seeds)}): the mean over queries under "
-                   "each seed, their mean ± standard deviation (ddof=1):"]).replace("\n  ", "\n")]
-    for label, values in spread.items():
-        lines.append(f"  {label}: " + ", ".join(
-            f"{m} {mean:.4f} ± {std:.4f}" for m, (mean, std) in values.items()))
-    body = "\n".join(lines)
-    return _COMMENTS[fmt](body) if fmt == "latex" else body
-
-
-def _compare(result, baseline, **kwargs):
-    """:meth:`~sklearn_rank.benchmark.BenchmarkResult.compare` of the models."""
-    try:
-        return result.compare(baseline=baseline, **kwargs)
-    except ValueError as exc:
-        raise CLIError(f"cannot compare the models: {exc}") from None
-
-
-# format -> the results table in that format
-_RENDERERS = {
-    "text": lambda result: result.to_string(),
-    "markdown": lambda result: result.to_markdown(),
-    "latex": lambda result: result.to_latex(),
-}
-# format -> how a line of text is written as a comment (the header of a file)
-_COMMENTS = {
-    "text": lambda lines: lines,
-    "markdown": lambda lines: "<!--\n" + lines.replace("--", "- -") + "\n-->",
-    "latex": lambda lines: "\n".join("% " + line for line in lines.splitlines()),
-}
-
-
-def _render(result, held_out, test, fmt):
-    """The results table(s) in ``fmt``: cross-validation, then the held-out test set (either
-    may be None)."""
-    parts = [] if result is None else [_RENDERERS[fmt](result)]
-    if held_out is not None:
-        title = wrap([f"Held-out test set, {test.description}; each model refitted on all "
-                      "of the data:"]).replace("\n  ", "\n")
-        if fmt == "latex":
-            title = "\n".join("% " + line for line in title.splitlines())
-        parts += [title, _RENDERERS[fmt](held_out)]
-    return "\n\n".join(parts)
-
-
-def _write_output(path, fmt, result, comparison, held_out, test, header):
-    if fmt == "json":
-        folds = next(iter(result.folds.values()))
-        write_json(path, {"metadata": result.provenance,
-                          "cv": comparison.to_records(index_label="model"),
-                          "test": None if held_out is None
-                          else held_out.to_records(index_label="model"),
-                          "folds": {label: {k: fold[k] for k in ("fit_time", "score_time",
-                                                               "scores_by_fold")}
-                                    for label, fold in folds.items()}}, "--output")
-    elif fmt == "csv":
-        write_text(path, result.results_csv(comparison, held_out), "--output")
-    else:
-        write_text(path, f"{_COMMENTS[fmt](header)}\n\n"
-                   f"{_render(comparison, held_out, test, fmt)}", "--output")
 
 
 def _curve_metric(metrics):

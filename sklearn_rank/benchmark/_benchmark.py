@@ -377,46 +377,57 @@ class BenchmarkResult(Analyses):
             rows(label, ("", "") if axes else (), "test", per_query)
         return buffer.getvalue()
 
-    def results_csv(self, cv, test=None):
-        """The comparison of the models as CSV text, with the provenance in every row.
+    def tables(self, *, baseline=None):
+        """The results tables of the run, as ``sklearn-rank cv`` prints and writes them.
+
+        Per data set, the models compared (:meth:`compare`, each query averaged over the
+        seeds) and, in a run of several seeds, the spread of their means over the seeds
+        (:meth:`summary`); with a held-out test set, the models refitted on all the data
+        compared on it.
 
         Parameters
         ----------
-        cv : ComparisonResult
-            :meth:`compare` of the cross-validation.
-        test : ComparisonResult, default=None
-            :meth:`compare` with ``split="test"``.
+        baseline : str, default=None
+            The model the others are tested against; None: the first.
 
         Returns
         -------
-        text : str
-            One row per model and split: ``model``, ``split`` (``cv`` or ``test``), the
-            columns of :meth:`~sklearn_rank.stats.ComparisonResult.to_csv`, then each
-            metric's canonical key (``"METRIC key"``), the data (``data``, ``data_sha256``,
-            ``test_data``), ``convention``, ``splitter``, ``seed`` and
-            ``sklearn_rank_version``, the same in every row.
+        tables : BenchmarkTables
+            With ``render(format)`` (text, Markdown or LaTeX), ``to_dict()`` (JSON-ready
+            rows) and, for a run of one data set and seed, ``to_csv()``; the
+            :class:`~sklearn_rank.stats.ComparisonResult` objects are its
+            ``comparisons`` (per data set) and ``held_out``.
+
+        Raises
+        ------
+        ValueError
+            As :func:`~sklearn_rank.stats.compare`: e.g. a NaN per-query value (a metric
+            with ``no_relevant=nan``), naming the model.
+
+        Examples
+        --------
+        >>> from sklearn.linear_model import LinearRegression, Ridge
+        >>> from sklearn_rank.benchmark import run_benchmark
+        >>> from sklearn_rank.datasets import make_ranking
+        >>> result = run_benchmark({"ols": LinearRegression(), "ridge": Ridge()},
+        ...                        make_ranking(30, random_state=0), n_splits=3, n_repeats=2)
+        >>> tables = result.tables()
+        >>> print(tables.render().splitlines()[0])
+        The data set, each query averaged over 2 seeds:
+        >>> sorted(tables.to_dict()["datasets"][""]["seed_spread"]["ridge"])
+        ['ndcg@10']
         """
-        p = self.provenance
-        extra = {f"{m} key": key for m, key in p["metrics"].items()}
-        extra.update({
-            "data": p["data"]["source"], "data_sha256": p["data"]["sha256"],
-            "test_data": "" if p["test"] is None else p["test"]["source"],
-            "convention": p["convention"] or "", "splitter": p["splitter"],
-            "seed": p["seed"], "sklearn_rank_version": p["sklearn_rank_version"],
-        })
-        buffer = io.StringIO()
-        writer = None
-        for split, table in (("cv", cv), ("test", test)):
-            if table is None:
-                continue
-            reader = csv.reader(io.StringIO(table.to_csv(index_label="model")))
-            header = next(reader)
-            if writer is None:
-                writer = csv.writer(buffer, lineterminator="\n")
-                writer.writerow([header[0], "split", *header[1:], *extra])
-            for row in reader:
-                writer.writerow([row[0], split, *row[1:], *extra.values()])
-        return buffer.getvalue()
+        from ._tables import BenchmarkTables
+
+        # compared first: compare refuses a NaN value naming the model
+        comparisons = {name: self.compare(name, baseline=baseline) for name in self.datasets}
+        held_out = self.compare(split="test", baseline=baseline) if self.tested else None
+        spread = {}
+        if self.datasets != [None] or self.seeds != [None]:
+            for row in self.summary():
+                spread.setdefault(row["dataset"], {}).setdefault(row["model"], {})[
+                    row["metric"]] = (row["mean"], row["seed_std"])
+        return BenchmarkTables(self, comparisons, held_out, spread)
 
 
 def _models_provenance(models):
