@@ -1,16 +1,12 @@
 """``sklearn-rank cv``: cross-validated comparison of rankers, with intervals and tests.
 
-Every model is fitted on the same folds of whole queries (:class:`~sklearn_rank.model_
-selection.QueryKFold`) of every data set (``--dataset``), under every seed (``--repeats``);
-each (data set, seed, model, fold) is a unit of work (:class:`~sklearn_rank.benchmark.Unit`,
-laid out by :func:`~sklearn_rank.benchmark.benchmark_tasks`), run by
-:func:`~sklearn_rank.benchmark.run_units` in ``--n-jobs`` processes, which hands each result
-to the progress line and to a :class:`~sklearn_rank.benchmark.Recorder` as it ends. A unit
-is one fold of
-:func:`sklearn_rank.model_selection.cross_validate`, which returns its per-query test values
-(and, for ``--plot``, its predictions). With ``--test``, each model refitted on all the
-training data is one more unit, scored on the held-out test set. The per-query values go to
-:func:`sklearn_rank.stats.compare`, whose results table is printed and written.
+A shell over :func:`sklearn_rank.benchmark.run_benchmark`: every model (built by its
+``--model``/``--set`` options under each seed) is fitted on the same folds of whole queries
+of every data set (``--dataset``), under every seed (``--repeats``), and with ``--test``
+refitted on all the data and scored on the held-out test set. This module reads the
+options, checks the inputs and outputs, prints the header and passes the progress line,
+the ``--store`` recorder and its provenance; the tables are the result's
+(:meth:`~sklearn_rank.benchmark.BenchmarkResult.tables`).
 """
 
 import functools
@@ -36,7 +32,6 @@ from ._common import (
     check_test_apart,
     describe_grade_scales,
     describe_metrics,
-    figure_label,
     figure_suffixes,
     grade_scale_options,
     import_extra,
@@ -277,7 +272,9 @@ def run(args, demo=()):
         write_text(args.per_query_output, result.per_query_csv(), "--per-query-output")
     if args.plot is not None:
         with literal_text():
-            _plot(result, data, metrics_given, baseline, tables.comparisons[None], args)
+            figure, axes = new_figure("--plot", ncols=2)
+            tables.plot(data, axes)
+            save_figure(figure, args.plot, "--plot")
     return 0
 
 
@@ -436,38 +433,3 @@ def _error_text(exc, choices):
     if any(c.user_class for c in choices) and not isinstance(exc, (ValueError, TypeError)):
         return f"{type(exc).__name__}: {exc}"
     return str(exc)
-
-
-def _curve_metric(metrics):
-    """The first metric with a cut-off, drawn against k (nDCG when none has one)."""
-    from ..metrics import bind_metric
-
-    for name in metrics:
-        entry = bind_metric(name).metric
-        if "k" in entry.options:
-            return entry.name
-    return "ndcg"
-
-
-def _plot(result, data, metrics, baseline, comparison, args):
-    """Left: the metric at k of every model. Right: the best model minus the baseline."""
-    from ..plot import MetricAtKDisplay, PerQueryDifferenceDisplay
-
-    folds = next(iter(result.folds.values()))
-    figure, (left, right) = new_figure("--plot", ncols=2)
-    options = {} if args.convention is None else {"convention": args.convention}
-    curve = _curve_metric(metrics)
-    options.update(grade_scale_options(curve, args.convention, data.y))
-    for name, fold in folds.items():
-        MetricAtKDisplay.from_predictions(data.y, fold["scores"], qid=data.qid,
-                                          metric=curve, ks=range(1, 21),
-                                          name=figure_label(name), ax=left, **options)
-    left.set_title(f"Out-of-fold predictions, {args.n_splits}-fold cross-validation")
-    first = metrics[0]
-    others = [s for s in comparison.systems if s != baseline]
-    best = max(others, key=lambda s: comparison.estimates[first][s].mean)
-    PerQueryDifferenceDisplay.from_cv_results(
-        folds[best]["per_query"], folds[baseline]["per_query"], metric=first,
-        names=(figure_label(best), figure_label(baseline)), ax=right,
-        random_state=args.seed)
-    save_figure(figure, args.plot, "--plot")

@@ -156,6 +156,53 @@ class BenchmarkTables:
                                 for label, values in self.spread[name].items()}}
             for name, comparison in self.comparisons.items()}}
 
+    def plot(self, data, axes):
+        """Draw a run of one data set and seed, kept with ``return_predictions=True``.
+
+        Left: the metric at k (``k`` = 1 to 20) of every model's out-of-fold predictions
+        (:class:`~sklearn_rank.plot.MetricAtKDisplay`), for the first metric with a
+        cut-off (nDCG when none has one), on the data set's grade scale. Right: the
+        per-query differences of the best model (the highest mean of the first metric)
+        with the baseline (:class:`~sklearn_rank.plot.PerQueryDifferenceDisplay`).
+
+        Parameters
+        ----------
+        data : tuple or data set
+            The data set of the run, ``(X, y, qid)`` or with ``y`` and ``qid``.
+        axes : pair of matplotlib Axes
+        """
+        from ..metrics import bind_metric
+        from ..plot import MetricAtKDisplay, PerQueryDifferenceDisplay
+        from ..utils._figures import figure_label
+        from ._benchmark import _grade_scales
+        from ._units import as_dataset
+
+        (comparison,) = self.comparisons.values()
+        folds = next(iter(self.result.folds.values()))
+        if self.several or any(fold["scores"] is None for fold in folds.values()):
+            raise ValueError("plot draws a run of one data set and seed whose out-of-fold "
+                             "predictions were kept: run_benchmark(return_predictions=True).")
+        data, (left, right) = as_dataset(data), axes
+        convention = self.result.provenance.get("convention")
+        curve = next((entry.name for entry in (bind_metric(m).metric
+                                               for m in self.result.metrics)
+                      if "k" in entry.options), "ndcg")
+        options = {} if convention is None else {"convention": convention}
+        options.update(_grade_scales([curve], convention, data.y).get(curve, {}))
+        for label, fold in folds.items():
+            MetricAtKDisplay.from_predictions(data.y, fold["scores"], qid=data.qid,
+                                              metric=curve, ks=range(1, 21),
+                                              name=figure_label(label), ax=left, **options)
+        n_splits = len(next(iter(folds.values()))["fit_time"])
+        left.set_title(f"Out-of-fold predictions, {n_splits}-fold cross-validation")
+        first, baseline = self.result.metrics[0], comparison.baseline
+        best = max((s for s in comparison.systems if s != baseline),
+                   key=lambda s: comparison.estimates[first][s].mean)
+        PerQueryDifferenceDisplay.from_cv_results(
+            folds[best]["per_query"], folds[baseline]["per_query"], metric=first,
+            names=(figure_label(best), figure_label(baseline)), ax=right,
+            random_state=self.result.provenance.get("seed"))
+
     def to_csv(self):
         """The comparison of a run of one data set and seed as CSV, with the provenance in
         every row.
