@@ -14,12 +14,12 @@ import io
 
 from ..utils._text import wrap
 
-__all__ = ["BenchmarkTables", "comment"]
+__all__ = ["BenchmarkTables"]
 
 TABLE_FORMATS = ("text", "markdown", "latex")
 
 
-def comment(text, format):
+def _comment(text, format):
     """``text`` as a comment of ``format``: as it is in plain text, an HTML comment in
     Markdown, ``%`` lines in LaTeX (a header of provenance above a table)."""
     if format == "markdown":
@@ -91,7 +91,7 @@ class BenchmarkTables:
         if format not in TABLE_FORMATS:
             raise ValueError(f"format must be one of {', '.join(TABLE_FORMATS)}; got "
                              f"{format!r}.")
-        parts = [] if header is None else [comment(header, format)]
+        parts = [] if header is None else [_comment(header, format)]
         if split in (None, "cv"):
             parts += self._cv(format)
         if split in (None, "test") and self.held_out is not None:
@@ -100,7 +100,7 @@ class BenchmarkTables:
                 f"Held-out test set, {test['source']}: {test['n_queries']:,} queries, "
                 f"{test['n_documents']:,} documents, {test['n_features']} features; each "
                 "model refitted on all of the data:")
-            parts += [comment(title, format) if format == "latex" else title,
+            parts += [_comment(title, format) if format == "latex" else title,
                       _table(self.held_out, format)]
         return "\n\n".join(parts)
 
@@ -122,14 +122,14 @@ class BenchmarkTables:
                     f"{m} {mean:.4f} ± {std:.4f}" for m, (mean, std) in values.items())
                     for label, values in self.spread[name].items()]
                 spread = "\n".join(spread)
-                lines.append(comment(spread, format) if format == "latex" else spread)
-            sections.append((comment(title, format) if format == "latex" else title)
+                lines.append(_comment(spread, format) if format == "latex" else spread)
+            sections.append((_comment(title, format) if format == "latex" else title)
                             + "\n\n" + "\n\n".join(lines))
         return ["\n\n".join(sections)]
 
     def to_dict(self):
-        """The tables as JSON-ready dicts (:meth:`~sklearn_rank.stats.ComparisonResult.
-        to_records`, keyed ``"model"``).
+        """The tables as JSON-ready dicts (the rows of
+        :meth:`~sklearn_rank.stats.ComparisonResult.to_records`, keyed ``"model"``).
 
         Returns
         -------
