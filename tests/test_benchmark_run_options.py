@@ -263,3 +263,35 @@ def test_cli_json_of_a_run_of_several_seeds_has_the_spread_of_the_summary(capsys
     spread = written["datasets"][""]["seed_spread"]
     assert spread["ridge"]["ndcg@5"] == {"mean": rows["ridge"]["mean"],
                                          "std": rows["ridge"]["seed_std"]}
+
+
+class AliasSeeded(RegressorMixin, BaseEstimator):
+    """A regressor whose seed has two names, as CatBoost's ``random_seed`` and
+    ``random_state``, and that refuses both set, as CatBoost does."""
+
+    def __init__(self, random_seed=None, random_state=None):
+        self.random_seed = random_seed
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        if self.random_seed is not None and self.random_state is not None:
+            raise ValueError("only one of the parameters random_seed, random_state should "
+                             "be initialized.")
+        seed = self.random_seed if self.random_seed is not None else self.random_state
+        self.model_ = RandomForestRegressor(n_estimators=3, random_state=seed).fit(X, y)
+        return self
+
+    def predict(self, X):
+        return self.model_.predict(X)
+
+
+def test_a_seed_given_as_random_seed_is_the_one_reseeded():
+    """CatBoost's seed given as ``random_seed``: each repeat replaces it, where setting
+    ``random_state`` beside it made every fit fail."""
+    result = run_benchmark({"alias": AliasSeeded(random_seed=0), "ridge": Ridge()}, TRAIN,
+                           n_splits=3, seeds=[1, 2])
+    by_state = run_benchmark({"alias": AliasSeeded(random_state=0), "ridge": Ridge()}, TRAIN,
+                             n_splits=3, seeds=[1, 2])
+    for seed in (1, 2):
+        np.testing.assert_array_equal(result.per_query("alias", seed=seed)["ndcg@10"],
+                                      by_state.per_query("alias", seed=seed)["ndcg@10"])

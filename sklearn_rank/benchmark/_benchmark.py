@@ -441,11 +441,16 @@ def _params_of(estimator):
 
 
 def _reseeded(estimator, seed):
-    """A clone of ``estimator`` whose ``random_state`` is ``seed``, when it has one."""
+    """A clone of ``estimator`` whose seed is ``seed``: its ``random_state``, when it has
+    one, unless its seed was given as ``random_seed`` (CatBoost's alias of
+    ``random_state``, which refuses both set at once): that one is replaced instead."""
     from sklearn.base import clone
 
     estimator = clone(estimator)
-    if "random_state" in estimator.get_params(deep=False):
+    params = estimator.get_params(deep=False)
+    if params.get("random_seed") is not None and params.get("random_state") is None:
+        estimator.set_params(random_seed=seed)
+    elif "random_state" in params:
         estimator.set_params(random_state=seed)
     return estimator
 
@@ -500,7 +505,8 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
         Model label -> unfitted scikit-learn estimator (a ranker of
         :mod:`sklearn_rank.lightgbm`, :mod:`sklearn_rank.xgboost`, ... or any regressor).
         In a run repeated over seeds (``n_repeats``, ``seeds``), each repeat fits a clone
-        whose ``random_state`` is the repeat's seed, when it has one; in a run of one seed,
+        whose ``random_state`` is the repeat's seed, when it has one (CatBoost's
+        ``random_seed``, when the seed was given so); in a run of one seed,
         the estimators are fitted as given. A value may also be a function
         ``build(random_state)`` that returns a new unfitted estimator for a seed (not a
         class): it is called with ``random_state`` for a run of one seed and with each
