@@ -295,3 +295,20 @@ def test_a_seed_given_as_random_seed_is_the_one_reseeded():
     for seed in (1, 2):
         np.testing.assert_array_equal(result.per_query("alias", seed=seed)["ndcg@10"],
                                       by_state.per_query("alias", seed=seed)["ndcg@10"])
+
+
+def test_catboost_built_in_model_is_reseeded_as_the_command_line_builds_it():
+    """The built-in models' clone under a repeat's seed is the model the command line
+    builds with that seed: CatBoost's random_seed included (it failed every fit)."""
+    from sklearn_rank.benchmark import MODELS
+    from sklearn_rank.benchmark._benchmark import _reseeded
+
+    for name, model in MODELS.items():
+        if not model.available():
+            continue
+        assert (_reseeded(model.build(10, 0), 5).get_params(deep=False)
+                == model.build(10, 5).get_params(deep=False)), name
+    pytest.importorskip("catboost")
+    result = run_benchmark({"catboost": MODELS["catboost"].build(5, 0), "ridge": Ridge()},
+                           make_ranking(20, random_state=0), n_splits=2, n_repeats=2)
+    assert result.seeds == [0, 1]
