@@ -1,6 +1,6 @@
 """A benchmark run: models x data sets x seeds x folds, stored and resumed.
 
-:func:`run_benchmark` is the library's entry point, and ``sklearn-rank cv`` runs the same
+:func:`run_benchmark` is the library's entry point, which ``sklearn-rank cv`` calls. Its
 pieces: :func:`benchmark_tasks` lays out the units of work (every model on every fold of
 ``QueryKFold`` of every data set, the split repeated with a seed per repeat),
 :func:`~sklearn_rank.benchmark._runner.run_units` runs them, a
