@@ -1,23 +1,19 @@
 """``sklearn-rank cv``: cross-validated comparison of rankers, with intervals and tests.
 
-Every model is fitted on the same folds of whole queries (:class:`~sklearn_rank.model_
-selection.QueryKFold`) of every data set (``--dataset``), under every seed (``--repeats``);
-each (data set, seed, model, fold) is a unit of work (:class:`~sklearn_rank.benchmark.Unit`,
-laid out by :func:`~sklearn_rank.benchmark.benchmark_tasks`), run by
-:func:`~sklearn_rank.benchmark.run_units` in ``--n-jobs`` processes, which hands each result
-to the progress line and to a :class:`~sklearn_rank.benchmark.Recorder` as it ends. A unit
-is one fold of
-:func:`sklearn_rank.model_selection.cross_validate`, which returns its per-query test values
-(and, for ``--plot``, its predictions). With ``--test``, each model refitted on all the
-training data is one more unit, scored on the held-out test set. The per-query values go to
-:func:`sklearn_rank.stats.compare`, whose results table is printed and written.
+A shell over :func:`sklearn_rank.benchmark.run_benchmark`: every model (built by its
+``--model``/``--set`` options under each seed) is fitted on the same folds of whole queries
+of every data set (``--dataset``), under every seed (``--repeats``), and with ``--test``
+refitted on all the data and scored on the held-out test set. This module reads the
+options, checks the inputs and outputs, prints the header and passes the progress line,
+the ``--store`` recorder and its provenance; the tables are the result's
+(:meth:`~sklearn_rank.benchmark.BenchmarkResult.tables`).
 """
 
-import csv
-import io
+import functools
 
 import numpy as np
 
+from .. import __version__
 from ..benchmark import library_versions
 from ._axes import add_axis_options, named_datasets, seeds_of
 from ._common import (
@@ -36,8 +32,6 @@ from ._common import (
     check_test_apart,
     describe_grade_scales,
     describe_metrics,
-    describe_run,
-    figure_label,
     figure_suffixes,
     grade_scale_options,
     import_extra,
@@ -54,7 +48,6 @@ from ._common import (
     usage_error,
     wrap,
     write_json,
-    write_per_query,
     write_text,
 )
 from ._config import add_config_option, choice, integer, load_config, metrics, path, seed, text
@@ -246,44 +239,42 @@ def run(args, demo=()):
                   for name, each in datasets.items()}
         keys = {name: _keys(metrics_given, args.convention, scales[name])
                 for name in datasets}
-    metadata = _metadata(args, data, test, choices, keys, baseline, datasets, seeds)
+    provenance = _provenance(args, choices, baseline)
 
     text = args.format == "text"
     if demo:
         print(_demo_header(labels, args, demo), end="\n\n")
-    header = _header(data, test, choices, baseline, left_out, args, scales, keys, metadata,
-                     datasets, seeds)
+    header = _header(data, test, choices, baseline, left_out, args, scales, keys, datasets,
+                     seeds)
     if text:
         print(header)
         print(flush=True)
 
     with tied_scores_in_row_order(args.convention):
-        folds, tested = _cross_validate(choices, estimators, datasets, seeds, test,
-                                        metrics_given, args, scales, keys, metadata, dense)
-    if several:
-        return _report_several(folds, datasets, seeds, labels, metrics_given, baseline, args,
-                               header, keys, metadata, output_format)
-    folds = folds[None, None]
-    result = _compare({label: fold["per_query"] for label, fold in folds.items()},
-                      metrics_given, baseline, args.seed)
-    held_out = _compare(tested, metrics_given, baseline, args.seed) if test else None
-    print(_render(result, None, None, args.format))
+        result = _run_benchmark(choices, datasets, test, metrics_given, args, provenance)
+    try:
+        tables = result.tables(baseline=baseline)
+    except ValueError as exc:
+        raise CLIError(f"cannot compare the models: {exc}") from None
+    print(tables.render(args.format, split="cv"))
     if text:
-        times = ", ".join(f"{label} {np.mean(folds[label]['fit_time']):.2f} s"
+        times = ", ".join(f"{label} {np.mean([t for each in result.folds.values() for t in each[label]['fit_time']]):.2f} s"  # noqa: E501
                           for label in labels)
         print(f"\nMean fit time per fold: {times}.")
-    if held_out is not None:
-        print("\n" + _render(None, held_out, test, args.format))
-    if args.output is not None:
-        _write_output(args.output, output_format, result, held_out, test, header, folds,
-                      keys, metadata)
+    if tables.held_out is not None:
+        print("\n" + tables.render(args.format, split="test"))
+    if output_format == "json":
+        write_json(args.output, {"metadata": result.provenance, **tables.to_dict()}, "--output")
+    elif output_format is not None:
+        write_text(args.output, tables.to_csv() if output_format == "csv"
+                   else tables.render(output_format, header=header), "--output")
     if args.per_query_output is not None:
-        write_per_query(args.per_query_output,
-                        {label: fold["per_query"] for label, fold in folds.items()},
-                        tested, metrics_given)
+        write_text(args.per_query_output, result.per_query_csv(), "--per-query-output")
     if args.plot is not None:
         with literal_text():
-            _plot(folds, data, metrics_given, baseline, result, args, scales)
+            figure, axes = new_figure("--plot", ncols=2)
+            tables.plot(data, axes)
+            save_figure(figure, args.plot, "--plot")
     return 0
 
 
@@ -329,33 +320,14 @@ def _keys(metrics, convention, scales):
         raise CLIError(f"--metrics: {exc}", USAGE) from None
 
 
-def _metadata(args, data, test, choices, keys, baseline, datasets, seeds):
-    """What the outputs record of the run (provenance); ``datasets`` and ``seeds`` of a run
-    of several (or named) data sets or seeds."""
-    from .. import __version__
-
-    metadata = {
-        "command": "sklearn-rank cv",
-        "sklearn_rank_version": __version__,
-        "data": data.metadata(),
-        "test": None if test is None else test.metadata(),
-        "metrics": keys,
-        "convention": args.convention,
-        "seed": args.seed,
-        "splitter": f"QueryKFold(n_splits={args.n_splits}, shuffle=True, "
-                    f"random_state={args.seed})",
-        "models": {c.label: c.provenance() for c in choices},
-        "baseline": baseline,
-        "n_estimators": args.n_estimators,
-        "versions": library_versions(),
-    }
-    if None not in datasets:  # keys: per data set
-        metadata["metrics"] = next(iter(keys.values()))
-        metadata["datasets"] = {name: {**each.metadata(), "metrics": keys[name]}
-                                for name, each in datasets.items()}
-    if seeds[0][0] is not None:
-        metadata["seeds"] = [seed for seed, _ in seeds]
-    return metadata
+def _provenance(args, choices, baseline):
+    """What the command records of its run beside what
+    :func:`~sklearn_rank.benchmark.run_benchmark` records (the data sets, metric keys,
+    splitter and seeds): the command, the models as specified, the baseline, the trees and
+    the library versions, taken before the work, as the command always took them."""
+    return {"command": "sklearn-rank cv",
+            "models": {c.label: c.provenance() for c in choices}, "baseline": baseline,
+            "n_estimators": args.n_estimators, "versions": library_versions()}
 
 
 def _demo_header(labels, args, subcommands):
@@ -369,8 +341,7 @@ def _demo_header(labels, args, subcommands):
     return wrap([text]).replace("\n  ", "\n")  # a paragraph: no hanging indent
 
 
-def _header(data, test, choices, baseline, left_out, args, scales, keys, metadata, datasets,
-            seeds):
+def _header(data, test, choices, baseline, left_out, args, scales, keys, datasets, seeds):
     models = "; ".join(c.describe() + (" (the baseline)" if c.label == baseline else "")
                        for c in choices)
     # the built-in models whose trees are --n-estimators, not a --set of their own
@@ -409,287 +380,56 @@ def _header(data, test, choices, baseline, left_out, args, scales, keys, metadat
                              f"{name}: " + ", ".join(f"{m} with max_grade={o['max_grade']}"
                                                      for m, o in scales[name].items())
                              for name in datasets if scales[name]) + ".")
-        keys = metadata["metrics"]
+        keys = next(iter(keys.values()))
     elif scales:
         lines.append(describe_grade_scales(scales))
     lines.append(describe_metrics(keys, args.convention))
-    if "datasets" in metadata:  # the fingerprint of every data set, not of the first
-        lines.append(f"sklearn-rank {metadata['sklearn_rank_version']}, seed {args.seed}, "
-                     "data " + ", ".join(f"{name} sha256:{d['sha256'][:12]}"
-                                         for name, d in metadata["datasets"].items()) + ".")
-    else:
-        lines.append(describe_run(metadata) + ".")
+    # the fingerprint of every data set, not of the first
+    lines.append(f"sklearn-rank {__version__}, seed {args.seed}, data " + ", ".join(
+        ("" if name is None else f"{name} ") + f"sha256:{each.fingerprint()[:12]}"
+        for name, each in datasets.items()) + ".")
     lines += [f'{m.name} left out: {m.library} is not installed (pip install '
               f'"sklearn-rank[{m.extra}]").' for m in left_out]
     return wrap(lines)
 
 
 # ----------------------------------------------------------------------------------------
-# Cross-validation
+# The run: sklearn_rank.benchmark.run_benchmark, with the command's store, progress and
+# provenance
 
 
-def _cross_validate(choices, estimators, datasets, seeds, test, metrics, args, scales, keys,
-                    metadata, dense=frozenset()):
-    """Run every (data set, seed, model, fold) unit, and (model, test) with ``--test``; the
-    models labelled in ``dense`` are given dense features.
+def _run_benchmark(choices, datasets, test, metrics, args, provenance):
+    """:func:`sklearn_rank.benchmark.run_benchmark` of the models (each built by its
+    :meth:`ModelChoice.build` under each seed) on the data sets, with ``--store``'s
+    recorder, the progress line and the command's ``provenance``; its errors as the
+    command's.
 
-    Returns :func:`sklearn_rank.benchmark.assemble_folds`: per (data set, seed), per model
-    label, the per-query values of all folds, the fit times and the out-of-fold scores
-    (``--plot``); and the per-query values on the held-out test set.
+    Returns
+    -------
+    result : BenchmarkResult
     """
-    from ..benchmark import assemble_folds, benchmark_tasks, processes, run_units, unit_scoring
-    from ._scoring import recorder_for
+    from ..benchmark import run_benchmark
+    from ._scoring import CommandRecorder
 
     try:
-        scoring = (unit_scoring(metrics, scales=scales, convention=args.convention)
-                   if None in datasets else None)
-        by_dataset = None if None in datasets else {
-            name: unit_scoring(metrics, scales=scales[name], convention=args.convention)
-            for name in datasets}
-    except ValueError as exc:
-        raise CLIError(f"--metrics: {exc}", USAGE) from None
-    by_label = {c.label: c for c in choices}
-    built = {}
-
-    def estimator_for(label, seed):
-        if seed == args.seed:
-            return estimators[label]
-        if (label, seed) not in built:  # a repeat: the model under the repeat's seed
-            built[label, seed] = by_label[label].build(args.n_estimators, seed)
-        return built[label, seed]
-
-    tasks = benchmark_tasks([c.label for c in choices], estimator_for, datasets, seeds,
-                            args.n_splits, params={c.label: c.params for c in choices},
-                            dense=dense, test=test, scoring=by_dataset)
-    recorder = recorder_for(args, metadata, [task.unit for task in tasks])
-    progress = Progress(len(tasks), "cross-validation", enabled=not args.quiet)
-    n_jobs = processes(args.n_jobs, len(tasks))
-    axes = "".join([f"{len(datasets)} data sets x " if None not in datasets else "",
-                    f"{len(seeds)} seeds x " if seeds[0][0] is not None else ""])
-    progress.begin(f"({len(choices)} models x {axes}{args.n_splits} folds"
-                   + (" + test" if test is not None else "")
-                   + f", {n_jobs} process{'es' if n_jobs > 1 else ''})")
-    results = []
-    labels = [c.label for c in choices]
-    try:
-        results.extend(run_units(
-            tasks, None, scoring=scoring, n_jobs=args.n_jobs, progress=progress,
-            recorder=recorder, predict=args.plot is not None, test_data=test,
-            test_keys=keys, quiet=True))
+        return run_benchmark(
+            {c.label: functools.partial(c.build, args.n_estimators) for c in choices},
+            datasets.get(None, datasets), metrics=metrics,
+            convention=args.convention, n_splits=args.n_splits, random_state=args.seed,
+            n_repeats=getattr(args, "repeats", None), seeds=getattr(args, "seeds", None),
+            test=test, store=CommandRecorder(args), n_jobs=args.n_jobs,
+            return_predictions=args.plot is not None,
+            progress=functools.partial(Progress, enabled=not args.quiet),
+            provenance=provenance, check_models=False, quiet=True)
     except CLIError:  # the results store's, not the models'
         raise
     except fit_errors([c.spec for c in choices]) as exc:  # e.g. grades LightGBM refuses
         raise CLIError(f"cross-validation failed: {_error_text(exc, choices)}") from None
     except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
         raise CLIError(f"--metrics: cannot compute the metrics: {exc}", USAGE) from None
-    finally:
-        progress.close()
-    recorder.finish()
-    return assemble_folds(results, labels, metrics, datasets, seeds)
 
 
 def _error_text(exc, choices):
     if any(c.user_class for c in choices) and not isinstance(exc, (ValueError, TypeError)):
         return f"{type(exc).__name__}: {exc}"
     return str(exc)
-
-
-def _report_several(folds, datasets, seeds, labels, metrics, baseline, args, header, keys,
-                    metadata, output_format):
-    """Print (and write) the tables of a run of several data sets or seeds: per data set,
-    the comparison of each query's value averaged over the seeds, and the spread of the
-    means over the seeds."""
-    from ..benchmark import seed_mean, seed_spread
-
-    text = args.format == "text"
-    sections, rows = [], {}
-    for name in datasets:
-        by_seed = {label: [folds[name, seed][label]["per_query"] for seed, _ in seeds]
-                   for label in labels}
-        systems = (by_seed if len(seeds) > 1 else None)
-        systems = ({label: seed_mean(values, metrics) for label, values in by_seed.items()}
-                   if systems is not None else
-                   {label: values[0] for label, values in by_seed.items()})
-        result = _compare(systems, metrics, baseline, args.seed)
-        title = ("The data set" if name is None else f"Data set {name}") + (
-            f", each query averaged over {len(seeds)} seeds:" if len(seeds) > 1 else ":")
-        spread = {label: seed_spread(values, metrics) for label, values in by_seed.items()}
-        lines = [_RENDERERS[args.format](result)]
-        if len(seeds) > 1:
-            lines.append(_spread_text(spread, metrics, seeds, args.format))
-        sections.append((title, lines))
-        rows[name] = {"cv": _rows(result),
-                      "seed_spread": {label: {m: {"mean": mean, "std": std}
-                                              for m, (mean, std) in values.items()}
-                                      for label, values in spread.items()}}
-    rendered = "\n\n".join(
-        _COMMENTS[args.format](title) if args.format == "latex" else title
-        + "\n\n" + "\n\n".join(lines) for title, lines in sections)
-    print(rendered)
-    if text:
-        times = ", ".join(
-            f"{label} {np.mean([t for key in folds for t in folds[key][label]['fit_time']]):.2f}"
-            " s" for label in labels)
-        print(f"\nMean fit time per fold: {times}.")
-    if args.output is not None:
-        if output_format == "json":
-            write_json(args.output, {"metadata": metadata, "datasets": {
-                "" if name is None else name: values for name, values in rows.items()}},
-                "--output")
-        else:
-            write_text(args.output, f"{_COMMENTS[output_format](header)}\n\n{rendered}",
-                       "--output")
-    if args.per_query_output is not None:
-        _write_per_query_several(args.per_query_output, folds, labels, metrics)
-    return 0
-
-
-def _spread_text(spread, metrics, seeds, fmt):
-    """The spread of the means over the seeds, one line per model."""
-    lines = [wrap([f"Spread over the {len(seeds)} seeds "
-                   f"({', '.join(str(s) for s, _ in seeds)}): the mean over queries under "
-                   "each seed, their mean ± standard deviation (ddof=1):"]).replace("\n  ", "\n")]
-    for label, values in spread.items():
-        lines.append(f"  {label}: " + ", ".join(
-            f"{m} {mean:.4f} ± {std:.4f}" for m, (mean, std) in values.items()))
-    body = "\n".join(lines)
-    return _COMMENTS[fmt](body) if fmt == "latex" else body
-
-
-def _write_per_query_several(path, folds, labels, metrics):
-    """The per-query values as CSV: ``model, dataset, seed, split, fold, qid``, then the
-    metrics, every value with all its digits."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["model", "dataset", "seed", "split", "fold", "qid", *metrics])
-    for (name, repeat), systems in folds.items():
-        for label in labels:
-            per_query = systems[label]["per_query"]
-            columns = [per_query[m].tolist() for m in metrics]
-            for i, (q, f) in enumerate(zip(per_query["qid"].tolist(),
-                                           per_query["fold"].tolist())):
-                writer.writerow([label, "" if name is None else name,
-                                 "" if repeat is None else repeat, "cv", f, q,
-                                 *(column[i] for column in columns)])
-    write_text(path, buffer.getvalue(), "--per-query-output")
-
-
-def _compare(systems, metrics, baseline, seed):
-    """:func:`sklearn_rank.stats.compare` of the models' per-query values."""
-    from ..stats import compare
-
-    try:
-        return compare(systems, metric=metrics, baseline=baseline, random_state=seed)
-    except ValueError as exc:
-        raise CLIError(f"cannot compare the models: {exc}") from None
-
-
-# format -> the results table in that format
-_RENDERERS = {
-    "text": lambda result: result.to_string(),
-    "markdown": lambda result: result.to_markdown(),
-    "latex": lambda result: result.to_latex(),
-}
-# format -> how a line of text is written as a comment (the header of a file)
-_COMMENTS = {
-    "text": lambda lines: lines,
-    "markdown": lambda lines: "<!--\n" + lines.replace("--", "- -") + "\n-->",
-    "latex": lambda lines: "\n".join("% " + line for line in lines.splitlines()),
-}
-
-
-def _render(result, held_out, test, fmt):
-    """The results table(s) in ``fmt``: cross-validation, then the held-out test set (either
-    may be None)."""
-    parts = [] if result is None else [_RENDERERS[fmt](result)]
-    if held_out is not None:
-        title = wrap([f"Held-out test set, {test.description}; each model refitted on all "
-                      "of the data:"]).replace("\n  ", "\n")
-        if fmt == "latex":
-            title = "\n".join("% " + line for line in title.splitlines())
-        parts += [title, _RENDERERS[fmt](held_out)]
-    return "\n\n".join(parts)
-
-
-def _write_output(path, fmt, result, held_out, test, header, folds, keys, metadata):
-    if fmt == "json":
-        write_json(path, {"metadata": metadata, "cv": _rows(result),
-                          "test": None if held_out is None else _rows(held_out),
-                          "folds": {label: {k: fold[k] for k in ("fit_time", "score_time",
-                                                               "scores_by_fold")}
-                                    for label, fold in folds.items()}}, "--output")
-    elif fmt == "csv":
-        write_text(path, _csv(result, held_out, keys, metadata), "--output")
-    else:
-        write_text(path, f"{_COMMENTS[fmt](header)}\n\n{_render(result, held_out, test, fmt)}",
-                   "--output")
-
-
-def _rows(result):
-    """The rows of the CSV table as dicts, numbers as floats and empty cells as None."""
-    rows = list(csv.DictReader(io.StringIO(result.to_csv(index_label="model"))))
-    for row in rows:
-        for key, value in row.items():
-            if key == "model" or key.endswith(("vs baseline", "than")):
-                continue
-            row[key] = float(value) if value != "" else None
-    return rows
-
-
-def _csv(result, held_out, keys, metadata):
-    """The CSV table: one row per model and split, then the metric keys and the provenance
-    in columns of their own, the same in every row."""
-    extra = {f"{m} key": key for m, key in keys.items()}
-    extra.update({
-        "data": metadata["data"]["source"], "data_sha256": metadata["data"]["sha256"],
-        "test_data": "" if metadata["test"] is None else metadata["test"]["source"],
-        "convention": metadata["convention"] or "", "splitter": metadata["splitter"],
-        "seed": metadata["seed"], "sklearn_rank_version": metadata["sklearn_rank_version"],
-    })
-    buffer = io.StringIO()
-    writer = None
-    for split, table in (("cv", result), ("test", held_out)):
-        if table is None:
-            continue
-        reader = csv.reader(io.StringIO(table.to_csv(index_label="model")))
-        header = next(reader)
-        if writer is None:
-            writer = csv.writer(buffer, lineterminator="\n")
-            writer.writerow([header[0], "split", *header[1:], *extra])
-        for row in reader:
-            writer.writerow([row[0], split, *row[1:], *extra.values()])
-    return buffer.getvalue()
-
-
-def _curve_metric(metrics):
-    """The first metric with a cut-off, drawn against k (nDCG when none has one)."""
-    from ..metrics import bind_metric
-
-    for name in metrics:
-        entry = bind_metric(name).metric
-        if "k" in entry.options:
-            return entry.name
-    return "ndcg"
-
-
-def _plot(folds, data, metrics, baseline, result, args, scales):
-    """Left: the metric at k of every model. Right: the best model minus the baseline."""
-    from ..plot import MetricAtKDisplay, PerQueryDifferenceDisplay
-
-    figure, (left, right) = new_figure("--plot", ncols=2)
-    options = {} if args.convention is None else {"convention": args.convention}
-    curve = _curve_metric(metrics)
-    options.update(grade_scale_options(curve, args.convention, data.y))
-    for name, fold in folds.items():
-        MetricAtKDisplay.from_predictions(data.y, fold["scores"], qid=data.qid,
-                                          metric=curve, ks=range(1, 21),
-                                          name=figure_label(name), ax=left, **options)
-    left.set_title(f"Out-of-fold predictions, {args.n_splits}-fold cross-validation")
-    first = metrics[0]
-    others = [s for s in result.systems if s != baseline]
-    best = max(others, key=lambda s: result.estimates[first][s].mean)
-    PerQueryDifferenceDisplay.from_cv_results(
-        folds[best]["per_query"], folds[baseline]["per_query"], metric=first,
-        names=(figure_label(best), figure_label(baseline)), ax=right,
-        random_state=args.seed)
-    save_figure(figure, args.plot, "--plot")

@@ -151,6 +151,10 @@ class CLIStoreRecorder:
     def finish(self):
         return self._call(self.recorder.finish)
 
+    def close(self):
+        """Close the store without marking the run finished (a run that failed)."""
+        self.recorder.close()
+
 
 def store_recorder(args, provenance, units):
     """The recorder of ``--store``, started; or None without ``--store``."""

@@ -10,8 +10,8 @@ The public names come in two tiers (``_USER`` and ``_BUILDING_BLOCKS`` below; th
 reference lists them in the same two groups):
 
 * **Running a benchmark** (most users need nothing else): :func:`run_benchmark` and its
-  :class:`BenchmarkResult`; :func:`load_store`, :class:`StoredRun` and
-  :class:`ResultsStore` to read a store back; :func:`write_report` and
+  :class:`BenchmarkResult` (with its :class:`BenchmarkTables`); :func:`load_store`,
+  :class:`StoredRun` and :class:`ResultsStore` to read a store back; :func:`write_report` and
   :func:`report_tables` for the report; :class:`StoreError` and :class:`RunExistsError`,
   what a store raises.
 * **Building blocks of a custom runner**, what ``sklearn-rank cv``, ``tune`` and ``report``
@@ -37,6 +37,7 @@ _USER = {
     "._benchmark": ("BenchmarkResult", "run_benchmark"),
     "._report": ("report_tables", "write_report"),
     "._store": ("ResultsStore", "RunExistsError", "StoreError", "StoredRun", "load_store"),
+    "._tables": ("BenchmarkTables",),
 }
 # The pieces of a runner (the command line's), each documented; no more than it needs.
 _BUILDING_BLOCKS = {

@@ -1,6 +1,6 @@
 """A benchmark run: models x data sets x seeds x folds, stored and resumed.
 
-:func:`run_benchmark` is the library's entry point, and ``sklearn-rank cv`` runs the same
+:func:`run_benchmark` is the library's entry point, which ``sklearn-rank cv`` calls. Its
 pieces: :func:`benchmark_tasks` lays out the units of work (every model on every fold of
 ``QueryKFold`` of every data set, the split repeated with a seed per repeat),
 :func:`~sklearn_rank.benchmark._runner.run_units` runs them, a
@@ -9,6 +9,8 @@ and :func:`assemble_folds` puts the per-query values of each model back together
 set and seed, in fold order.
 """
 
+import csv
+import io
 from numbers import Integral
 
 import numpy as np
@@ -209,6 +211,11 @@ class BenchmarkResult(Analyses):
     folds : dict
         ``(dataset, seed)`` -> model -> ``{"per_query", "fit_time", "score_time",
         "scores_by_fold", "scores"}``.
+    tested : dict
+        Model -> its per-query values on the held-out test set (``{"qid", metric:
+        values}``), refitted on all the data (``run_benchmark(test=...)``); empty without
+        a test set. :meth:`per_query`, :meth:`systems` and :meth:`compare` give them with
+        ``split="test"``.
     run_id : int or None
         The run in the store, when the run was stored.
 
@@ -221,8 +228,10 @@ class BenchmarkResult(Analyses):
     over queries and seeds.
     """
 
-    def __init__(self, folds, *, models, datasets, seeds, metrics, provenance, run_id=None):
+    def __init__(self, folds, *, models, datasets, seeds, metrics, provenance, run_id=None,
+                 tested=None):
         self.folds = folds
+        self.tested = dict(tested or {})
         self.models = list(models)
         self.datasets = list(datasets)
         self.seeds = list(seeds)
@@ -239,12 +248,14 @@ class BenchmarkResult(Analyses):
                 for dataset in self.datasets for label in self.models for seed in self.seeds}
 
     def _seed(self, seed):
+        if seed is None and len(self.seeds) == 1:  # the one seed, whether it is named or not
+            return self.seeds[0]
         if seed not in self.seeds:
             raise ValueError(f"seed={seed!r} is not a seed of this run; its seeds: "
                              f"{', '.join(map(repr, self.seeds))}.")
         return seed
 
-    def systems(self, dataset=None, seed=None):
+    def systems(self, dataset=None, seed=None, *, split="cv"):
         """The per-query values of every model on one data set, as
         :func:`~sklearn_rank.stats.compare` takes them.
 
@@ -255,12 +266,22 @@ class BenchmarkResult(Analyses):
         seed : int, default=None
             The seed of one repeat; None: the run's one seed, or, in a run of several, each
             query's value averaged over the seeds (:func:`seed_mean`), paired by query.
+        split : {"cv", "test"}, default="cv"
+            ``"cv"``: the test folds of the cross-validation; ``"test"``: the held-out test
+            set, each model refitted on all the data (a run with ``test``).
 
         Returns
         -------
         systems : dict
             Model label -> ``{"qid", ("fold",) metric: values}``.
         """
+        if split not in ("cv", "test"):
+            raise ValueError(f"split must be 'cv' or 'test'; got {split!r}.")
+        if split == "test":
+            if not self.tested:
+                raise ValueError("split='test': this run has no held-out test set; give "
+                                 "run_benchmark a test set (test=...).")
+            return {label: self.tested[label] for label in self.models}
         dataset = _dataset_name(self, dataset)
         if seed is None and len(self.seeds) > 1:
             return {label: seed_mean([self.folds[dataset, s][label]["per_query"]
@@ -269,15 +290,17 @@ class BenchmarkResult(Analyses):
         seed = self._seed(seed)
         return {label: self.folds[dataset, seed][label]["per_query"] for label in self.models}
 
-    def per_query(self, model, dataset=None, seed=None):
+    def per_query(self, model, dataset=None, seed=None, *, split="cv"):
         """The per-query values of one model on one data set, as a
-        :class:`~sklearn_rank.metrics.PerQueryResult` (see :meth:`systems` for ``seed``)."""
+        :class:`~sklearn_rank.metrics.PerQueryResult` (see :meth:`systems` for ``seed`` and
+        ``split``)."""
         if model not in self.models:
             raise ValueError(f"model={model!r} is not a model of this run; its models: "
                              f"{', '.join(map(repr, self.models))}.")
-        return per_query_result(self.systems(dataset, seed)[model], self.metrics)
+        return per_query_result(self.systems(dataset, seed, split=split)[model], self.metrics)
 
-    def compare(self, dataset=None, *, seed=None, metric=None, baseline=None, **kwargs):
+    def compare(self, dataset=None, *, seed=None, split="cv", metric=None, baseline=None,
+                **kwargs):
         """:func:`sklearn_rank.stats.compare` of the models on one data set.
 
         In a run of several seeds (``seed=None``), the models are paired by query and seed:
@@ -288,13 +311,14 @@ class BenchmarkResult(Analyses):
         is not new evidence: counting each (query, seed) as a unit would let seed noise
         pose as a difference.
 
-        ``metric`` defaults to the run's metrics, ``baseline`` to the first model, and
+        ``split="test"`` compares the models refitted on all the data on the held-out test
+        set. ``metric`` defaults to the run's metrics, ``baseline`` to the first model, and
         ``random_state`` to the run's seed; other keyword arguments go to ``compare``.
         """
         from ..stats import compare
 
         kwargs.setdefault("random_state", self.provenance.get("seed"))
-        return compare(self.systems(dataset, seed), metric=metric or self.metrics,
+        return compare(self.systems(dataset, seed, split=split), metric=metric or self.metrics,
                        baseline=baseline or self.models[0], **kwargs)
 
     def summary(self):
@@ -320,6 +344,91 @@ class BenchmarkResult(Analyses):
                                  "n_seeds": len(self.seeds)})
         return rows
 
+    def per_query_csv(self):
+        """Every per-query value of the run as CSV text, every value with all its digits.
+
+        One row per model, (data set, seed,) split, fold and query: the columns ``model``,
+        then ``dataset`` and ``seed`` in a run of named data sets or of seeds, then
+        ``split`` (``cv``, or ``test`` for the held-out test set, whose ``fold`` is empty),
+        ``fold``, ``qid`` and one column per metric.
+
+        Returns
+        -------
+        text : str
+        """
+        axes = self.datasets != [None] or self.seeds != [None]
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["model", *(("dataset", "seed") if axes else ()), "split", "fold",
+                         "qid", *self.metrics])
+
+        def rows(label, where, split, per_query):
+            columns = [np.asarray(per_query[m]).tolist() for m in self.metrics]
+            folds = (np.asarray(per_query["fold"]).tolist() if "fold" in per_query
+                     else [""] * len(per_query["qid"]))
+            for i, (q, f) in enumerate(zip(np.asarray(per_query["qid"]).tolist(), folds)):
+                writer.writerow([label, *where, split, f, q, *(c[i] for c in columns)])
+
+        for (dataset, seed), systems in self.folds.items():
+            where = ("" if dataset is None else dataset, "" if seed is None else seed)
+            for label in self.models:
+                rows(label, where if axes else (), "cv", systems[label]["per_query"])
+        for label, per_query in self.tested.items():
+            rows(label, ("", "") if axes else (), "test", per_query)
+        return buffer.getvalue()
+
+    def tables(self, *, baseline=None):
+        """The results tables of the run, as ``sklearn-rank cv`` prints and writes them.
+
+        Per data set, the models compared (:meth:`compare`, each query averaged over the
+        seeds) and, in a run of several seeds, the spread of their means over the seeds
+        (:meth:`summary`); with a held-out test set, the models refitted on all the data
+        compared on it.
+
+        Parameters
+        ----------
+        baseline : str, default=None
+            The model the others are tested against; None: the first.
+
+        Returns
+        -------
+        tables : BenchmarkTables
+            With ``render(format)`` (text, Markdown or LaTeX), ``to_dict()`` (JSON-ready
+            rows) and, for a run of one data set and seed, ``to_csv()``; the
+            :class:`~sklearn_rank.stats.ComparisonResult` objects are its
+            ``comparisons`` (per data set) and ``held_out``.
+
+        Raises
+        ------
+        ValueError
+            As :func:`~sklearn_rank.stats.compare`: e.g. a NaN per-query value (a metric
+            with ``no_relevant=nan``), naming the model.
+
+        Examples
+        --------
+        >>> from sklearn.linear_model import LinearRegression, Ridge
+        >>> from sklearn_rank.benchmark import run_benchmark
+        >>> from sklearn_rank.datasets import make_ranking
+        >>> result = run_benchmark({"ols": LinearRegression(), "ridge": Ridge()},
+        ...                        make_ranking(30, random_state=0), n_splits=3, n_repeats=2)
+        >>> tables = result.tables()
+        >>> print(tables.render().splitlines()[0])
+        The data set, each query averaged over 2 seeds:
+        >>> sorted(tables.to_dict()["datasets"][""]["seed_spread"]["ridge"])
+        ['ndcg@10']
+        """
+        from ._tables import BenchmarkTables
+
+        # compared first: compare refuses a NaN value naming the model
+        comparisons = {name: self.compare(name, baseline=baseline) for name in self.datasets}
+        held_out = self.compare(split="test", baseline=baseline) if self.tested else None
+        spread = {}
+        if self.datasets != [None] or self.seeds != [None]:
+            for row in self.summary():
+                spread.setdefault(row["dataset"], {}).setdefault(row["model"], {})[
+                    row["metric"]] = (row["mean"], row["seed_std"])
+        return BenchmarkTables(self, comparisons, held_out, spread)
+
 
 def _models_provenance(models):
     """What a run records of each model: its class and the parameters it was given."""
@@ -332,11 +441,16 @@ def _params_of(estimator):
 
 
 def _reseeded(estimator, seed):
-    """A clone of ``estimator`` whose ``random_state`` is ``seed``, when it has one."""
+    """A clone of ``estimator`` whose seed is ``seed``: its ``random_state``, when it has
+    one, unless its seed was given as ``random_seed`` (CatBoost's alias of
+    ``random_state``, which refuses both set at once): that one is replaced instead."""
     from sklearn.base import clone
 
     estimator = clone(estimator)
-    if "random_state" in estimator.get_params(deep=False):
+    params = estimator.get_params(deep=False)
+    if params.get("random_seed") is not None and params.get("random_state") is None:
+        estimator.set_params(random_seed=seed)
+    elif "random_state" in params:
         estimator.set_params(random_state=seed)
     return estimator
 
@@ -350,9 +464,32 @@ def _grade_scales(metrics, convention, y):
     return {m: options for m in metrics if (options := grade_scale(m, y, convention=convention))}
 
 
+def _is_factory(model):
+    """Whether a value of ``models`` is a function of the seed rather than an estimator (a
+    class, which has ``fit`` too, is taken as an estimator and refused by ``clone``)."""
+    return callable(model) and not isinstance(model, type) and not hasattr(model, "fit")
+
+
+def _dense_labels(models, datasets):
+    """The models given the dense copy of sparse features: those that take no sparse input
+    (scikit-learn's tags), when a data set they are fitted or scored on is sparse; the
+    labels of :func:`check_models`' answer, without its checks."""
+    from ._models import _takes_sparse
+
+    if not any(hasattr(each.X, "toarray") for each in datasets):
+        return frozenset()
+    return frozenset(label for label, est in models.items() if _takes_sparse(est) is False)
+
+
+def _is_recorder(store):
+    return all(callable(getattr(store, name, None))
+               for name in ("start", "known", "record", "finish"))
+
+
 def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_splits=5,
-                  random_state=0, n_repeats=None, seeds=None, store=None, resume=False,
-                  n_jobs=1, return_predictions=False):
+                  random_state=0, n_repeats=None, seeds=None, test=None, store=None,
+                  resume=False, n_jobs=1, return_predictions=False, progress=None,
+                  provenance=None, check_models=True, quiet=False):
     """Cross-validate models on data sets, over seeds, and optionally store the run.
 
     Every model is fitted on the same folds of whole queries
@@ -364,12 +501,17 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
 
     Parameters
     ----------
-    models : dict of str to estimator
+    models : dict of str to estimator or callable
         Model label -> unfitted scikit-learn estimator (a ranker of
         :mod:`sklearn_rank.lightgbm`, :mod:`sklearn_rank.xgboost`, ... or any regressor).
         In a run repeated over seeds (``n_repeats``, ``seeds``), each repeat fits a clone
-        whose ``random_state`` is the repeat's seed, when it has one; in a run of one seed,
-        the estimators are fitted as given.
+        whose ``random_state`` is the repeat's seed, when it has one (CatBoost's
+        ``random_seed``, when the seed was given so); in a run of one seed,
+        the estimators are fitted as given. A value may also be a function
+        ``build(random_state)`` that returns a new unfitted estimator for a seed (not a
+        class): it is called with ``random_state`` for a run of one seed and with each
+        repeat's seed, for a model whose seed is not its ``random_state`` or that keeps a
+        seed of its own (what the command line's ``--model`` and ``--set`` build).
         They are checked against the data before any work (:func:`check_models`): a
         model that takes no sparse input is given a dense copy of sparse features.
     data : dict, tuple or data set
@@ -378,8 +520,9 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
         set, unnamed.
     metrics : str or list of str
         Metric names (:func:`~sklearn_rank.metrics.list_metrics`); by default ``ndcg@10``.
-        A metric that needs a grade scale (ERR) gets the largest grade of all the data
-        sets.
+        A metric that needs a grade scale (ERR) gets the largest grade of each data set
+        (and of the held-out test set), shared by its folds and seeds, as a run of that
+        data set alone would.
     convention : str, default=None
         A convention preset (``"trec_eval"``, ...), for every metric.
     n_splits : int, default=5
@@ -392,16 +535,47 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
         ``random_state + 1``, ...
     seeds : list of int, default=None
         The seeds of the repeats, instead of ``n_repeats``.
-    store : str or path-like, default=None
-        A SQLite results store (created if needed) that receives each unit as it ends.
+    test : tuple or data set, default=None
+        A held-out test set, as a data set of ``data``, for a run of one data set and one
+        seed: each model is also refitted on all of the data set and scored on it, with the
+        metrics as the folds score them. Its per-query values are
+        ``result.tested`` (``result.per_query(model, split="test")``), and a store keeps
+        them as the split ``"test"``.
+    store : str, path-like or Recorder, default=None
+        A SQLite results store (created if needed) that receives each unit as it ends; or
+        a :class:`~sklearn_rank.benchmark.Recorder` (such as a
+        :class:`~sklearn_rank.benchmark.StoreRecorder` with options of its own), not yet
+        started: it receives the run's provenance and units (``start``), answers the
+        units it holds (``known``), receives each result (``record``) and ``finish``, or
+        ``close`` (when it has one) if the run fails.
     resume : bool, default=False
-        With ``store``: continue the stored run of the same settings, computing only the
-        units it lacks. Without it, a store that holds a run of the same settings is
+        With a store's path: continue the stored run of the same settings, computing only
+        the units it lacks. Without it, a store that holds a run of the same settings is
         refused (:class:`~sklearn_rank.benchmark.RunExistsError`).
     n_jobs : int, default=1
         Units run in parallel processes.
     return_predictions : bool, default=False
         Keep the out-of-fold predictions (``result.folds[dataset, seed][model]["scores"]``).
+    progress : callable, default=None
+        None shows nothing; else a factory ``progress(total, what)`` of a progress display,
+        begun once before the first unit, advanced as each unit ends and closed at the
+        end, even on an error (see :func:`~sklearn_rank.benchmark._runner.start_progress`).
+        ``what`` is ``"cross-validation"``, and the detail of ``begin`` says
+        ``"(2 models x 5 folds, 1 process)"``.
+    provenance : dict, default=None
+        What the caller records of the run beside what this function records (the command
+        line's command, its models' specifications, its data descriptions...): its keys
+        replace those of the same name in ``result.provenance`` and in the store, whose run
+        key is its fingerprint. Its ``"models"`` entry, ``{label: {"model": ...,
+        "params": ...}}``, also gives the parameters each unit is stored with.
+    check_models : bool, default=True
+        Check the models against the data before the work (:func:`check_models` and
+        scikit-learn's parameter validation); False skips the checks, for a caller that
+        ran its own (the dense copy of sparse features is still given to the models that
+        need it).
+    quiet : bool, default=False
+        Keep the boosters' native log lines (``[LightGBM] [Fatal] ...``, written before the
+        error that follows them is raised) off this process's output while the units run.
 
     Returns
     -------
@@ -438,7 +612,18 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
     >>> table = result.compare("hard")
     >>> table.systems
     ['ols', 'ridge']
+
+    A held-out test set, scored by each model refitted on all the data:
+
+    >>> held_out = run_benchmark({"ols": LinearRegression(), "ridge": Ridge()},
+    ...                          make_ranking(30, random_state=2), n_splits=3,
+    ...                          test=make_ranking(10, random_state=3))
+    >>> held_out.per_query("ridge", split="test").query_ids.shape
+    (10,)
     """
+    from ..metrics import bind_metric
+    from ._models import check_models as check_against_data
+    from ._models import check_parameters
     from ._runner import processes, run_units, start_progress, unit_scoring
     from ._units import Recorder, library_versions
 
@@ -453,80 +638,111 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
     else:
         datasets = {None: as_dataset(data)}
     repeats = repeat_seeds(random_state, n_repeats, seeds)
-    from ..metrics import bind_metric
+    if test is not None:
+        if len(datasets) != 1 or len(repeats) != 1:
+            raise ValueError("a held-out test set (test=...) goes with a run of one data set "
+                             f"and one seed; this run has {len(datasets)} data sets and "
+                             f"{len(repeats)} seeds.")
+        test = as_dataset(test, "test")
+    if resume and store is None:
+        raise ValueError("resume=True continues a stored run: give the store (store=PATH).")
+    if resume and _is_recorder(store):
+        raise ValueError("resume=True goes with a store's path; a Recorder given as store "
+                         "resumes as it was made (e.g. StoreRecorder(path, resume=True)).")
 
     keys, scoring = {}, {}
     for name, each in datasets.items():
-        scales = _grade_scales(metrics, convention, each.y)
+        # the held-out test set on the scale of its data set: one scale for every number
+        grades = each.y if test is None else np.concatenate([each.y, test.y])
+        scales = _grade_scales(metrics, convention, grades)
         scoring[name] = unit_scoring(metrics, scales=scales, convention=convention)
         # what each number is: the key of the metric bound as its scorer binds it
         keys[name] = {m: bind_metric(m, options=scales.get(m, {}), convention=convention).key
                       for m in metrics}
     labels = list(models)
-    from ._models import check_models, check_parameters
-
-    # refused now, not in every fold: a parameter scikit-learn refuses, a booster's parameter
-    # it refuses or ignores (check_models' trial fits of the parameters that differ from the
-    # class's defaults), a classifier that cannot rank the grades, a dense copy that would
-    # not fit; a model without sparse input gets the dense copy
-    check_parameters(models)
-    dense = check_models(models, list(datasets.items()))
+    # the estimators of the run's seed (fitted in a run of one seed, checked, recorded)
+    given = {label: model(random_state) if _is_factory(model) else model
+             for label, model in models.items()}
+    fitted_on = list(datasets.values()) + ([] if test is None else [test])
+    if check_models:
+        # refused now, not in every fold: a parameter scikit-learn refuses, a booster's
+        # parameter it refuses or ignores (check_models' trial fits of the parameters that
+        # differ from the class's defaults), a classifier that cannot rank the grades, a
+        # dense copy that would not fit
+        check_parameters(given)
+        check_against_data(given, list(datasets.items()),
+                           test=None if test is None else [("test", test)])
+    dense = _dense_labels(given, fitted_on)
     built = {}
 
     def estimator_for(label, seed):
         if repeats[0][0] is None:  # one seed: the estimators as given, their seeds theirs
-            return models[label]
+            return given[label]
         if (label, seed) not in built:
-            built[label, seed] = _reseeded(models[label], seed)
+            model = models[label]
+            built[label, seed] = model(seed) if _is_factory(model) else _reseeded(model, seed)
         return built[label, seed]
 
-    params = {label: _params_of(est) for label, est in models.items()}
-    tasks = benchmark_tasks(labels, estimator_for, datasets, repeats, n_splits, params=params,
-                            dense=frozenset(dense.labels if dense is not None else ()),
-                            scoring=scoring)
     from .._version import __version__
 
-    provenance = {
+    recorded = {
         "command": "sklearn_rank.benchmark.run_benchmark",
         "sklearn_rank_version": __version__,
         "data": next(iter(datasets.values())).metadata(),
-        "test": None,
+        "test": None if test is None else test.metadata(),
         "metrics": next(iter(keys.values())),
         "convention": convention,
         "seed": random_state,
         "splitter": splitter_text(n_splits, random_state),
-        "models": _models_provenance(models),
+        "models": _models_provenance(given),
         "baseline": labels[0],
         "n_estimators": None,
         "versions": library_versions(),
     }
     if None not in datasets:
-        provenance["datasets"] = {name: {**d.metadata(), "metrics": keys[name]}
-                                  for name, d in datasets.items()}
+        recorded["datasets"] = {name: {**d.metadata(), "metrics": keys[name]}
+                                for name, d in datasets.items()}
     if repeats[0][0] is not None:
-        provenance["seeds"] = [seed for seed, _ in repeats]
-    if store is not None:
+        recorded["seeds"] = [seed for seed, _ in repeats]
+    recorded.update(provenance or {})
+    params = {label: recorded["models"][label]["params"]
+              if "params" in (recorded.get("models") or {}).get(label, {})
+              else _params_of(given[label]) for label in labels}
+    tasks = benchmark_tasks(labels, estimator_for, datasets, repeats, n_splits, params=params,
+                            dense=dense, test=test, scoring=scoring)
+    if store is None:
+        recorder = Recorder()
+    elif _is_recorder(store):
+        recorder = store
+    else:
         from ._store import StoreRecorder
 
         recorder = StoreRecorder(store, resume=resume, predictions=return_predictions)
-    elif resume:
-        raise ValueError("resume=True continues a stored run: give the store (store=PATH).")
-    else:
-        recorder = Recorder()
-    recorder.start(provenance, [task.unit for task in tasks])
+    recorder.start(recorded, [task.unit for task in tasks])
 
+    n_processes = processes(n_jobs, len(tasks))
+    axes = "".join([f"{len(datasets)} data sets x " if None not in datasets else "",
+                    f"{len(repeats)} seeds x " if repeats[0][0] is not None else ""])
+    detail = (f"({len(labels)} models x {axes}{n_splits} folds"
+              + (" + test" if test is not None else "")
+              + f", {n_processes} process{'es' if n_processes > 1 else ''})")
+    shown = None
     try:
-        results = list(run_units(tasks, None, scoring=None,
-                                 n_jobs=processes(n_jobs, len(tasks)),
-                                 progress=start_progress(None, len(tasks), "benchmark"),
-                                 recorder=recorder, predict=return_predictions))
+        shown = start_progress(progress, len(tasks), "cross-validation", detail)
+        results = list(run_units(tasks, None, scoring=None, n_jobs=n_processes,
+                                 progress=shown, recorder=recorder,
+                                 predict=return_predictions, test_data=test,
+                                 test_keys=next(iter(keys.values())), quiet=quiet))
     except BaseException:
-        if store is not None:
+        if callable(getattr(recorder, "close", None)):  # the store, not marked finished
             recorder.close()
         raise
+    finally:
+        if shown is not None:
+            shown.close()
     recorder.finish()
-    folds, _ = assemble_folds(results, labels, metrics, datasets, repeats)
+    folds, tested = assemble_folds(results, labels, metrics, datasets, repeats)
     return BenchmarkResult(
         folds, models=labels, datasets=list(datasets), seeds=[s for s, _ in repeats],
-        metrics=metrics, provenance=provenance,
+        metrics=metrics, provenance=recorded, tested=tested,
         run_id=getattr(recorder, "run_id", None))

@@ -291,6 +291,33 @@ class ComparisonResult(_table.TextTable):
                 handle.write(text)
         return None
 
+    def to_records(self, *, index_label="system"):
+        """The rows of :meth:`to_csv` as dicts: numbers as floats, empty cells as None.
+
+        For JSON, without pandas: the verdicts (``m vs baseline``, ``m higher_than``,
+        ``m lower_than``) stay text.
+
+        Parameters
+        ----------
+        index_label : str, default="system"
+            The key of the system names.
+
+        Returns
+        -------
+        rows : list of dict
+            One per system, in order, keyed by the columns of :meth:`to_csv`.
+        """
+        import csv
+        import io
+
+        rows = list(csv.DictReader(io.StringIO(self.to_csv(index_label=index_label))))
+        for row in rows:
+            for key, value in row.items():
+                if key == index_label or key.endswith(("vs baseline", "than")):
+                    continue
+                row[key] = float(value) if value != "" else None
+        return rows
+
     def to_frame(self, kind="summary"):
         """The results as a pandas DataFrame.
 
