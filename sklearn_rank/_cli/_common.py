@@ -152,15 +152,6 @@ def add_generated_data_options(parser, n_queries, seeded="the generated data"):
     )
 
 
-def add_data_option(parser):
-    """``--data FILE [FILE ...]``: LETOR / SVMlight files, pooled."""
-    parser.add_argument(
-        "--data", nargs="+", metavar="FILE",
-        help="LETOR / SVMlight file(s): '<grade> qid:<query> <feature>:<value> ...', or "
-        "without qid: fields, the query sizes in a side file FILE.query; several files are "
-        "pooled, their queries kept apart")
-
-
 def grade_scale_options(metric, convention, y):
     """``{"max_grade": ...}`` for a metric that needs a grade scale the name does not fix:
     :func:`sklearn_rank.model_selection.grade_scale`, the largest grade of the whole data
