@@ -37,7 +37,7 @@ _EXPORTS = {
         "PerQueryResult", "TiedScoresWarning", "aggregate",
     ),
     "._trec_eval": (
-        "TrecEvalResult", "trec_eval",
+        "TrecEvalError", "TrecEvalResult", "trec_eval",
     ),
     "._scorer": (
         "RankingScorer", "get_scorer", "get_scorer_names", "make_ranking_scorer",
