@@ -230,6 +230,11 @@ def test_cli_report_tables_of_a_run_of_one_data_set_and_seed(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "holds no finished cv run of several data sets or seeds" in err
     assert not (tmp_path / "t.tex").exists()
+    # the library says which argument failed in an attribute: the command reads it, not the
+    # message
+    with pytest.raises(ValueError, match="holds no finished cv run") as info:
+        report_tables(store, runs=[1])
+    assert info.value.parameter == "runs"
 
 
 def test_seed_summary_of_a_run_agrees_with_stats(run):

@@ -271,7 +271,8 @@ def report_tables(store, *, runs=None, format="text"):
     Raises
     ------
     ValueError
-        When no run asked for has several data sets or seeds.
+        When no run asked for has several data sets or seeds: its attribute ``parameter``
+        is ``"runs"``.
     """
     from ._store import ResultsStore, load_store
 
@@ -310,10 +311,12 @@ def report_tables(store, *, runs=None, format="text"):
                 parts.append((result.to_string() if format == "text"
                               else result.to_markdown()) + f"\n{note}")
     if not parts:
-        raise ValueError(f"{os.fspath(store)!r} holds no finished cv run of several data sets "
-                         "or seeds (asked for: "
-                         f"{'all runs' if runs is None else ', '.join(map(str, runs))}); its "
-                         "tables are in the HTML page (write_report).")
+        error = ValueError(f"{os.fspath(store)!r} holds no finished cv run of several data "
+                           "sets or seeds (asked for: "
+                           f"{'all runs' if runs is None else ', '.join(map(str, runs))}); "
+                           "its tables are in the HTML page (write_report).")
+        error.parameter = "runs"  # a caller names its option of the runs, not the message
+        raise error
     return "\n\n".join(parts) + "\n"
 
 
