@@ -230,8 +230,14 @@ def test_cli_report_tables_of_a_run_of_one_data_set_and_seed(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "holds no finished cv run of several data sets or seeds" in err
     assert not (tmp_path / "t.tex").exists()
-    # the library says which argument failed in an attribute: the command reads it, not the
-    # message
+
+
+def test_report_tables_says_which_argument_failed(tmp_path):
+    """A store without a run of several data sets or seeds: the error says in an attribute
+    that the runs asked for are at fault; the command line reads it, not the message."""
+    store = tmp_path / "plain.sqlite"
+    run_benchmark(MODELS, make_ranking(20, random_state=0), metrics=["ndcg@5"], n_splits=2,
+                  store=store)
     with pytest.raises(ValueError, match="holds no finished cv run") as info:
         report_tables(store, runs=[1])
     assert info.value.parameter == "runs"
