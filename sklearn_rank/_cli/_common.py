@@ -15,12 +15,12 @@ import os
 import stat
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
+from ..benchmark import ProgressLine as Progress  # noqa: F401 (cv's and tune's progress)
 from ..utils._figures import figure_label, literal_text  # noqa: F401 (the CLI's figures)
 from ..utils._paths import same_file
 from ..utils._text import format_table  # noqa: F401 (the CLI's tables)
@@ -350,84 +350,6 @@ def to_json(data):
     """Strict JSON text of ``data`` (:func:`json_safe`): a NaN or infinite value is
     ``null``, since ``NaN`` is no JSON token and strict readers refuse it."""
     return json.dumps(json_safe(data), indent=2, allow_nan=False)
-
-
-class Progress:
-    """A progress line on stderr, dependency-free.
-
-    On a terminal, one line redrawn in place with a bar, the count, the elapsed time and an
-    estimate of the remaining time. Elsewhere (a log file, a pipe, a test's capture), one
-    plain line per step, since carriage returns would only clutter the log.
-
-    Parameters
-    ----------
-    total : int
-        Number of steps.
-    what : str
-        What is being done, e.g. ``"cross-validation"``.
-    enabled : bool, default=True
-        False shows nothing (``--quiet``).
-    """
-
-    width = 24
-
-    @property
-    def stream(self):
-        """``sys.stderr`` when written to: the fits hide the native standard error meanwhile
-        (:func:`~sklearn_rank.benchmark._models.native_stderr_hidden`), and move Python's to a
-        copy of it, which this follows."""
-        return sys.stderr
-
-    def __init__(self, total, what, *, enabled=True):
-        self.total = total
-        self.what = what
-        self.enabled = enabled
-        stream = sys.stderr
-        self.tty = enabled and hasattr(stream, "isatty") and stream.isatty()
-        self.done = 0
-        self.start = time.perf_counter()
-        self._shown = 0
-
-    def advance(self, detail=""):
-        """Count one step done, and show it."""
-        self.done += 1
-        if not self.enabled:
-            return
-        elapsed = time.perf_counter() - self.start
-        if not self.tty:
-            self.stream.write(f"{self.what}: {self.done}/{self.total} {detail} "
-                              f"({elapsed:.1f} s)\n".replace("  ", " "))
-            self.stream.flush()
-            return
-        filled = round(self.width * self.done / max(self.total, 1))
-        bar = "#" * filled + "." * (self.width - filled)
-        left = elapsed / self.done * (self.total - self.done)
-        eta = f", {left:.0f} s left" if self.done < self.total else ""
-        text = f"{self.what} [{bar}] {self.done}/{self.total} ({elapsed:.0f} s{eta}) {detail}"
-        self.stream.write("\r" + text.ljust(self._shown))
-        self.stream.flush()
-        self._shown = len(text)
-
-    def begin(self, detail=""):
-        """Show the work begun, before its first step ends: the empty bar on a terminal,
-        a line ``what: 0/total detail`` elsewhere."""
-        if not self.enabled:
-            return
-        if not self.tty:
-            self.stream.write(f"{self.what}: 0/{self.total} {detail}".rstrip() + "\n")
-            self.stream.flush()
-            return
-        text = f"{self.what} [{'.' * self.width}] 0/{self.total} {detail}".rstrip()
-        self.stream.write("\r" + text.ljust(self._shown))
-        self.stream.flush()
-        self._shown = len(text)
-
-    def close(self):
-        """End the line on a terminal, so that what follows starts on its own."""
-        if self.tty and self._shown:
-            self.stream.write("\n")
-            self.stream.flush()
-            self._shown = 0
 
 
 def new_figure(option, ncols=1):
