@@ -12,9 +12,7 @@ import io
 import json
 import math
 import os
-import stat
 import sys
-import tempfile
 import warnings
 from pathlib import Path
 
@@ -23,6 +21,7 @@ import numpy as np
 from ..benchmark import ProgressLine as Progress  # noqa: F401 (cv's and tune's progress)
 from ..utils._figures import figure_label, literal_text  # noqa: F401 (the CLI's figures)
 from ..utils._paths import same_file
+from ..utils._paths import write_atomic as _write_atomic
 from ..utils._text import format_table  # noqa: F401 (the CLI's tables)
 from ..utils._text import wrap as wrap_text
 
@@ -259,11 +258,9 @@ def check_output_path(path, option, suffixes, inputs=()):
 
 
 def write_atomic(path, write, option):
-    """Write a file through a temporary file in its folder, renamed into place when complete.
-
-    A crash or an error leaves the previous file, if any, as it was, never a half-written
-    one. A symlink is followed: its target is replaced. The new file keeps the permissions of
-    the file it replaces, or gets the usual ones (those the umask allows).
+    """Write a file whole or not at all (:func:`sklearn_rank.utils._paths.write_atomic`: a
+    temporary file renamed into place), an error of the file system a :class:`CLIError`
+    naming ``option``.
 
     Parameters
     ----------
@@ -274,28 +271,10 @@ def write_atomic(path, write, option):
     option : str
         The option that named the file, for messages.
     """
-    target = os.path.realpath(path)
-    folder, name = os.path.split(target)
     try:
-        if os.path.exists(target):
-            mode = stat.S_IMODE(os.stat(target).st_mode)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
-        os.close(handle)
+        _write_atomic(path, write)
     except OSError as exc:
         raise CLIError(f"{option} {str(path)!r}: cannot write: {exc.strerror}.") from None
-    try:
-        write(temporary)
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except OSError as exc:
-        raise CLIError(f"{option} {str(path)!r}: cannot write: {exc.strerror}.") from None
-    finally:
-        if os.path.exists(temporary):
-            os.remove(temporary)
 
 
 def write_text(path, text, option):

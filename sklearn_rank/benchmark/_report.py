@@ -21,6 +21,7 @@ import json
 import os
 
 from ..utils._figures import figure_label, literal_text
+from ..utils._paths import same_file, write_atomic
 from ._values import power_pair
 
 __all__ = ["RUN_SECTIONS", "figure_label", "literal_text", "report_html", "report_tables",
@@ -182,7 +183,8 @@ def write_report(store, path, *, runs=None, sections=()):
     store : str or path-like
         The results store, a SQLite file (opened read-only).
     path : str or path-like
-        The HTML file to write.
+        The HTML file to write: written whole or not at all (a temporary file renamed into
+        place), never the store or a file SQLite keeps beside it.
     runs : list of int, default=None
         The ids of the runs to report; None reports all of them.
     sections : sequence of callable, default=()
@@ -198,7 +200,11 @@ def write_report(store, path, *, runs=None, sections=()):
     ------
     ValueError
         When the store holds no run, or no run of an id of ``runs``
-        (:class:`~sklearn_rank.benchmark.StoreError` for a store that cannot be read).
+        (:class:`~sklearn_rank.benchmark.StoreError` for a store that cannot be read), or
+        when ``path`` is the store (or its write-ahead log or shared memory): the page
+        would replace the stored runs. Its attribute ``parameter`` is ``"path"`` then.
+    OSError
+        When the page cannot be written; a file already at ``path`` is left as it was.
 
     Examples
     --------
@@ -216,6 +222,16 @@ def write_report(store, path, *, runs=None, sections=()):
     """
     from ._store import ResultsStore
 
+    # the store, and the files that SQLite writes beside it while a connection is open
+    for suffix, what in (("", ""), ("-wal", " (its write-ahead log)"),
+                         ("-shm", " (its shared memory)")):
+        if same_file(path, f"{os.fspath(store)}{suffix}"):
+            error = ValueError(
+                f"path {os.fspath(path)!r} is the results store {os.fspath(store)!r}{what}; "
+                "writing the report there would replace the stored runs. Choose another "
+                "file.")
+            error.parameter = "path"
+            raise error
     reader = ResultsStore(store, create=False)
     try:
         found = reader.runs()
@@ -232,8 +248,12 @@ def write_report(store, path, *, runs=None, sections=()):
         raise ValueError(f"{os.fspath(store)!r} holds no run; write one with run_benchmark("
                          "..., store=...).")
     page = report_html(store, found, sections=sections)
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(page)
+
+    def write(temporary):
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(page)
+
+    write_atomic(path, write)  # a failure leaves the previous page, not half of a new one
     return found
 
 
