@@ -9,7 +9,6 @@ import contextlib
 import csv
 import difflib
 import io
-import json
 import math
 import os
 import sys
@@ -22,7 +21,7 @@ from ..benchmark import ProgressLine as Progress  # noqa: F401 (cv's and tune's 
 from ..utils._figures import figure_label, literal_text  # noqa: F401 (the CLI's figures)
 from ..utils._paths import same_file
 from ..utils._paths import write_atomic as _write_atomic
-from ..utils._text import format_table  # noqa: F401 (the CLI's tables)
+from ..utils._text import format_table, json_safe, to_json  # noqa: F401 (tables, JSON)
 from ..utils._text import wrap as wrap_text
 
 #: Exit code of a usage error (a bad option), as argparse has it.
@@ -325,12 +324,6 @@ def format_number(value, digits=4):
     return str(value)
 
 
-def to_json(data):
-    """Strict JSON text of ``data`` (:func:`json_safe`): a NaN or infinite value is
-    ``null``, since ``NaN`` is no JSON token and strict readers refuse it."""
-    return json.dumps(json_safe(data), indent=2, allow_nan=False)
-
-
 def new_figure(option, ncols=1):
     """A matplotlib figure without pyplot's global state: nothing to close, no GUI backend.
 
@@ -558,31 +551,10 @@ def _load_error(exc, option, name, like):
 # What the outputs of cv and tune record
 
 
-def json_safe(value):
-    """``value`` with only what JSON writes: numpy scalars and arrays as Python numbers and
-    lists, masked entries and non-finite floats as None, tuples as lists, other objects as
-    their ``repr``. Floats keep every digit (JSON floats round-trip)."""
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, np.ma.MaskedArray):
-        return [json_safe(v) for v in value.tolist()]  # masked -> None
-    if isinstance(value, np.ndarray):
-        return [json_safe(v) for v in value.tolist()]
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    if isinstance(value, np.generic):
-        return json_safe(value.item())
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    return repr(value)
-
-
 def write_json(path, data, option):
-    """Write ``data`` as strict JSON (:func:`json_safe`), atomically."""
-    text = json.dumps(json_safe(data), indent=2, allow_nan=False)
-    write_text(path, text, option)
+    """Write ``data`` as strict JSON (:func:`~sklearn_rank.utils._text.to_json`),
+    atomically."""
+    write_text(path, to_json(data), option)
 
 
 def metric_keys(metrics, convention, scales):
