@@ -309,3 +309,22 @@ def test_write_report_never_replaces_the_store(tmp_path):
     assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert os.stat(page).st_mode & 0o777 == 0o640  # the replaced page's permissions
     assert not [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]
+
+
+def test_report_says_the_metrics_a_convention_leaves_at_the_defaults(tmp_path):
+    """The provenance's convention row names the metrics that the preset's system lacks
+    (metrics.outside_convention): 'trec_eval' over err@5 would claim trec_eval's number."""
+    from sklearn_rank.metrics import outside_convention
+
+    store = tmp_path / "trec.sqlite"
+    run_benchmark(MODELS, make_ranking(20, random_state=0), metrics=["ndcg@5", "err@5"],
+                  n_splits=2, convention="trec_eval", store=store)
+    page = tmp_path / "report.html"
+    write_report(store, page)
+    text = page.read_text(encoding="utf-8")
+    assert "trec_eval (err@5 is not a measure of trec_eval: the preset leaves it at" in text
+    assert outside_convention(["ERR@5", "ndcg@5", "map", "err@10"], "trec_eval") == [
+        "ERR@5", "err@10"]  # the names as given, in their order
+    assert outside_convention(["err@5"], "catboost") == []
+    with pytest.raises(ValueError, match="Unknown convention 'trec'"):
+        outside_convention(["ndcg@5"], "trec")

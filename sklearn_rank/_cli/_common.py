@@ -592,19 +592,13 @@ def tied_scores_in_row_order(convention):
         yield
 
 
-def outside_convention(metrics, convention):
-    """The names among ``metrics`` of the metrics that the system of ``convention`` does not
-    compute: its preset leaves them at sklearn-rank's defaults."""
-    from ..metrics import CONVENTION_METRICS, bind_metric
-
-    return [name for name in metrics
-            if bind_metric(name).metric.name not in CONVENTION_METRICS[convention]]
-
-
 def describe_convention(metrics, convention):
     """``convention 'NAME'``, and which of ``metrics`` (names as given) the preset leaves at
-    sklearn-rank's defaults: a preset sets the metrics of its system only, and a header
-    that named it over a metric the system lacks would claim that system's number."""
+    sklearn-rank's defaults (:func:`sklearn_rank.metrics.outside_convention`): a preset sets
+    the metrics of its system only, and a header that named it over a metric the system
+    lacks would claim that system's number."""
+    from ..metrics import outside_convention
+
     outside = outside_convention(metrics, convention)
     text = f"convention {convention!r}"
     if outside:

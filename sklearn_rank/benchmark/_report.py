@@ -631,6 +631,22 @@ def _tune_dataset(run, systems, units, heading="h3"):
 # Provenance
 
 
+def _convention(convention, metrics):
+    """The preset of the run, and the metrics it leaves at sklearn-rank's defaults: the
+    preset's name over a metric its system lacks would claim that system's number."""
+    if convention is None:
+        return "sklearn-rank's defaults"
+    from ..metrics import outside_convention
+
+    outside = outside_convention(metrics, convention)
+    if not outside:
+        return convention
+    which, them = (("is not a measure", "it") if len(outside) == 1
+                   else ("are not measures", "them"))
+    return (f"{convention} ({', '.join(outside)} {which} of {convention}: the preset leaves "
+            f"{them} at sklearn-rank's defaults)")
+
+
 def _provenance(run):
     p = run["provenance"]
     rows = [("Command", p.get("command")), ("Started", run["started"]),
@@ -649,7 +665,7 @@ def _provenance(run):
     if p.get("seeds"):
         rows.append(("Seeds of the repeats", ", ".join(map(str, p["seeds"]))))
     rows += [
-             ("Convention", p.get("convention") or "sklearn-rank's defaults"),
+             ("Convention", _convention(p.get("convention"), list(p["metrics"]))),
              ("Splitter", p.get("splitter")),
              ("Metrics", "; ".join(f"{name} = {key}" for name, key in p["metrics"].items()))]
     if "models" in p:

@@ -16,7 +16,7 @@ _EXPORTS = {
         "CONVENTION_METRICS", "CONVENTION_NAMES", "CONVENTIONS", "DEFAULTS",
     ),
     "._bound": (
-        "BoundMetric", "bind_metric",
+        "BoundMetric", "bind_metric", "outside_convention",
     ),
     "._dask": (
         "SplitQueryError",
