@@ -817,23 +817,14 @@ class Ranking:
     @cached
     def relevant_rows(self, threshold):
         """:meth:`relevant` without a query per row: the rows, the index (into these) of
-        the first of each query that has one, and the code of that query.
-
-        AP and RR read these alone: no array of the relevant rows' queries.
-        """
+        the first of each query that has one, and the code of that query."""
         # kept for the other metrics: 32-bit where they fit, half the memory, and found a
         # slice of rows at a time, so that no mask of n nor 64-bit indices of all the
         # relevant rows are ever alive
         dtype = code_dtype(self.n)
-        if self.grades is None:
-            rows = flatnonzero_by_slices(
-                self.n, lambda part: at_least(self.label[part], threshold), dtype)
-        elif threshold > 255:
-            rows = np.zeros(0, dtype=dtype)
-        else:  # compare bytes with a byte: no float copy of the grades
-            grade = np.uint8(max(np.ceil(threshold), 0))
-            rows = flatnonzero_by_slices(self.n, lambda part: self.grades[part] >= grade,
-                                         dtype)
+        flags = self._relevant_flags(threshold)
+        rows = (np.zeros(0, dtype=dtype) if flags is None
+                else flatnonzero_by_slices(self.n, flags, dtype))
         # each query's rows are contiguous: where its relevant rows begin among ``rows``
         # follows from its first row, with no query code per ranked row
         group = self._group
@@ -848,6 +839,52 @@ class Ranking:
             count = np.diff(begin, append=len(rows))
         found = count > 0
         return rows, begin[found], group.layout[found].astype(code_dtype(self.n_queries))
+
+    def relevant_chunks(self, threshold, chunk_rows):
+        """:meth:`relevant_rows` by chunks of whole queries: ``(rows, first, owner)`` of
+        each chunk, ``first`` indexing the chunk's ``rows``.
+
+        From :meth:`relevant_rows` when another metric built them, by chunks of about
+        ``chunk_rows`` relevant rows; else found among about ``chunk_rows`` ranked rows at
+        a time, and not kept: AP and RR alone never hold the relevant rows of every query.
+        """
+        built = vars(self).get("_cache", {}).get(("relevant_rows", threshold))
+        if built is not None:
+            rows, first, owner = built
+            if not len(first):
+                return
+            # the queries that begin each chunk: the first at or after every chunk_rows rows
+            bounds = np.unique(np.append(
+                np.searchsorted(first, np.arange(0, len(rows), chunk_rows)), len(first)))
+            for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+                lo, hi = int(first[a]), int(first[b]) if b < len(first) else len(rows)
+                yield rows[lo:hi], first[a:b] - lo, owner[a:b]
+            return
+        flags = self._relevant_flags(threshold)
+        if flags is None:
+            return
+        group = self._group
+        starts, n_groups = group.layout_starts, len(group.layout)
+        bounds = np.unique(np.append(
+            np.searchsorted(starts, np.arange(0, self.n, chunk_rows)), n_groups))
+        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            lo, hi = int(starts[a]), int(starts[b]) if b < n_groups else self.n
+            rows = np.flatnonzero(flags(slice(lo, hi)))
+            rows += lo
+            begin = np.searchsorted(rows, starts[a:b])
+            found = np.diff(begin, append=len(rows)) > 0
+            if found.any():
+                yield rows, begin[found], group.layout[a:b][found]
+
+    def _relevant_flags(self, threshold):
+        """The function of a slice of ranked rows that flags those with ``label >=
+        threshold``, or None when no row can be (an 8-bit grade is at most 255)."""
+        if self.grades is None:
+            return lambda part: at_least(self.label[part], threshold)
+        if threshold > 255:
+            return None
+        grade = np.uint8(max(np.ceil(threshold), 0))  # bytes with a byte: no float copy
+        return lambda part: self.grades[part] >= grade
 
     @cached
     def top(self, k):

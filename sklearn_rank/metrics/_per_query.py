@@ -603,25 +603,20 @@ def r_precision(data, *, relevance_threshold, ties):
 
 
 def _first_relevant_positions(ranking, threshold):
-    """Without ties: each query with a ranked relevant document, and the 0-based position
-    of its first one."""
-    rows, first, query = ranking.relevant_rows(threshold)
-    # a row's position is its place minus its query's first: no positions of every row
-    return query, rows[first] - ranking.starts[query]
+    """Without ties: by chunks of whole queries, each query with a ranked relevant
+    document, and the 0-based position of its first one."""
+    for rows, first, query in ranking.relevant_chunks(threshold, _CHUNK_ROWS):
+        # a row's position is its place minus its query's first: no positions of every row
+        yield query, rows[first] - ranking.starts[query]
 
 
 def reciprocal_rank(data, *, k, relevance_threshold, ties):
     ranking = data.ranking(ties)
     values = np.zeros(data.n_queries)
     if not ranking.has_ties:
-        query, s = _first_relevant_positions(ranking, relevance_threshold)
-        rank = np.add(s, 1.0)
-        del s
-        beyond = None if k is None else ~(rank <= k)
-        reciprocal = np.divide(1.0, rank, out=rank)  # in place: 1 / rank, or 0 beyond k
-        if beyond is not None:
-            reciprocal[beyond] = 0.0
-        values[query] = reciprocal
+        for query, s in _first_relevant_positions(ranking, relevance_threshold):
+            rank = s + 1.0
+            values[query] = 1.0 / rank if k is None else np.where(rank <= k, 1.0 / rank, 0.0)
         return values, data.n_relevant(relevance_threshold) <= 0
     relevant = _binary(ranking, relevance_threshold)
     query, block, r = _first_relevant_blocks(ranking, relevant)
@@ -638,8 +633,8 @@ def hit_rate(data, *, k, relevance_threshold, ties):
     ranking = data.ranking(ties)
     values = np.zeros(data.n_queries)
     if not ranking.has_ties:
-        query, s = _first_relevant_positions(ranking, relevance_threshold)
-        values[query] = 1.0 if k is None else s < k
+        for query, s in _first_relevant_positions(ranking, relevance_threshold):
+            values[query] = 1.0 if k is None else s < k
         return values, data.n_relevant(relevance_threshold) <= 0
     relevant = _binary(ranking, relevance_threshold)
     query, block, r = _first_relevant_blocks(ranking, relevant)
@@ -706,30 +701,23 @@ def _precision_sums(ranking, threshold, k):
     within the cut-off, and the number of those documents.
 
     The relevant rows alone are read: the ``j``-th of a query at 0-based position ``p``
-    adds ``j / (p + 1)``. By chunks of whole queries of about :data:`_CHUNK_ROWS` relevant
-    rows, so that the gathered positions and the running counts are a chunk's.
+    adds ``j / (p + 1)``. By chunks of whole queries (:meth:`Ranking.relevant_chunks`, of
+    about :data:`_CHUNK_ROWS` rows), so that the relevant rows, their positions and the
+    running counts are a chunk's.
     """
-    rows, first, query = ranking.relevant_rows(threshold)
     numerator, found = np.zeros(ranking.n_queries), np.zeros(ranking.n_queries)
-    if not len(first):
-        return numerator, found
-    # the queries that begin each chunk: the first at or after every _CHUNK_ROWS rows
-    bounds = np.unique(np.append(
-        np.searchsorted(first, np.arange(0, len(rows), _CHUNK_ROWS)), len(first)))
-    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-        lo, hi = int(first[a]), int(first[b]) if b < len(first) else len(rows)
-        starts = first[a:b] - lo  # each query's first, within the chunk
-        count = np.diff(starts, append=hi - lo)
-        owners = query[a:b]
+    for rows, starts, owners in ranking.relevant_chunks(threshold, _CHUNK_ROWS):
+        count = np.diff(starts, append=len(rows))
         # a row's position is its place minus its query's first ranked row: no positions
         # of every ranked row
         position = np.repeat(ranking.starts[owners], count)
-        np.subtract(rows[lo:hi], position, out=position)
+        np.subtract(rows, position, out=position)
         if k is not None and position.max() >= k:
             kept = np.flatnonzero(position < k)
             if not len(kept):
                 continue
-            position, member = position[kept], np.repeat(np.arange(b - a), count)[kept]
+            member = np.repeat(np.arange(len(owners)), count)[kept]
+            position = position[kept]
             starts = np.flatnonzero(np.diff(member, prepend=-1))
             owners = owners[member[starts]]
             count = np.diff(starts, append=len(position))
