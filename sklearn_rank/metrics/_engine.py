@@ -548,7 +548,8 @@ class Grouping:
         self.layout_position[self.layout] = np.arange(n_queries)
         self.layout_sizes = self.sizes[self.layout]
         self.layout_starts = segment_starts(self.layout_sizes)
-        self.starts = self.layout_starts[self.layout_position]
+        # 32-bit where they fit (below n): kept per query, as the layout's are
+        self.starts = self.layout_starts.astype(code_dtype(self.n))[self.layout_position]
 
     def values(self, x):
         """``x`` (one entry per input row) restricted to the rows of the grouping."""
@@ -799,9 +800,12 @@ class Ranking:
         group = self._group
         sizes = group.layout_sizes if k is None else np.minimum(group.layout_sizes, k)
         nonempty = sizes > 0
-        if nonempty.all():  # the usual case: no copies of arrays of n_queries
-            return segment_starts(sizes), group.layout
-        return segment_starts(sizes)[nonempty], group.layout[nonempty]
+        # kept: 32-bit where they fit (below n), and no copies when every query has a
+        # ranked row (the usual case)
+        starts = segment_starts(sizes).astype(code_dtype(group.n), copy=False)
+        if nonempty.all():
+            return starts, group.layout
+        return starts[nonempty], group.layout[nonempty]
 
     @cached
     def relevant(self, threshold):
