@@ -835,7 +835,8 @@ def test_labels_mapped_in_place_by_slices_are_the_plain_product(monkeypatch, flo
 
 
 TARGET_LIKE = ["ndcg@10", "err@10", "map", "mrr@10", "mrr", "success@3", "map@5",
-               "ap@5(ap_denominator=found)", "gm_map", "yaap", "err", "ndcg"]
+               "ap@5(ap_denominator=found)", "gm_map", "yaap", "err", "ndcg", "err@1",
+               "ndcg@1", "err@20(persistence=0.5)", "ndcg@30(gain=linear)", "dcg@64"]
 
 
 @pytest.mark.parametrize(("ties", "options"), [
@@ -864,7 +865,10 @@ def test_chunked_and_in_place_paths_give_the_plain_values(monkeypatch, ties, opt
         call["docno"] = rng.permutation(len(y)).astype(str)
     else:
         call["ties"] = ties
+    # the plain path: nDCG@k and ERR@k on a mask of the top rows, not by pieces
+    monkeypatch.setattr(_per_query, "_PIECES_MAX_K", 0)
     plain = evaluate(y, s, metrics=TARGET_LIKE, **call)
+    monkeypatch.undo()
     # the relevant rows kept by a metric listed first (P@5), then cut into chunks
     kept = evaluate(y, s, metrics=["p@5", *TARGET_LIKE], **call)
     small_slices(monkeypatch, 13)
@@ -875,3 +879,23 @@ def test_chunked_and_in_place_paths_give_the_plain_values(monkeypatch, ties, opt
             for got in (chunked[name], kept[name]):
                 np.testing.assert_array_equal(got.view(np.int64), plain[name].view(np.int64),
                                               err_msg=name)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 10, 64, 10**30])
+@pytest.mark.parametrize("retrieved", [False, True])
+@pytest.mark.parametrize("cells", [1, 5, 1 << 16])
+def test_top_pieces_are_the_top_rows_query_by_query(k, retrieved, cells):
+    """The pieces of top rows (nDCG@k and ERR@k read them, with no mask) are, piece after
+    piece, every nonempty query's top rows in ranked order: those of ``position < k``."""
+    y, s, qid, mask = adversarial_input(np.random.default_rng(4), retrieved=retrieved)
+    ranking = check_ranking_input(y, s, qid, retrieved=mask).ranking("average")
+    pieces = list(ranking.top_pieces(k, cells))
+    rows = np.concatenate([np.arange(r.start, r.stop) if isinstance(r, slice) else r.ravel()
+                           for _, _, r in pieces])
+    np.testing.assert_array_equal(rows, np.flatnonzero(ranking.position < k))
+    group = ranking._group
+    np.testing.assert_array_equal(np.concatenate([codes for codes, _, _ in pieces]),
+                                  group.layout[group.layout_sizes > 0])
+    for codes, width, _ in pieces:
+        np.testing.assert_array_equal(np.minimum(ranking.sizes[codes], min(k, len(y))), width)
+        assert len(codes) <= max(cells // width, 1)

@@ -704,15 +704,19 @@ class Ranking:
             labels = self.label[rows]
             out = np.asarray(function(labels), dtype=np.float64)
             return out.copy() if np.may_share_memory(out, self.label) else out
-        table = function(np.arange(int(self.data.top_label) + 1, dtype=np.float64))
         # indexing, not take: take converts the byte indices to intp first (twice the time)
-        return np.asarray(table, dtype=np.float64).reshape(-1)[self.grades[rows]]
+        return self.grade_table(function)[self.grades[rows]]
+
+    def grade_table(self, function):
+        """``function`` of each 8-bit grade ``0.0, 1.0, ...,`` the top grade, as float64:
+        what :meth:`map_labels` reads the rows' values from."""
+        table = function(np.arange(int(self.data.top_label) + 1, dtype=np.float64))
+        return np.asarray(table, dtype=np.float64).reshape(-1)
 
     def _times_mapped_labels(self, function, rows, times):
         """``times *= map_labels(function, rows)``, a slice of the ranked rows at a time."""
         if self.grades is not None:
-            table = function(np.arange(int(self.data.top_label) + 1, dtype=np.float64))
-            table = np.asarray(table, dtype=np.float64).reshape(-1)
+            table = self.grade_table(function)
         if isinstance(rows, slice):
             start, stop, step = rows.indices(self.n)
             if step != 1:  # no caller's: slice(None) or a mask
@@ -913,6 +917,37 @@ class Ranking:
         for lo in range(0, len(first), step):
             top[(first[lo : lo + step, None] + np.arange(k)).ravel()] = True
         return top
+
+    def top_pieces(self, k, cells=None):
+        """The top ``k`` rows of every query, by pieces of whole queries whose tops have
+        one length: ``(codes, width, rows)``, ``rows`` the pieces' ranked rows as a slice
+        (the queries have ``width`` rows, all in their top) or a ``(queries, width)``
+        matrix of their indices; about ``cells`` rows a piece.
+
+        The queries come by increasing size, so their tops (``min(size, k)`` rows) come in
+        at most ``k`` runs of one length: a metric at a cut-off reads each piece as a 2-D
+        array, whose per-query products and sums run along ``axis=1``, with no mask and no
+        array of all the top rows.
+        """
+        cells = _ROWS_AT_ONCE if cells is None else cells
+        group = self._group
+        sizes, starts = group.layout_sizes, group.layout_starts
+        top = np.minimum(sizes, min(k, group.n))  # a k of any size
+        bounds = [int(np.searchsorted(top, 1)), *(np.flatnonzero(np.diff(top)) + 1).tolist(),
+                  len(top)]
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            if a >= b:
+                continue
+            width = int(top[a])
+            step = max(cells // width, 1)
+            for lo in range(a, b, step):
+                hi = min(lo + step, b)
+                if sizes[hi - 1] == width:  # sizes ascending: every query has width rows
+                    first = int(starts[lo])
+                    rows = slice(first, first + (hi - lo) * width)
+                else:
+                    rows = starts[lo:hi, None] + np.arange(width)
+                yield group.layout[lo:hi], width, rows
 
     def top_rows(self, k):
         """The top ``k`` rows of every query: their mask, and their segments laid out

@@ -289,9 +289,50 @@ def _dcg(ranking, k, gain, weight):
     if ranking.has_ties:
         expected = ranking.expected(ranking.map_labels(gains))
         return ranking.per_query(expected * position_weights(ranking.position, k, weight))
+    if _by_pieces(ranking, k):
+        gain_of = ranking.grade_table(gains)
+        weights = _top_weight_table(ranking, k, weight)
+        values = np.zeros(ranking.n_queries)
+        for codes, width, rows in ranking.top_pieces(k):
+            weighted = gain_of[_grades_of(ranking, rows, width)]
+            weighted *= weights[:width]
+            values[codes] = _row_sums(ranking, weighted)
+        return values
     top = ranking.top(k)
     weighted = top_position_weights(ranking, k, weight, scale=ranking.map_labels(gains, top))
     return ranking.per_query(weighted, k)
+
+
+# Cut-offs up to which the metrics at a cut-off read the top rows by pieces (see
+# Ranking.top_pieces): beyond, too many runs of one top length, each a few numpy calls.
+_PIECES_MAX_K = 64
+
+
+def _by_pieces(ranking, k):
+    """Whether a metric at cut-off ``k`` without ties reads the top rows by pieces: with
+    8-bit grades (a table look-up per row) and a small cut-off."""
+    return k is not None and k <= _PIECES_MAX_K and ranking.grades is not None
+
+
+def _grades_of(ranking, rows, width):
+    """The 8-bit grades of a piece of :meth:`Ranking.top_pieces`, as a 2-D array."""
+    if isinstance(rows, slice):
+        return ranking.grades[rows].reshape(-1, width)
+    return ranking.grades[rows]
+
+
+def _top_weight_table(ranking, k, weight):
+    """``weight`` at the positions of the longest top: the table that
+    :func:`top_position_weights` tiles, so that every weight is the same number."""
+    depth = int(min(ranking.layout_sizes[-1], k)) if len(ranking.layout_sizes) else 0
+    return np.asarray(weight(np.arange(depth, dtype=np.float64)), dtype=np.float64)
+
+
+def _row_sums(ranking, values):
+    """Per row of a 2-D piece (a query's top rows), their sum as :meth:`Ranking.per_query`
+    adds them (in ranked order with ``ties="stable"``, pairwise otherwise)."""
+    width = values.shape[1]
+    return ranking.segment_sums(values.reshape(-1), np.arange(0, values.size, width))
 
 
 def _without_positive_gain(data, gain):
@@ -388,6 +429,12 @@ def _satisfaction(ranking, rows, scale, gain, times=None):
         times *= stop
         return times
 
+    return ranking.map_labels(_stop_function(scale, gain), rows, times=times)
+
+
+def _stop_function(scale, gain):
+    """ERR's stopping probability R as a function of the grade, for one top grade."""
+
     def stop(labels):
         if gain == "linear":
             return labels / scale if scale > 0 else np.zeros_like(labels)
@@ -397,13 +444,34 @@ def _satisfaction(ranking, rows, scale, gain, times=None):
         # overflows: the same number, without computing 2**y
         return np.exp2(labels - float(scale)) - np.exp2(-float(scale))
 
-    return ranking.map_labels(stop, rows, times=times)
+    return stop
 
 
 def err(data, *, k, gain, max_grade, persistence, ties):
     ranking = data.ranking(ties)
     scale = _grade_scale(data, max_grade)
     undefined = data.max_label() <= 0
+    if not ranking.has_ties and not np.ndim(scale) and _by_pieces(ranking, k):
+        # R_t * prod_{u<t} go_on_u / t by pieces of the top rows: the same products, in
+        # the same order, as below, with the arrays of a piece alone
+        stop_of = ranking.grade_table(_stop_function(scale, gain))
+        weights = _top_weight_table(ranking, k, lambda p: 1.0 / (p + 1.0))
+        values = np.zeros(data.n_queries)
+        for codes, width, rows in ranking.top_pieces(k):
+            stop = stop_of[_grades_of(ranking, rows, width)]
+            go_on = np.subtract(1.0, stop)
+            go_on *= persistence
+            value = np.empty_like(go_on)
+            value[:, 0] = 1.0
+            if width <= 16:  # column by column, as Buckets.cumprod_exclusive
+                for j in range(1, width):
+                    np.multiply(value[:, j - 1], go_on[:, j - 1], out=value[:, j])
+            else:
+                np.cumprod(go_on[:, :-1], axis=1, out=value[:, 1:])
+            value *= stop
+            value *= weights[:width]
+            values[codes] = _row_sums(ranking, value)
+        return values, undefined
     if not ranking.has_ties:
         # only the top k rows of each query matter: work on those alone
         if k is None:
