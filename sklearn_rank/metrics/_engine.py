@@ -816,7 +816,8 @@ class Ranking:
         """The ranked rows with ``label >= threshold``, in ranked order: their flat
         indices, their queries, and the index (into these) of each query's first.
 
-        What AP, RR and success@k read when there are no ties.
+        What bpref, infAP and the recall curves read when there are no ties (AP, RR and
+        success@k read :meth:`relevant_chunks`).
         """
         rows, first, owner = self.relevant_rows(threshold)
         count = np.diff(first, append=len(rows))

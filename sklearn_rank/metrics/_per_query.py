@@ -759,8 +759,8 @@ def yaap(data, *, relevance_threshold, ties):
     return np.log((1.0 + numerator) / (1.0 + n_relevant - numerator)), None
 
 
-# Relevant rows per chunk of _precision_sums: its temporaries are a chunk's (1 MiB), not
-# all rows'.
+# Rows per chunk of AP's and RR's passes over the relevant rows (Ranking.relevant_chunks):
+# their temporaries are a chunk's (at most 512 KiB each), not all rows'.
 _CHUNK_ROWS = 1 << 16
 
 
