@@ -43,8 +43,9 @@ def test_asv_suites_run_on_the_small_size(asv_path):
     assert {"time_argsort_floor", "time_ndcg_at_10", "time_evaluate_four"} <= set(
         dir(metrics.MetricsSuite))
     assert {"time_argsort_floor", "time_ndcg_at_10", "time_evaluate_four",
-            "peakmem_argsort_floor", "peakmem_ndcg_at_10", "peakmem_evaluate_four"} <= set(
-        dir(metrics.TargetLayoutsSuite))
+            "peakmem_argsort_floor", "peakmem_ndcg_at_10", "peakmem_evaluate_four",
+            "track_peak_argsort_floor", "track_peak_ndcg_at_10",
+            "track_peak_evaluate_four"} <= set(dir(metrics.TargetLayoutsSuite))
     # the target layouts (issue 21): 1M rows at 100 and at 10 rows per query
     assert metrics.TargetLayoutsSuite.params == ([1_000_000], [100, 10])
     assert metrics.TARGET_METRICS == ("ndcg@10", "err@10", "map", "mrr@10")
@@ -56,6 +57,10 @@ def test_asv_suites_run_on_the_small_size(asv_path):
             for method in dir(suite):
                 if method.startswith(("time_", "peakmem_")):
                     getattr(suite, method)(*params)
+                elif method.startswith("track_"):
+                    # the peak memory beyond the inputs, in arrays of n: the argsort's output
+                    # at least (one array of n)
+                    assert getattr(suite, method)(*params) >= 1.0, method
 
 
 def test_benchmark_data_is_as_documented(asv_path):
