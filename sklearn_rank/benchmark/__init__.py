@@ -35,6 +35,7 @@ from ..utils._lazy import lazy_exports
 _USER = {
     "._benchmark": ("BenchmarkResult", "run_benchmark"),
     "._report": ("report_tables", "write_report"),
+    "._search": ("SearchResult", "run_search", "search_candidates"),
     "._store": ("ResultsStore", "RunExistsError", "StoreError", "StoredRun", "load_store"),
 }
 # The pieces of a runner (the command line's), each documented; no more than it needs.
