@@ -8,7 +8,6 @@ progress line, ``--store``), then the tables and the files of ``--output``,
 """
 
 import functools
-import math
 import pickle
 from pathlib import Path
 
@@ -162,8 +161,6 @@ def add_arguments(parser):
     add_axis_options(parser)
 
 
-
-
 def run(args):
     """Run ``sklearn-rank tune``; returns the exit code."""
     config_models, config_inputs = load_config(args, "tune", CONFIG_KEYS, DEFAULTS)
@@ -178,10 +175,17 @@ def run(args):
     if args.test is not None and args.data is None:
         raise usage_error("--test needs --data: the model is refitted on all of --data and "
                           "scored on --test.")
+    from ..benchmark import run_search, search_candidates
+
     (choice,) = model_choices(
         args, config_models, None if args.model or config_models else [_DEFAULT_MODEL])
     params, source = _search_space(args, choice)
-    _check_grid_size(params, args)
+    space = {name: p.search_space for name, p in params.items()}
+    try:  # (the grammar refused any other error before)
+        n_candidates = len(search_candidates(space, search=args.search, n_iter=args.n_iter,
+                                             random_state=args.seed))
+    except ValueError as exc:  # more than MAX_CANDIDATES
+        raise usage_error(f"--search {args.search}: {exc} (--search random --n-iter N).") from None
     fixed = [name for name in params if name in choice.params]
     if fixed:
         raise usage_error(f"{fixed[0]!r} is both set (--set) and searched (--param); give it "
@@ -259,16 +263,9 @@ def run(args):
             note(f"{unknown!r} is not a named parameter of {type(estimator).__name__}; it is "
                  "passed to the booster as it is.")
         _note_unknown(estimator, params, note)
-    space = {name: p.search_space for name, p in params.items()}
-    from ..benchmark import search_candidates
-
-    n_candidates = len(search_candidates(space, search=args.search, n_iter=args.n_iter,
-                                         random_state=args.seed))
     print(_header(args, choice, params, source, datasets, test, n_candidates, seeds, scales,
                   keys))
     print(flush=True)
-
-    from ..benchmark import run_search
 
     store = None if args.store is None else CLIStoreRecorder(
         args.store, resume=args.resume, prog=getattr(args, "prog", "sklearn-rank tune"),
@@ -454,19 +451,6 @@ def _note_unknown(estimator, params, note):
         if name not in known:
             note(f"{name!r} is not a named parameter of {type(estimator).__name__}; it is "
                  f"passed to the booster as it is.{close_matches(name, known)}")
-
-
-def _check_grid_size(params, args):
-    """Refuse, before the work, a grid of more than :data:`MAX_CANDIDATES` candidates."""
-    if args.search != "grid":
-        return
-    size = math.prod(len(p.values) for p in params.values())
-    if size > MAX_CANDIDATES:
-        sizes = " x ".join(str(len(p.values)) for p in params.values())
-        raise usage_error(
-            f"--search grid: the grid has {size:,} candidates ({sizes} values), more than the "
-            f"{MAX_CANDIDATES:,} a search may try (each is fitted on every fold); list fewer "
-            "values, or give --search random --n-iter N to sample N of them.")
 
 
 def _save_model(path, sidecar, estimator, note):

@@ -96,9 +96,11 @@ def search_candidates(params, *, search="grid", n_iter=None, random_state=0):
                              "grid search tries every combination.")
         size = math.prod(len(values) for values in space.values())
         if size > MAX_CANDIDATES:
-            raise ValueError(f"params: the grid has {size:,} candidates, more than the "
-                             f"{MAX_CANDIDATES:,} a search may try (each is fitted on every "
-                             "fold); list fewer values, or give search='random' with n_iter.")
+            sizes = " x ".join(str(len(values)) for values in space.values())
+            raise ValueError(f"the grid has {size:,} candidates ({sizes} values), more than "
+                             f"the {MAX_CANDIDATES:,} a search may try (each is fitted on every "
+                             "fold); list fewer values, or sample some of them with a "
+                             "randomized search")
         return list(ParameterGrid(space))
     n_iter = N_ITER if n_iter is None else n_iter
     if (isinstance(n_iter, bool) or not isinstance(n_iter, Integral)
