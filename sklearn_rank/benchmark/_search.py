@@ -126,6 +126,17 @@ def _space_text(values):
     return "[" + ", ".join(repr(v) for v in values) + "]"
 
 
+def _with(estimator, candidate):
+    """A clone of ``estimator`` with the candidate's parameters; a parameter it does not
+    have is refused naming ``params``."""
+    from sklearn.base import clone
+
+    try:
+        return clone(estimator).set_params(**candidate)
+    except ValueError as exc:
+        raise ValueError(f"params: {exc}") from None
+
+
 def cv_results(candidates, results, metric, n_splits, seeds=((None, None),)):
     """``cv_results_`` as scikit-learn's searches lay it out, from the units' results; the
     folds of a repeated split (``seeds``) are its splits one repeat after the other, as
@@ -492,13 +503,24 @@ def run_search(model, params, data, *, metric="ndcg@10", search="grid", n_iter=N
     >>> data = make_ranking(40, random_state=0)
     >>> result = run_search(Ridge(), {"alpha": [0.1, 100.0]}, data, n_splits=3)
     >>> result.best_params_
-    {'alpha': 0.1}
+    {'alpha': 100.0}
     >>> result.cv_results_["rank_test_ndcg@10"]
-    array([1, 2], dtype=int32)
-    >>> result.per_query().fold.tolist()[:5]
-    [1, 1, 0, 2, 1]
+    array([2, 1], dtype=int32)
+    >>> result.best_estimator_
+    Ridge(alpha=100.0)
+    >>> result.per_query().fold[:5]  # the best candidate's value on each query, its fold
+    array([2, 2, 1, 2, 0])
+
+    Several data sets, each searched on its own, the split repeated over two seeds:
+
+    >>> results = run_search(Ridge(), {"alpha": [0.1, 100.0]},
+    ...                      {"a": data, "b": make_ranking(30, random_state=1)},
+    ...                      n_splits=3, n_repeats=2, refit=False)
+    >>> sorted(results)
+    ['a', 'b']
+    >>> results["b"].best_params_
+    {'alpha': 0.1}
     """
-    from sklearn.base import clone
 
     from ..metrics import bind_metric
     from ..model_selection import QueryKFold
@@ -546,8 +568,7 @@ def run_search(model, params, data, *, metric="ndcg@10", search="grid", n_iter=N
         from ._models import check_models as check
         from ._models import check_parameters
 
-        built = {f"candidate {i + 1} {c}": clone(base).set_params(**c)
-                 for i, c in enumerate(candidates)}
+        built = {f"candidate {i + 1} {c}": _with(base, c) for i, c in enumerate(candidates)}
         check_parameters({label: base, **built})
         test_sets = None if test is None else [("test", test)]
         if check({label: base}, list(datasets.items()), test=test_sets) is not None:
@@ -617,7 +638,7 @@ def run_search(model, params, data, *, metric="ndcg@10", search="grid", n_iter=N
                                    + ([] if unit_seed is None else [f"seed {unit_seed}"])
                                    + [f"fold {fold + 1}/{n_splits}"])
                 tasks.append(Task(Unit(label, fold, candidate=i, dataset=name, seed=unit_seed),
-                                  clone(estimator).set_params(**candidates[i]),
+                                  _with(estimator, candidates[i]),
                                   {**fixed, **candidates[i]}, train, test_rows, detail,
                                   data=each, scoring=scoring[name]))
     refits = [Unit(label, None, dataset=name) for name in datasets] if refit else []
@@ -640,7 +661,7 @@ def run_search(model, params, data, *, metric="ndcg@10", search="grid", n_iter=N
         if refit:
             best = {name: int(np.argmin(table[f"rank_test_{metric}"]))
                     for name, table in tables.items()}
-            refit_tasks = [Task(unit, clone(base).set_params(**candidates[best[unit.dataset]]),
+            refit_tasks = [Task(unit, _with(base, candidates[best[unit.dataset]]),
                                 {**fixed, **candidates[best[unit.dataset]]},
                                 detail=("" if unit.dataset is None else f"{unit.dataset}, ")
                                 + "refit on all the data"
