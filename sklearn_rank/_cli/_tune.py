@@ -89,10 +89,7 @@ examples:
       --save-model best.joblib --per-query-output test.csv
 """
 _N_ITER = 10  # default --n-iter
-# The most candidates of a search: each is fitted on every fold, and each (candidate, fold)
-# is built before the work (a clone of the model). 10,000 candidates of 5 folds are 50,000
-# fits already; --n-iter 100000000000 failed with a MemoryError building them.
-MAX_CANDIDATES = 10_000
+MAX_CANDIDATES = 10_000  # of a search: run_search's limit (search_candidates)
 _MAX_WHY = " candidates, each fitted on every fold"
 DEFAULTS = {"n_queries": 200, "seed": 0, "search": "grid", "metric": "ndcg@10", "n_splits": 3,
             "n_estimators": 100, "n_jobs": 1, "top": 10}
@@ -306,14 +303,12 @@ def run(args):
         return 0
     result = found
     print(result.summary(args.top) + more)
-    if result.test_score_ is not None:
-        estimate = result.test_score_
+    if (estimate := result.test_score_) is not None:
         (low, high), level = estimate.confidence_interval, round(100 * estimate.confidence_level)
         print("\n" + wrap([
             f"Held-out test {args.metric}: {estimate.mean:.4f} [{low:.4f}, {high:.4f}] (mean "
-            f"over {len(result.test_per_query_.query_ids)} queries [{level}% "
-            f"{estimate.method} bootstrap CI]), the model refitted with the best parameters "
-            "on all of the data."]))
+            f"over {len(result.test_per_query_.query_ids)} queries [{level}% {estimate.method} "
+            "bootstrap CI]), the model refitted with the best parameters on all of the data."]))
     if args.output is not None:
         write_json(args.output, result.to_dict(), "--output")
     if args.save_model is not None:
