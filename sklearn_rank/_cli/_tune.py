@@ -341,16 +341,16 @@ def _header(args, choice, params, source, datasets, test, n_candidates, seeds, s
     model = f"Model: {choice.describe()}{_trees(choice, params, args.n_estimators)}."
     given = "Parameters: " + " ".join(f"--param {p.text}" for p in params.values())
     default = f" (the default {space_name} of {choice.spec})" if source == "default" else ""
+    search = f"Search: {args.search} ({sampler}), {n_candidates} candidates x {args.n_splits} folds"
+    repeated = seeds[0][0] is not None
+    listed = ", ".join(str(s) for s, _ in seeds)
     if None not in datasets:  # --dataset: each searched on its own
-        repeats = ("" if seeds[0][0] is None else f" x {len(seeds)} repeats with the seeds "
-                   f"{', '.join(str(s) for s, _ in seeds)}")
         lines = [
             f"Data sets ({len(datasets)}, each searched on its own): "
             + "; ".join(f"{name} = {data.description}" for name, data in datasets.items()) + ".",
             model,
-            (f"Search: {args.search} ({sampler}), {n_candidates} candidates x {args.n_splits} "
-             f"folds{repeats} of QueryKFold(shuffle=True) on each data set, maximising "
-             f"{args.metric}."),
+            search + (f" x {len(seeds)} repeats with the seeds {listed}" if repeated else "")
+            + f" of QueryKFold(shuffle=True) on each data set, maximising {args.metric}.",
             given + default + ".",
         ]
         if any(scales.values()):
@@ -364,13 +364,10 @@ def _header(args, choice, params, source, datasets, test, n_candidates, seeds, s
     lines = [] if test is None else [f"Held-out test set: {test.description}."]
     lines += [
         model,
-        (f"Search: {args.search} ({sampler}), {n_candidates} candidates x {args.n_splits} "
-         f"folds of QueryKFold(shuffle=True, random_state={args.seed}), maximising "
-         f"{args.metric}." if seeds[0][0] is None else
-         f"Search: {args.search} ({sampler}), {n_candidates} candidates x {args.n_splits} "
-         f"folds x {len(seeds)} repeats of QueryKFold(shuffle=True) with the seeds "
-         f"{', '.join(str(s) for s, _ in seeds)} (of the split and the model), maximising "
-         f"{args.metric}, the mean over every fold of every repeat."),
+        search + (f" x {len(seeds)} repeats of QueryKFold(shuffle=True) with the seeds {listed} "
+                  f"(of the split and the model), maximising {args.metric}, the mean over every "
+                  "fold of every repeat." if repeated else f" of QueryKFold(shuffle=True, "
+                  f"random_state={args.seed}), maximising {args.metric}."),
         given + (default or (" (the grid of the configuration file)" if source == "config"
                              else "")) + ".",
     ]
