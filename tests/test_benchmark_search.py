@@ -244,3 +244,17 @@ def test_search_candidates_are_scikit_learns():
         ParameterSampler(drawn, 3, random_state=5))
     # a space of lists is sampled without repetition: at most its combinations
     assert len(search_candidates(space, search="random", n_iter=50)) == 4
+
+
+def test_each_repeat_fits_the_model_under_its_seed():
+    from sklearn.ensemble import RandomForestRegressor
+
+    model = RandomForestRegressor(n_estimators=3, max_depth=2)  # random_state None
+    found = run_search(model, {"min_samples_leaf": [1, 5]}, DATA, n_splits=3, seeds=[0, 7],
+                       refit=False)
+    by_hand = run_search(lambda seed: RandomForestRegressor(n_estimators=3, max_depth=2,
+                                                            random_state=seed),
+                         {"min_samples_leaf": [1, 5]}, DATA, n_splits=3, seeds=[0, 7],
+                         refit=False)
+    for key in ("split0_test_ndcg@10", "split5_test_ndcg@10", "mean_test_ndcg@10"):
+        np.testing.assert_array_equal(found.cv_results_[key], by_hand.cv_results_[key])

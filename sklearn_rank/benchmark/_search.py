@@ -415,11 +415,13 @@ def run_search(model, params, data, *, metric="ndcg@10", search="grid", n_iter=N
     Parameters
     ----------
     model : estimator or callable
-        The unfitted ranker (or regressor) whose parameters are searched. In a search
-        repeated over seeds, each repeat fits a clone whose ``random_state`` is the
-        repeat's seed, when it has one. A callable ``model(seed)`` returning the unfitted
-        estimator of a seed gives each repeat (and ``random_state``) its own instead, for a
-        model seeded otherwise (CatBoost's ``random_seed``).
+        The unfitted ranker (or regressor) whose parameters are searched. In a search of
+        one seed it is fitted as given; in a search repeated over seeds, each repeat fits a
+        clone whose ``random_state`` is the repeat's seed, when it has one (as
+        :func:`run_benchmark` does). The refit is of the model as given. A callable
+        ``model(seed)`` returning the unfitted estimator of a seed gives each repeat its
+        own instead, and ``model(random_state)`` is the one of a search of one seed and of
+        the refit: for a model seeded otherwise (CatBoost's ``random_seed``).
     params : dict of str to list or distribution
         Parameter name -> the values to try, as :func:`search_candidates` takes them.
     data : dict, tuple or data set
@@ -612,10 +614,11 @@ def run_search(model, params, data, *, metric="ndcg@10", search="grid", n_iter=N
     label = recorded["model"].get("label", label)
     fixed = recorded["model"].get("params", {})
 
-    estimators = {}
+    # a callable's estimator of random_state is the one it gave (the checked one)
+    estimators = {} if seeded is None else {random_state: base}
 
     def estimator_for(seed):
-        if repeats[0][0] is None or seed == random_state:
+        if repeats[0][0] is None:  # one seed: the estimator as given, its seed its own
             return base
         if seed not in estimators:
             estimators[seed] = seeded(seed) if seeded is not None else _reseeded(base, seed)
