@@ -428,10 +428,10 @@ def run_search(model, params, data, *, metric="ndcg@10", search="grid", n_iter=N
         An ``(X, y, qid)`` tuple or a data set with ``X``, ``y``, ``qid`` attributes; or a
         dict of name -> data set, each searched on its own (its own folds, grade scale
         and best parameters) within one run of the store.
-    metric : str, default="ndcg@10"
-        The metric to maximise (:func:`~sklearn_rank.metrics.list_metrics`). A metric
-        that needs a grade scale (ERR) gets the largest grade of the data set (and of
-        ``test``).
+    metric : str
+        The metric to maximise (:func:`~sklearn_rank.metrics.list_metrics`); by default
+        ``ndcg@10``. A metric that needs a grade scale (ERR) gets the largest grade of the
+        data set (and of ``test``).
     search : {"grid", "random"}, default="grid"
     n_iter : int, default=None
         The candidates of ``search="random"`` (10 by default).
