@@ -11,8 +11,8 @@ reference lists them in the same two groups):
 
 * **Running a benchmark** (most users need nothing else): :func:`run_benchmark` and its
   :class:`BenchmarkResult`; :func:`run_search` (a search of one model's parameters, over
-  :func:`search_candidates`) and its :class:`SearchResult`; :func:`load_store`, :class:`StoredRun` and
-  :class:`ResultsStore` to read a store back; :func:`write_report` and
+  :func:`search_candidates`) and its :class:`SearchResult`; :func:`load_store`,
+  :class:`StoredRun` and :class:`ResultsStore` to read a store back; :func:`write_report` and
   :func:`report_tables` for the report; :class:`StoreError` and :class:`RunExistsError`,
   what a store raises.
 * **Building blocks of a custom runner**, what ``sklearn-rank cv``, ``tune`` and ``report``
