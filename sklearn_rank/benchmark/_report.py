@@ -642,6 +642,6 @@ def _provenance(run):
         rows.append(("Search", f"{p.get('search')} over "
                      + ", ".join(p.get("space", {}).values())))
     rows.append(("Trees of built-in models (--n-estimators)", p.get("n_estimators")))
-    rows.append(("Versions", ", ".join(f"{k} {v}" for k, v in p.get("versions", {}).items())))
+    rows.append(("Versions", ", ".join(f"{k} {v}" for k, v in (p.get("versions") or {}).items())))
     body = "\n".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
     return f"<h3>Provenance</h3>\n<table>\n{body}\n</table>\n"
