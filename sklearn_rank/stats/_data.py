@@ -66,10 +66,11 @@ class Source:
     # is then the no_relevant option's); only a PerQueryResult says. The statistics use the
     # values as they are, as for every other form: the masks only name such queries in errors.
     undefined: dict = None
+    title: str = None  # how errors name the system, when not by its name
 
     @property
     def label(self):
-        return f"system {self.name!r}"
+        return self.title or f"system {self.name!r}"
 
     def column(self, metric):
         try:
@@ -204,9 +205,10 @@ def _is_pair(x):
             and all(not isinstance(v, str) and np.ndim(v) >= 1 for v in x))
 
 
-def as_source(x, name, *, default_metric):
-    """Read one system's input; ``default_metric`` names the values of a bare array."""
-    label = f"system {name!r}"
+def as_source(x, name, *, default_metric, label=None):
+    """Read one system's input; ``default_metric`` names the values of a bare array, and
+    ``label`` how errors name the system (default: ``system NAME``)."""
+    title, label = label, label or f"system {name!r}"
     if isinstance(x, Mapping) and "per_query" in x:
         x = x["per_query"]
         if not (isinstance(x, Mapping) or is_per_query_result(x)):
@@ -293,7 +295,7 @@ def as_source(x, name, *, default_metric):
     if undefined is not None:
         undefined = {m: mask for m, mask in undefined.items()
                      if m in columns and mask.shape == columns[m].shape}
-    return Source(name, qid, fold, columns, form, undefined)
+    return Source(name, qid, fold, columns, form, undefined, title)
 
 
 def _kind_of_input(x):
@@ -414,11 +416,11 @@ def _check_same_ids(sources, ids, what, context, ids_name):
         only_other = np.setdiff1d(other, ref_ids)
         parts = []
         if len(only_ref):
-            parts.append(f"{len(only_ref)} only in {ref.name!r} ({_show(only_ref)})")
+            parts.append(f"{len(only_ref)} only in {_who(ref)} ({_show(only_ref)})")
         if len(only_other):
-            parts.append(f"{len(only_other)} only in {source.name!r} ({_show(only_other)})")
+            parts.append(f"{len(only_other)} only in {_who(source)} ({_show(only_other)})")
         raise ValueError(
-            f"Systems {ref.name!r} and {source.name!r} were not evaluated on the same "
+            f"Systems {_who(ref)} and {_who(source)} were not evaluated on the same "
             f"{what}{context}: " + " and ".join(parts) + ". Evaluate every system on the "
             "same test queries (with cross_validate, the same cv splits)"
             + (", or keep only the queries that every system has in each input."
@@ -435,6 +437,11 @@ class Aligned:
     unit: str
 
 
+def _who(source):
+    """A system's name in a message: its title, or its name."""
+    return source.title or repr(source.name)
+
+
 def align(sources, metric, unit):
     """Align the values of ``metric`` of every source on common queries or folds."""
     if unit == "fold":
@@ -446,8 +453,9 @@ def align(sources, metric, unit):
         given = sources[with_ids.index(True)]
         missing = sources[with_ids.index(False)]
         raise ValueError(
-            f"{given.label} comes with query ids and {missing.label} without ({given.name!r} "
-            f"is {given.form}, {missing.name!r} {missing.form}): aligned by position, the "
+            f"{given.label} comes with query ids and {missing.label} without "
+            f"({_who(given)} is {given.form}, "
+            f"{_who(missing)} {missing.form}): aligned by position, the "
             "values would be paired with unrelated queries. Give query ids to every system "
             "(a tuple (qid, values), a 'qid' column, a pandas DataFrame or Series indexed by "
             "query id, a PerQueryResult), or to none: values without ids are aligned by "
@@ -458,7 +466,7 @@ def align(sources, metric, unit):
     else:
         lengths = [len(p[1]) for p in pairs]
         if len(set(lengths)) > 1:
-            detail = ", ".join(f"{s.name!r} has {n}" for s, n in zip(sources, lengths))
+            detail = ", ".join(f"{_who(s)} has {n}" for s, n in zip(sources, lengths))
             raise ValueError(
                 f"Without query ids, per-query values are aligned by position and must have "
                 f"the same length; got {detail}. Pass (qid, values) to align them by query "
@@ -495,7 +503,7 @@ def _align_folds(sources, metric):
                 mine, theirs = ref.qid[ref.fold == f], s.qid[s.fold == f]
                 if not np.array_equal(np.sort(mine), np.sort(theirs)):
                     raise ValueError(
-                        f"Systems {ref.name!r} and {s.name!r} have different test queries "
+                        f"Systems {_who(ref)} and {_who(s)} have different test queries "
                         f"in fold {_scalar(f)!r}: their cross-validation splits differ. "
                         "Evaluate every system with the same cv splits."
                     )

@@ -84,6 +84,12 @@ def _read_long_frame(frame):
     return out
 
 
+def _describe(dataset, model, seed):
+    """How errors name a system of a (dataset, model, seed) key."""
+    return (f"model {model!r}" + ("" if dataset is None else f" on data set {dataset!r}")
+            + ("" if seed is None else f" under seed {seed!r}"))
+
+
 def _grid(values, metric):
     """``{dataset: (models, seeds, {(model, seed): Source})}`` with a complete grid."""
     if hasattr(values, "columns") and hasattr(values, "groupby"):
@@ -107,7 +113,8 @@ def _grid(values, metric):
             models.append(model)
         if seed not in seeds:
             seeds.append(seed)
-        sources[(model, seed)] = as_source(x, key, default_metric=default)
+        sources[(model, seed)] = as_source(x, key, default_metric=default,
+                                           label=_describe(dataset, model, seed))
     for dataset, (models, seeds, sources) in grid.items():
         absent = [(m, s) for m in models for s in seeds if (m, s) not in sources]
         if absent:
