@@ -1,0 +1,55 @@
+"""Tables from elsewhere: a document named twice for one query is refused, as read_trec and
+trec_eval refuse it, instead of counting twice in every metric."""
+
+import sys
+
+import numpy as np
+import pytest
+
+from sklearn_rank.datasets import TableError, read_table
+
+
+@pytest.fixture(params=["pyarrow", "csv module"])
+def parser(request, monkeypatch):
+    if request.param == "pyarrow":
+        pytest.importorskip("pyarrow")
+    else:
+        monkeypatch.setitem(sys.modules, "pyarrow", None)
+    return request.param
+
+
+# qid 1: document b, the relevant one, listed twice (two CSV files concatenated, say)
+TWICE = "qid,doc,label,score\n1,a,0,0.9\n1,b,1,0.5\n2,a,1,0.3\n1,b,1,0.5\n"
+
+
+def test_a_document_twice_in_a_query_is_refused(tmp_path, parser):
+    path = tmp_path / "run.csv"
+    path.write_text(TWICE)
+    with pytest.raises(TableError) as caught:
+        read_table(path, docno_column="doc")
+    error = caught.value
+    assert str(error) == (
+        f"{str(path)!r}, line 5: document 'b' is named twice for query '1' (first at line "
+        "3); it would count twice in every metric. Keep one row per query and document "
+        "(trec_eval refuses such a file: 'duplicate docs').")
+    assert (error.parameter, error.column, error.location) == ("docno_column", "doc", "line 5")
+    # a judgements table (no scores) as well, and query ids made one by qid_type="int"
+    path.write_text("qid,doc,label\n7,a,0\n1,b,1\n007,a,1\n")
+    with pytest.raises(TableError, match="document 'a' is named twice for query 7"):
+        read_table(path, docno_column="doc", score_column=None, qid_type="int")
+    # the same name in two queries, or in two kept apart as written, is two documents
+    assert read_table(path, docno_column="doc", score_column=None)["docno"].tolist() == [
+        "a", "b", "a"]
+
+
+def test_a_document_twice_in_a_parquet_table_is_refused(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "run.parquet"
+    pd.DataFrame({"qid": [1, 1, 1], "doc": ["a", "b", "a"], "label": [1.0, 0.0, 1.0],
+                  "score": [0.1, 0.2, 0.3]}).to_parquet(path)
+    with pytest.raises(TableError, match=r"row 3: document 'a' is named twice for query 1 "
+                                         r"\(first at row 1\)"):
+        read_table(path, docno_column="doc")
+    # without document names, equal rows are two documents that look alike
+    assert np.array_equal(read_table(path)["y_true"], [1.0, 0.0, 1.0])
