@@ -1,6 +1,8 @@
 """The statistics across seeds and data sets name a system by its model, data set and seed in
 every refusal (never as a Python tuple)."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -40,3 +42,52 @@ def test_a_run_of_one_data_set_names_no_data_set():
     values = {(None, "r", 0): (Q, np.ones(6)), (None, "r", 1): (Q, np.r_[np.inf, np.ones(5)])}
     with pytest.raises(ValueError, match=r"The per-query values of model 'r' under seed 1 "):
         seed_summary(values, metric="m")
+
+
+# ----------------------------------------------------------------------------------------
+# One metric name, two definitions: ndcg@10 under trec_eval's convention and LightGBM's.
+
+def _two_conventions():
+    from sklearn_rank.metrics import evaluate_per_query
+
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(30), 8)
+    y = rng.integers(0, 4, len(qid)).astype(float)
+    a, b = (y + rng.normal(0, 2, len(qid)) for _ in range(2))
+    return (evaluate_per_query(y, a, qid=qid, metrics=["ndcg@10"], convention="trec_eval"),
+            evaluate_per_query(y, b, qid=qid, metrics=["ndcg@10"], convention="lightgbm"),
+            evaluate_per_query(y, b, qid=qid, metrics=["ndcg@10"], convention="trec_eval"))
+
+
+SAYS = ("The values of 'ndcg@10' are not one metric: system 'a' computed "
+        "'ndcg@10(gain=linear,ties=stable)' and system 'b' "
+        "'ndcg@10(ties=stable,no_relevant=1.0)' (other conventions or options)")
+
+
+@pytest.mark.parametrize("form", ["result", "frame", "frame without index", "series"])
+def test_one_name_under_two_conventions_is_not_compared(form):
+    """Before, compare called LightGBM's nDCG significantly lower than trec_eval's of other
+    scores: the conventions' difference reported as the systems'."""
+    from sklearn_rank.stats import compare, paired_test, query_set_size
+
+    a, b, b_alike = _two_conventions()
+    convert = {"result": lambda r: r, "frame": lambda r: r.to_frame(),
+               "frame without index": lambda r: r.to_frame().reset_index(),
+               "series": lambda r: r.to_frame()["ndcg@10"]}[form]
+    for call in (lambda x, y: compare({"a": x, "b": y}, metric="ndcg@10"),
+                 lambda x, y: paired_test(x, y, metric="ndcg@10"),
+                 lambda x, y: query_set_size(x, y, metric="ndcg@10")):
+        with pytest.raises(ValueError, match=re.escape(SAYS)):
+            call(convert(a), convert(b))
+        call(convert(a), convert(b_alike))  # one definition: compared
+
+
+def test_seed_summary_compares_definitions_within_a_data_set():
+    a, b, b_alike = _two_conventions()
+    with pytest.raises(ValueError, match="The values of 'ndcg@10' are not one metric: model "
+                                         "'a' on data set 'd' under seed 0 computed"):
+        seed_summary({("d", "a", 0): a, ("d", "b", 0): b}, metric="ndcg@10")
+    # two data sets may differ (each its own grade scale): not refused
+    summary = seed_summary({("d", "a", 0): a, ("d", "b", 0): b_alike,
+                            ("e", "a", 0): b, ("e", "b", 0): b}, metric="ndcg@10")
+    assert [row.dataset for row in summary.rows] == ["d", "d", "e", "e"]

@@ -67,6 +67,9 @@ class Source:
     # values as they are, as for every other form: the masks only name such queries in errors.
     undefined: dict = None
     title: str = None  # how errors name the system, when not by its name
+    # metric name -> the canonical key of what was computed (a PerQueryResult says; other
+    # forms do not): two systems' values of one name under two definitions are not compared
+    keys: dict = None
 
     @property
     def label(self):
@@ -171,6 +174,18 @@ def _from_per_query_result(x, label):
     return columns, undefined
 
 
+def _keys_of(x):
+    """Metric name -> canonical key of a :class:`~sklearn_rank.metrics.PerQueryResult`'s
+    metrics, for those whose key it knows."""
+    keys = {}
+    for m in x.values:
+        try:
+            keys[m] = x.key(m)
+        except (AttributeError, KeyError, TypeError, ValueError):  # built by hand: unknown
+            continue
+    return keys
+
+
 def _is_pandas(x):
     return type(x).__module__.partition(".")[0] == "pandas"
 
@@ -227,11 +242,15 @@ def as_source(x, name, *, default_metric, label=None):
         # evaluate_per_query's lazy frame of Dask inputs: one row per query, small
         x = x.compute()
     kind = _kind_of_input(x)
-    undefined = None
+    undefined = keys = None
     if is_per_query_result(x):
+        keys = _keys_of(x)
         x, undefined = _from_per_query_result(x, label)
     index_qid = index_fold = None
     if _is_dataframe(x):
+        if keys is None and _is_pandas(x):  # PerQueryResult.to_frame's, when it has them
+            known = getattr(x, "attrs", {}).get("metric_keys")
+            keys = dict(known) if isinstance(known, Mapping) else None
         if _is_pandas(x) and "qid" not in x.columns:
             index_qid, index_fold = _index_ids(x, label)
         x = {column: x[column] for column in x.columns}
@@ -240,6 +259,9 @@ def as_source(x, name, *, default_metric, label=None):
                 f"{label} has folds both in its index and in its 'fold' column; keep one."
             )
     elif _is_pandas(x) and hasattr(x, "index") and np.ndim(x) == 1:  # a pandas Series
+        known = getattr(x, "attrs", {}).get("metric_keys")  # a column of to_frame's
+        if keys is None and isinstance(known, Mapping) and x.name in known:
+            keys = {default_metric: known[x.name]}
         index_qid, index_fold = _index_ids(x, label)
         if index_qid is not None:
             x = (index_qid, x)
@@ -295,7 +317,7 @@ def as_source(x, name, *, default_metric, label=None):
     if undefined is not None:
         undefined = {m: mask for m, mask in undefined.items()
                      if m in columns and mask.shape == columns[m].shape}
-    return Source(name, qid, fold, columns, form, undefined, title)
+    return Source(name, qid, fold, columns, form, undefined, title, keys)
 
 
 def _kind_of_input(x):
@@ -333,8 +355,9 @@ def as_sources(systems, *, metric):
     return [as_source(x, name, default_metric=default) for name, x in systems.items()]
 
 
-def common_metrics(sources, metric):
-    """The metrics to compare: the requested ones, or those every system has."""
+def common_metrics(sources, metric, *, same_definitions=True):
+    """The metrics to compare: the requested ones, or those every system has; with
+    ``same_definitions``, each computed alike by every system that says how."""
     if metric is None:
         names = [m for m in sources[0].columns if all(m in s.columns for s in sources)]
         if not names:
@@ -350,7 +373,26 @@ def common_metrics(sources, metric):
     for m in names:
         for s in sources:
             s.column(m)
+    if same_definitions:
+        check_same_definitions(sources, names)
     return names
+
+
+def check_same_definitions(sources, metrics):
+    """Refuse to compare the values of one metric name computed under two definitions (say
+    ``ndcg@10`` under ``convention="trec_eval"`` and under ``"lightgbm"``): their difference
+    would be the conventions', reported as the systems'."""
+    for m in metrics:
+        known = [(s, s.keys[m]) for s in sources if s.keys and m in s.keys]
+        differ = [(s, key) for s, key in known if key != known[0][1]]
+        if differ:
+            (first, key), (other, other_key) = known[0], differ[0]
+            raise ValueError(
+                f"The values of {m!r} are not one metric: {first.label} computed {key!r} and "
+                f"{other.label} {other_key!r} (other conventions or options). Their "
+                "difference would be that of the definitions, not of the systems: compute "
+                f"{m!r} of every system with the same convention= and options."
+            )
 
 
 def _check_finite(source, metric, values):

@@ -20,7 +20,7 @@ from ..utils._param_validation import (
     validate_params,
 )
 from . import _table
-from ._data import align, as_source, common_metrics
+from ._data import align, as_source, check_same_definitions, common_metrics
 from ._paired import (
     CI_METHODS,
     CONSTRAINTS,
@@ -495,11 +495,13 @@ def seed_summary(values, *, metric=None, confidence_level=0.95, ci_method="t",
     """
     grid = _grid(values, metric)
     everything = [s for _, _, sources in grid.values() for s in sources.values()]
-    metrics = common_metrics(everything, metric)
+    # each data set may have its definition (its own grade scale): compared within one
+    metrics = common_metrics(everything, metric, same_definitions=False)
     rng = rng_source(random_state)
     rows, aligned_values, query_ids = [], {}, {}
     for dataset, (models, seeds, sources) in grid.items():
         ordered = [sources[(m, s)] for m in models for s in seeds]
+        check_same_definitions(ordered, metrics)
         aligned_values[dataset] = {}
         for m in metrics:
             aligned = align(ordered, m, "query")
