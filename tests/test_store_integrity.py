@@ -5,6 +5,7 @@ the store, the run and the field named (real SQLite stores, real module files)."
 
 import importlib
 import json
+import os
 import shutil
 import sqlite3
 import sys
@@ -159,3 +160,24 @@ def test_stored_runs_of_two_conventions_are_not_compared(tmp_path):
     with pytest.raises(ValueError, match="The values of 'ndcg@10' are not one metric"):
         compare({"a": trec, "b": lightgbm}, metric="ndcg@10")
     assert compare({"a": trec, "b": trec_too}, metric="ndcg@10").systems == ["a", "b"]
+
+
+@pytest.mark.parametrize("link", ["itself", "symlink", "hardlink", "relative"])
+def test_a_report_written_over_its_store_is_refused(stored_run, tmp_path, link, monkeypatch):
+    """write_report(store, path) with path the store itself, or a link to it: before, the
+    page replaced every stored run."""
+    store = tmp_path / "s.sqlite"
+    shutil.copy(stored_run, store)
+    before = store.read_bytes()
+    path = {"itself": store, "symlink": tmp_path / "page.html",
+            "hardlink": tmp_path / "page.html", "relative": "s.sqlite"}[link]
+    if link == "symlink":
+        path.symlink_to(store)
+    elif link == "hardlink":
+        os.link(store, path)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=r"is the results store .*; writing the report there "
+                                         r"would replace the stored runs"):
+        write_report(store, path)
+    assert store.read_bytes() == before
+    assert load_store(store).metrics == ["ndcg@10"]

@@ -214,8 +214,18 @@ def write_report(store, path, *, runs=None, sections=()):
     >>> [run["id"] for run in write_report(store, os.path.join(folder, "report.html"))]
     [1]
     """
+    from ..utils._paths import same_file
     from ._store import ResultsStore
 
+    # the page written over the store (or a link to it, or its write-ahead log) would
+    # replace every stored run
+    for companion in ("", "-wal", "-shm", "-journal"):
+        if same_file(path, os.fspath(store) + companion):
+            raise ValueError(
+                f"path {os.fspath(path)!r} is the results store {os.fspath(store)!r}"
+                + (f" (its {companion[1:]} file)" if companion else "")
+                + "; writing the report there would replace the stored runs. Choose "
+                "another file for the page, such as 'report.html'.")
     reader = ResultsStore(store, create=False)
     try:
         found = reader.runs()
