@@ -91,3 +91,29 @@ def test_seed_summary_compares_definitions_within_a_data_set():
     summary = seed_summary({("d", "a", 0): a, ("d", "b", 0): b_alike,
                             ("e", "a", 0): b, ("e", "b", 0): b}, metric="ndcg@10")
     assert [row.dataset for row in summary.rows] == ["d", "d", "e", "e"]
+
+
+def test_bayesian_tests_pair_labelled_series_by_label():
+    """Two Series of per-data-set scores listed in two orders: before, paired by position
+    (P(B better) 0.608 instead of 1.0)."""
+    pd = pytest.importorskip("pandas")
+    from sklearn_rank.stats import bayesian_correlated_ttest, bayesian_signed_rank_test
+
+    names = [f"d{i}" for i in range(8)]
+    a = pd.Series(np.linspace(0.5, 0.9, 8), index=names)
+    b = a + 0.02
+    same = bayesian_signed_rank_test(a, b, random_state=0)
+    reordered = bayesian_signed_rank_test(a, b.iloc[::-1], random_state=0)
+    assert ((reordered.p_a_better, reordered.p_equivalent, reordered.p_b_better)
+            == (same.p_a_better, same.p_equivalent, same.p_b_better))
+    assert same.p_b_better == 1.0
+    folds = pd.Series([0.50, 0.61, 0.42, 0.58, 0.47], index=[f"fold {i}" for i in range(5)])
+    other = folds + np.array([0.01, 0.03, 0.02, 0.015, 0.025])
+    paired = bayesian_correlated_ttest(folds, other, test_fraction=0.2)
+    assert bayesian_correlated_ttest(folds, other.iloc[::-1],
+                                     test_fraction=0.2).p_b_better == paired.p_b_better
+    with pytest.raises(ValueError, match="a and b must hold the same data sets"):
+        bayesian_signed_rank_test(a, b.rename(lambda name: name.upper()))
+    # pandas' default index numbers the values: paired by position, as arrays
+    assert bayesian_signed_rank_test(a.reset_index(drop=True), b.to_numpy(),
+                                     random_state=0).p_b_better == 1.0
