@@ -197,8 +197,10 @@ def write_report(store, path, *, runs=None, sections=()):
     Raises
     ------
     ValueError
-        When the store holds no run, or no run of an id of ``runs``
-        (:class:`~sklearn_rank.benchmark.StoreError` for a store that cannot be read).
+        When the store holds no run, or no run of an id of ``runs``, or when ``path`` is
+        the store itself (or a link to it): the page would replace the stored runs
+        (:class:`~sklearn_rank.benchmark.StoreError` for a store that cannot be read, or a
+        run whose provenance was edited).
 
     Examples
     --------

@@ -843,7 +843,9 @@ def load_store(path, run=None, *, split="cv", partial=False):
     ------
     ValueError
         When the file is not a results store, holds no such run, or the run is
-        unfinished and ``partial`` is False.
+        unfinished and ``partial`` is False; a :class:`StoreError` naming the run and the
+        field when the run's provenance was edited (a field the readers use missing or of
+        another type, or units of a data set or seed it does not list).
 
     See Also
     --------
