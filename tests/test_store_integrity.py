@@ -144,24 +144,6 @@ def test_a_provenance_without_versions_still_reports(stored_run, tmp_path):
     assert "Versions" in (tmp_path / "report.html").read_text()
 
 
-def test_stored_runs_of_two_conventions_are_not_compared(tmp_path):
-    """A stored system's PerQueryResult says what its metric computed, so that two runs'
-    ``ndcg@10`` under trec_eval's and LightGBM's conventions are not compared."""
-    from sklearn_rank.stats import compare
-
-    store = tmp_path / "s.sqlite"
-    for alpha, convention in ((1.0, "trec_eval"), (50.0, "lightgbm"), (50.0, "trec_eval")):
-        run_benchmark({"m": Ridge(alpha=alpha)}, DATA, metrics=["ndcg@10"],
-                      convention=convention, n_splits=3, store=store)
-    trec, lightgbm, trec_too = (load_store(store, run).per_query_result("m")
-                                for run in (1, 2, 3))
-    assert trec.key("ndcg@10") == "ndcg@10(gain=linear,ties=stable)"
-    assert lightgbm.key("ndcg@10") == "ndcg@10(ties=stable,no_relevant=1.0)"
-    with pytest.raises(ValueError, match="The values of 'ndcg@10' are not one metric"):
-        compare({"a": trec, "b": lightgbm}, metric="ndcg@10")
-    assert compare({"a": trec, "b": trec_too}, metric="ndcg@10").systems == ["a", "b"]
-
-
 @pytest.mark.parametrize("link", ["itself", "symlink", "hardlink", "relative"])
 def test_a_report_written_over_its_store_is_refused(stored_run, tmp_path, link, monkeypatch):
     """write_report(store, path) with path the store itself, or a link to it: before, the

@@ -793,11 +793,7 @@ class StoredRun(dict):
             raise ValueError(f"system={system!r} is not a system of run {self.run_id}; its "
                              f"systems: {', '.join(map(repr, self))}.")
         selected = self.select(dataset, seed) if "dataset" in self[system] else self
-        provenance = getattr(self, "provenance", None) or {}
-        named = dataset if dataset is not None or len(self.datasets) != 1 else self.datasets[0]
-        keys = ((provenance.get("datasets") or {}).get(named) or {}).get(
-            "metrics", provenance.get("metrics"))
-        return per_query_result(selected[system], self.metrics, keys)
+        return per_query_result(selected[system], self.metrics)
 
 
 def _system_name(unit):

@@ -92,12 +92,9 @@ def seed_spread(per_query_by_seed, metrics):
             for row in summary.rows}
 
 
-def per_query_result(values, metrics, keys=None):
+def per_query_result(values, metrics):
     """A :class:`~sklearn_rank.metrics.PerQueryResult` of stored per-query values (with their
-    folds when ``PerQueryResult`` takes a fold column); with ``keys`` (metric name -> the
-    canonical key the run recorded), the options of each metric, so that the result's
-    :meth:`~sklearn_rank.metrics.PerQueryResult.key` says what was computed and the
-    statistics refuse to compare it with the same name computed otherwise."""
+    folds when ``PerQueryResult`` takes a fold column)."""
     from ..metrics import PerQueryResult
 
     # a result lists its queries in increasing order; the folds list them fold by fold
@@ -105,15 +102,6 @@ def per_query_result(values, metrics, keys=None):
     kwargs = {}
     if "fold" in values and "fold" in inspect.signature(PerQueryResult).parameters:
         kwargs["fold"] = np.asarray(values["fold"])[order]
-    if keys:
-        from ..metrics import bind_metric
-
-        try:
-            bound = {m: bind_metric(keys[m]) for m in metrics}
-            kwargs["options"] = {m: {"metric": b.metric.name, **b.options}
-                                 for m, b in bound.items()}
-        except (KeyError, TypeError, ValueError):  # a key this version does not read
-            pass
     return PerQueryResult(np.asarray(values["qid"])[order],
                           {m: np.asarray(values[m])[order] for m in metrics}, **kwargs)
 
