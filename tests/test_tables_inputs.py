@@ -53,3 +53,20 @@ def test_a_document_twice_in_a_parquet_table_is_refused(tmp_path):
         read_table(path, docno_column="doc")
     # without document names, equal rows are two documents that look alike
     assert np.array_equal(read_table(path)["y_true"], [1.0, 0.0, 1.0])
+
+
+@pytest.mark.parametrize("encoding, says", [
+    ("utf-8-sig", "a UTF-8 byte-order mark"),
+    ("utf-16", "a UTF-16 byte-order mark (UTF-16 text)"),
+])
+def test_an_svmlight_file_with_a_byte_order_mark_says_so(tmp_path, encoding, says):
+    """Before: "could not convert string to float: b'\\xef\\xbb\\xbf2'"."""
+    from sklearn_rank.datasets import load_svmlight_ranking
+
+    path = tmp_path / "train.txt"
+    path.write_text("2 qid:1 1:0.5\n0 qid:1 1:0.1\n", encoding=encoding)
+    with pytest.raises(ValueError) as caught:
+        load_svmlight_ranking(path)
+    assert str(caught.value) == (
+        f"{str(path)!r} begins with {says}, which the SVMlight parser reads as part of the "
+        "first grade. Save the file as plain UTF-8 (or ASCII) text without a byte-order mark.")
