@@ -70,3 +70,19 @@ def test_an_svmlight_file_with_a_byte_order_mark_says_so(tmp_path, encoding, say
     assert str(caught.value) == (
         f"{str(path)!r} begins with {says}, which the SVMlight parser reads as part of the "
         "first grade. Save the file as plain UTF-8 (or ASCII) text without a byte-order mark.")
+
+
+def test_read_table_dask_refuses_a_document_twice_in_a_partition(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("dask.dataframe")
+    from sklearn_rank.datasets import read_table_dask
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    pd.DataFrame({"qid": [1, 1, 1], "doc": ["a", "b", "a"], "label": [1.0, 0.0, 1.0],
+                  "score": [0.1, 0.2, 0.3]}).to_parquet(folder / "part0.parquet")
+    data = read_table_dask(folder, docno_column="doc", partitioned_by_query=True)
+    with pytest.raises(TableError, match=r"partition 0, row 3: document 'a' is named twice "
+                                         r"for query 1 \(first at partition 0, row 1\)"):
+        data["qid"].compute()

@@ -796,4 +796,6 @@ def _table_partition(part, path, names, qid_type, partition_info=None):
     }
     if docno:  # docno_column: the names as text
         columns["docno"] = _document_names(path, names[3], docno[0], where)
+        # within the partition: all of a query's rows when partitioned by query
+        _refuse_repeated_documents(path, columns["qid"], columns["docno"], where, names[3])
     return pd.DataFrame(columns, index=part.index)
