@@ -1,6 +1,8 @@
-"""Tables from elsewhere: a document named twice for one query is refused, as read_trec and
-trec_eval refuse it, instead of counting twice in every metric."""
+"""Inputs from elsewhere: a document named twice for one query is refused, as read_trec and
+trec_eval refuse it, instead of counting twice in every metric; an SVMlight file's byte-order
+mark is named; pandas inputs in two row orders are not paired by position."""
 
+import re
 import sys
 
 import numpy as np
@@ -86,3 +88,37 @@ def test_read_table_dask_refuses_a_document_twice_in_a_partition(tmp_path):
     with pytest.raises(TableError, match=r"partition 0, row 3: document 'a' is named twice "
                                          r"for query 1 \(first at partition 0, row 1\)"):
         data["qid"].compute()
+
+
+# ----------------------------------------------------------------------------------------
+# pandas columns of one frame taken before and after it was sorted: paired by position, a
+# document's grade met another's score (nDCG@10 0.639 instead of 0.830).
+
+def test_pandas_inputs_in_another_row_order_are_refused():
+    pd = pytest.importorskip("pandas")
+    from sklearn_rank.metrics import evaluate, ndcg_score
+
+    frame = pd.DataFrame({"qid": [1, 1, 1, 2, 2, 2], "y": [3, 0, 1, 2, 0, 1.0],
+                          "s": [0.9, 0.1, 0.5, 0.3, 0.8, 0.2]})
+    ranked = frame.sort_values("s")
+    expected = evaluate(frame["y"], frame["s"], qid=frame["qid"], metrics=["ndcg@10"])
+    for y_true, y_score, qid, second in [(frame["y"], ranked["s"], frame["qid"], "y_score"),
+                                         (frame["y"], frame["s"], ranked["qid"], "qid"),
+                                         (ranked["y"], ranked["s"], frame["qid"], "qid")]:
+        with pytest.raises(ValueError, match=re.escape(
+                f"evaluate: {'y_true'} and {second} are pandas objects whose indexes do not "
+                "list the same rows in the same order")):
+            evaluate(y_true, y_score, qid=qid, metrics=["ndcg@10"])
+    with pytest.raises(ValueError, match="ndcg_score: y_true and y_score are pandas objects"):
+        ndcg_score(frame["y"], ranked["s"], qid=frame["qid"])
+    # aligned, or one frame's rows in its order: scored as before
+    assert evaluate(ranked["y"], ranked["s"], qid=ranked["qid"],
+                    metrics=["ndcg@10"]) == pytest.approx(expected)
+    assert evaluate(frame["y"], ranked["s"].loc[frame.index], qid=frame["qid"],
+                    metrics=["ndcg@10"]) == expected
+    # a test frame cut from a larger one beside pandas' default index: by position
+    test = frame.iloc[[0, 2, 3, 5]]
+    predictions = pd.Series(test["s"].to_numpy())
+    assert evaluate(test["y"], predictions, qid=test["qid"], metrics=["ndcg@10"]) == evaluate(
+        test["y"].to_numpy(), test["s"].to_numpy(), qid=test["qid"].to_numpy(),
+        metrics=["ndcg@10"])
