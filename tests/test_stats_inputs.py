@@ -117,3 +117,27 @@ def test_bayesian_tests_pair_labelled_series_by_label():
     # pandas' default index numbers the values: paired by position, as arrays
     assert bayesian_signed_rank_test(a.reset_index(drop=True), b.to_numpy(),
                                      random_state=0).p_b_better == 1.0
+
+
+def test_pandas_ids_and_values_in_another_row_order_are_refused():
+    """(qid, values) or {'qid': ..., metric: ...} taken from one frame before and after it
+    was sorted: before, paired by position, each query's id met another's value."""
+    pd = pytest.importorskip("pandas")
+    from sklearn_rank.stats import compare
+
+    frame = pd.DataFrame({"qid": range(6), "a": np.linspace(0, 1, 6),
+                          "b": np.linspace(0.1, 0.9, 6)})
+    ranked = frame.sort_values("b", ascending=False)
+    for b in ((frame["qid"], ranked["b"]), {"qid": frame["qid"], "m": ranked["b"]}):
+        with pytest.raises(ValueError, match=re.escape(
+                "system 'b': qid and ") + r"(values|m)" + re.escape(
+                " are pandas objects whose indexes do not list the same rows in the same "
+                "order")):
+            compare({"a": (frame["qid"], frame["a"]), "b": b}, metric="m")
+    # aligned, or a whole frame (its columns share its index): compared
+    table = compare({"a": (frame["qid"], frame["a"]), "b": (ranked["qid"], ranked["b"])},
+                    metric="m")
+    assert table.systems == ["a", "b"]
+    assert compare({"a": frame[["qid", "a"]].rename(columns={"a": "m"}),
+                    "b": ranked[["qid", "b"]].rename(columns={"b": "m"})},
+                   metric="m").systems == ["a", "b"]

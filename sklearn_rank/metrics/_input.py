@@ -6,7 +6,7 @@ judgements, masks, weights and document names, and codes the query ids.
 
 import numpy as np
 
-from ..utils._arrays import check_finite_nonnegative, column_or_1d
+from ..utils._arrays import check_finite_nonnegative, check_same_rows, column_or_1d
 from ..utils._qid import check_qid, code_dtype, factorize, metric_qid
 from ._engine import RankingInput
 
@@ -100,45 +100,6 @@ def _exact_integers(arr):
     return None
 
 
-def _pandas_index(x):
-    """``(index, labels)`` of a pandas Series or DataFrame: ``labels`` is False for pandas'
-    default index (0, 1, 2...), which numbers the rows rather than labelling them."""
-    if type(x).__module__.partition(".")[0] != "pandas":
-        return None, False
-    index = getattr(x, "index", None)
-    if index is None:
-        return None, False
-    default = (type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1)
-    return index, not default
-
-
-def _check_same_rows(named, caller):
-    """Refuse pandas inputs whose indexes list the rows in another order: the metrics pair
-    the inputs by position (as scikit-learn's do), so that a ``y_score`` of a sorted frame
-    would give each document another one's score. Two labelled indexes must be equal; a
-    default index (0, 1, 2...) beside a labelled one is refused only when the labelled one
-    holds the same labels in another order (a frame sorted or shuffled after the other
-    column was taken): ``pd.Series(model.predict(X))`` beside the columns of a test frame
-    cut from a larger one is paired by position, as it should."""
-    indexes = [(name, *_pandas_index(x)) for name, x in named.items() if x is not None]
-    indexes = [(name, index, labels) for name, index, labels in indexes if index is not None]
-    for i, (first, reference, labelled) in enumerate(indexes):
-        for name, index, other_labelled in indexes[i + 1:]:
-            if (not (labelled or other_labelled) or len(index) != len(reference)
-                    or index.equals(reference)):
-                continue
-            if labelled and other_labelled or reference.sort_values().equals(
-                    index.sort_values()):
-                raise ValueError(
-                    f"{caller}: {first} and {name} are pandas objects whose indexes do not "
-                    "list the same rows in the same order. The values are paired by "
-                    "position, not by index label, so one document's values would be paired "
-                    f"with another's. Align them first (e.g. {name} = "
-                    f"{name}.loc[{first}.index]), or pass arrays (.to_numpy()) when their "
-                    "positions already match."
-                )
-
-
 def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved=None, *,
                         judged=None, docno=None, caller="this metric"):
     """Validate the flat arrays of a ranking metric and return a :class:`RankingInput`.
@@ -168,7 +129,7 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
             f"judged must be a boolean mask, None or 'y_true' (read the judgements from "
             f"y_true: NaN for a document without one); got {judged!r}."
         )
-    _check_same_rows({"y_true": y_true, "y_score": y_score, "qid": qid,
+    check_same_rows({"y_true": y_true, "y_score": y_score, "qid": qid,
                       "sample_weight": sample_weight, "retrieved": retrieved,
                       "judged": None if from_y_true else judged, "docno": docno}, caller)
     y_true = column_or_1d(y_true, "y_true")

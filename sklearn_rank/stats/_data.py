@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..utils._arrays import check_same_rows
 from ..utils._qid import _is_dataframe, factorize
 
 _RESERVED = ("qid", "fold")
@@ -275,8 +276,10 @@ def as_source(x, name, *, default_metric, label=None):
                 "e.g. {'qid': ..., 'ndcg@10': ...}."
             )
         qid, fold = x.get("qid", index_qid), x.get("fold", index_fold)
+        check_same_rows({"qid": qid, "fold": fold, **columns}, label)
     elif _is_pair(x):
         qid, values = x
+        check_same_rows({"qid": qid, "values": values}, label)
         columns, fold = {default_metric: values}, None
     elif isinstance(x, str) or not _has_dimensions(x):
         raise TypeError(
