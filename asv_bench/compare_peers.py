@@ -107,7 +107,6 @@ import os
 import platform
 import sys
 import time
-import tracemalloc
 import warnings
 from pathlib import Path
 
@@ -115,7 +114,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchmarks.common import make_benchmark_data
+from benchmarks.common import extra_memory, make_benchmark_data
 
 from sklearn_rank.metrics import (
     err_score,
@@ -349,19 +348,6 @@ REFERENCE = {
     "MAP": lambda y, s, q, **kw: map_score(y, s, qid=q, **kw),
     "MRR": lambda y, s, q, **kw: mrr_score(y, s, qid=q, **kw),
 }
-
-
-def extra_memory(run):
-    """Peak memory that ``run()`` allocates beyond what exists before it, in bytes."""
-    gc.collect()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        run()
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    return peak - before
 
 
 def format_table(title, columns, rows, cell):

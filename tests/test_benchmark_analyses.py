@@ -285,30 +285,32 @@ def test_cli_cv_of_several_seeds_with_nan_values_names_the_system(tmp_path, caps
     assert "cannot compare the models" in err and "system 'linear'" in err
 
 
-def test_write_report_never_replaces_the_store(tmp_path):
-    """write_report(store, store) used to write the page over the results store, the stored
-    runs lost; the store (or a file SQLite keeps beside it, under another name too) is
-    refused, and the page is written whole or not at all."""
+def test_write_report_writes_the_page_whole_or_not_at_all(tmp_path):
+    """The page goes through a temporary file renamed into place, as the command line writes
+    its outputs: a failed write leaves the previous page as it was, a new one keeps the
+    permissions of the page it replaces, and no temporary file is left behind."""
     import os
 
     store = tmp_path / "plain.sqlite"
     run_benchmark(MODELS, make_ranking(20, random_state=0), metrics=["ndcg@5"], n_splits=2,
                   store=store)
-    before = store.read_bytes()
-    os.link(store, tmp_path / "hard.html")
-    for path in (store, tmp_path / "hard.html", f"{store}-wal"):
-        with pytest.raises(ValueError, match="would replace the stored runs") as info:
-            write_report(store, path)
-        assert info.value.parameter == "path"
-    assert store.read_bytes() == before
-    assert load_store(store, 1).metrics == ["ndcg@5"]
     page = tmp_path / "report.html"
     page.write_text("previous")
     os.chmod(page, 0o640)
+
+    def broken(store, run):  # a section that fails once the page is being made
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space left"):
+        write_report(store, page, sections=[broken])
+    assert page.read_text() == "previous"
     assert [run["id"] for run in write_report(store, page)] == [1]
     assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert os.stat(page).st_mode & 0o777 == 0o640  # the replaced page's permissions
     assert not [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]
+    with pytest.raises(ValueError, match="would replace the stored runs"):
+        write_report(store, f"{store}-wal")
+    assert load_store(store, 1).metrics == ["ndcg@5"]
 
 
 def test_report_says_the_metrics_a_convention_leaves_at_the_defaults(tmp_path):

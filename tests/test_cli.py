@@ -296,11 +296,14 @@ def test_evaluate_csv_table_per_query(capsys, tmp_path, csv_table, table_data):
         np.testing.assert_allclose([float(row[m]) for row in written], expected[m], rtol=1e-12)
 
 
-def test_evaluate_per_query_order_reads_ascii_digits_only(capsys, tmp_path):
+def test_evaluate_per_query_order_reads_ascii_digits_only(capsys, tmp_path, monkeypatch):
     """Query ids of ASCII digits are listed as numbers (9 before 10); an id of other digits
     ('\u0663', Arabic-Indic three, which int() reads as 3) is a name, so the ids keep the
     order evaluate gives them instead of a numeric order that would tie '3' with it."""
-    path = tmp_path / "scores.csv"
+    # a relative path: a long one (a deep temporary folder, as under pytest-xdist) is wrapped
+    # onto a line of its own, which table_values would read as a row
+    monkeypatch.chdir(tmp_path)
+    path = Path("scores.csv")
     path.write_text("qid,label,score\n9,1,0.5\n9,0,0.2\n10,1,0.1\n10,0,0.9\n"
                     "3,1,0.3\n3,0,0.1\n", encoding="utf-8")
     code, out, err = run_cli(capsys, "evaluate", "--table", path, "--metrics", "map",
@@ -431,8 +434,12 @@ def test_cv_marks_significant_differences(capsys, monkeypatch):
     assert "† / ‡: significantly higher / lower than the baseline (constant)" in out
 
 
-def test_cv_svmlight_file_and_output_files(capsys, tmp_path, letor_file):
-    files = {suffix: tmp_path / f"table{suffix}" for suffix in (".md", ".tex", ".csv", ".txt")}
+def test_cv_svmlight_file_and_output_files(capsys, tmp_path, letor_file, monkeypatch):
+    # relative paths: a long one (a deep temporary folder, as under pytest-xdist) is wrapped
+    # onto a line of its own, away from "Data:"
+    monkeypatch.chdir(tmp_path)
+    letor_file = Path(letor_file.name)
+    files = {suffix: Path(f"table{suffix}") for suffix in (".md", ".tex", ".csv", ".txt")}
     for path in files.values():
         code, out, err = run_cli(capsys, "cv", "--data", letor_file, *FAST,
                                  "--models", "lambdarank", "pointwise", "--metrics", "ndcg@5",

@@ -684,6 +684,7 @@ raise ImportError("a planted module ran")
 '''
 
 
+@pytest.mark.slow  # two subprocesses, each with worker processes
 def test_modules_lying_in_the_working_folder_never_stand_in_for_libraries(tmp_path):
     """``--model MODULE:CLASS`` imports the user's module from the working folder, and
     nothing else from there: a planted ``lightgbm.py`` or ``matplotlib.py`` never runs. The

@@ -360,6 +360,9 @@ def run_page(path, untested_expected=0, kinds=("doctest", "script")):
 
 # The pages that take more than a few seconds: they fit rankers on the data of their text.
 SLOW_PAGES = {"benchmarking.rst", "tuning.rst", "scaling.rst"}
+# The pages whose doctests alone take more than a few seconds: they start Dask clusters of
+# worker processes.
+SLOW_DOCTESTS = {"scaling.rst"}
 
 
 @pytest.mark.parametrize("page", [
@@ -370,7 +373,10 @@ def test_page_runs_as_a_script(page, page_environment):
     run_page(DOCS / page, UNTESTED_BLOCKS.get(page, 0))
 
 
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", [
+    pytest.param(page, marks=[pytest.mark.slow] if page in SLOW_DOCTESTS else [])
+    for page in PAGES
+])
 def test_page_doctests_run_on_their_own(page, page_environment):
     """The doctests of a page pass without its other blocks, as CI's doctest step runs them.
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sklearn_rank.metrics import evaluate, parse_metric
-from sklearn_rank.metrics._engine import Buckets, RankingInput
+from sklearn_rank.metrics._engine import Buckets, RankingInput, at_least
 from sklearn_rank.metrics._input import check_ranking_input
 from sklearn_rank.metrics._registry import METRICS as REGISTRY
 from sklearn_rank.utils._qid import factorize
@@ -715,3 +715,187 @@ def test_top_position_weights_equal_the_gathered_ones(k, retrieved):
         got = top_position_weights(ranking, k, weight)
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
+
+
+# --------------------------------------------------------------------------------------
+# The engine's memory-saving paths (issue 21, item 3): in place, by slices of rows, by
+# chunks of whole queries, without every row's position. Each must give, bit for bit, what
+# the plain path gives.
+# --------------------------------------------------------------------------------------
+
+
+def small_slices(monkeypatch, rows):
+    """Make the engine's slices of rows (512 KiB normally) ``rows`` long, so that small
+    inputs cross many slice boundaries."""
+    from sklearn_rank.metrics import _engine
+    from sklearn_rank.utils import _segments
+
+    monkeypatch.setattr(_segments, "_ROWS_AT_ONCE", rows)
+    monkeypatch.setattr(_engine, "_ROWS_AT_ONCE", rows)
+
+
+def adversarial_input(rng, n_queries=150, *, float_labels=False, retrieved=False):
+    """Ragged queries (one-row ones, long ones beyond 64 rows, queries without a relevant
+    document), tied scores, grades 0-4 (or non-integer labels), shuffled rows."""
+    sizes = rng.choice([1, 1, 2, 3, 5, 9, 10, 11, 17, 40, 70], n_queries)
+    qid = rng.permutation(np.repeat(rng.permutation(10 * n_queries)[:n_queries], sizes))
+    y = rng.choice(5, len(qid), p=[0.5, 0.25, 0.13, 0.08, 0.04]).astype(float)
+    y[qid % 7 == 0] = 0.0  # queries without a relevant document
+    if float_labels:
+        y = y * 0.75
+    s = np.round(rng.normal(size=len(qid)), 1)  # many ties
+    mask = rng.random(len(qid)) < 0.7 if retrieved else None
+    return y, s, qid, mask
+
+
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_cumprod_exclusive_in_place_is_bit_identical(contiguous):
+    """Buckets.cumprod_exclusive(x, in_place=True) writes over x the products that the
+    plain call returns: contiguous blocks column by column (short widths, many rows) and
+    through numpy's cumprod (wide ones, or few rows), padded blocks of rare lengths, and
+    blocks gathered from scattered segments."""
+    rng = np.random.default_rng(21)
+    sizes = np.concatenate([np.full(300, 3), np.full(40, 8), np.full(20, 30), [1, 2, 5, 7, 13],
+                            np.full(5, 70), rng.integers(1, 20, 30)])
+    rng.shuffle(sizes)
+    order = np.argsort(sizes, kind="stable") if contiguous else rng.permutation(len(sizes))
+    starts = np.empty(len(sizes), dtype=np.intp)
+    starts[order] = segment_starts(sizes[order])
+    buckets = Buckets(sizes, starts)
+    assert buckets.padded and any(isinstance(b[2], slice) for b in buckets.blocks) == contiguous
+    x = rng.uniform(0.2, 1.0, int(sizes.sum()))
+    want = buckets.cumprod_exclusive(x)
+    got = x.copy()
+    assert buckets.cumprod_exclusive(got, in_place=True) is got
+    np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3, 10, 64, 10**30])
+@pytest.mark.parametrize("retrieved", [False, True])
+def test_top_mask_without_positions_is_position_below_k(monkeypatch, k, retrieved):
+    """The top-k mask built from the layout alone (no array of every row's position: the
+    four target metrics never build it) is ``position < k``, queries left without a ranked
+    row, one-row queries and cut-offs beyond every query included."""
+    small_slices(monkeypatch, 37)
+    y, s, qid, mask = adversarial_input(np.random.default_rng(3), retrieved=retrieved)
+    ranking = check_ranking_input(y, s, qid, retrieved=mask).ranking("average")
+    top = ranking.top(k)
+    assert "position" not in vars(ranking._group)  # no positions built
+    np.testing.assert_array_equal(top, ranking.position < k)
+
+
+@pytest.mark.parametrize("float_labels", [False, True])
+@pytest.mark.parametrize("retrieved", [False, True])
+@pytest.mark.parametrize("chunk_rows", [1, 2, 7, 1 << 16])
+def test_relevant_rows_by_chunks_are_the_kept_rows(monkeypatch, float_labels, retrieved,
+                                                   chunk_rows):
+    """The relevant rows found a chunk of whole queries at a time (AP and RR alone keep
+    none) are those that relevant_rows keeps, chunk after chunk, and so are the chunks cut
+    from the kept rows."""
+    small_slices(monkeypatch, 29)
+    y, s, qid, mask = adversarial_input(np.random.default_rng(5), float_labels=float_labels,
+                                        retrieved=retrieved)
+    data = check_ranking_input(y, s, qid, retrieved=mask)
+    assert (data.grades is None) == float_labels
+    ranking = data.ranking("stable")
+    for threshold in (0.5, 1, 2.25, 3, 300):
+        scanned = list(ranking.relevant_chunks(threshold, chunk_rows))
+        rows, first, owner = ranking.relevant_rows(threshold)  # kept from here on
+        kept = list(ranking.relevant_chunks(threshold, chunk_rows))
+        assert len(rows) == (at_least(ranking.label, threshold)).sum()
+        for chunks in (scanned, kept):
+            if not len(first):
+                assert chunks == []
+                continue
+            np.testing.assert_array_equal(np.concatenate([c[0] for c in chunks]), rows)
+            np.testing.assert_array_equal(np.concatenate([c[2] for c in chunks]), owner)
+            offsets = np.cumsum([0] + [len(c[0]) for c in chunks[:-1]])
+            np.testing.assert_array_equal(
+                np.concatenate([c[1] + at for c, at in zip(chunks, offsets)]), first)
+
+
+@pytest.mark.parametrize("float_labels", [False, True])
+def test_labels_mapped_in_place_by_slices_are_the_plain_product(monkeypatch, float_labels):
+    """map_labels(..., times=x) multiplies x, a slice of rows at a time, by the very values
+    that map_labels returns, for every row, a mask of rows or a slice of them."""
+    small_slices(monkeypatch, 23)
+    y, s, qid, _ = adversarial_input(np.random.default_rng(8), float_labels=float_labels)
+    ranking = check_ranking_input(y, s, qid).ranking("average")
+
+    def stop(labels):
+        return (np.exp2(labels) - 1.0) * np.exp2(-4.0)
+
+    for rows in (slice(None), ranking.top(3), slice(5, 300), slice(0, 0), slice(1, 90, 3)):
+        plain = ranking.map_labels(stop, rows)
+        x = np.random.default_rng(1).uniform(size=len(plain))
+        want = x * plain
+        got = ranking.map_labels(stop, rows, times=x)
+        assert got is x
+        np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
+
+
+TARGET_LIKE = ["ndcg@10", "err@10", "map", "mrr@10", "mrr", "success@3", "map@5",
+               "ap@5(ap_denominator=found)", "gm_map", "yaap", "err", "ndcg", "err@1",
+               "ndcg@1", "err@20(persistence=0.5)", "ndcg@30(gain=linear)", "dcg@64"]
+
+
+@pytest.mark.parametrize(("ties", "options"), [
+    *((ties, {}) for ties in ("average", "stable", "optimistic", "pessimistic")),
+    *(("stable", options) for options in ({"no_relevant": np.nan}, {"sample_weight": True},
+                                          {"float_labels": True}, {"retrieved": True})),
+    ("average", {"retrieved": True, "no_relevant": np.nan}),
+    (None, {"convention": "trec_eval"}),  # its own tie rule: by document name
+])
+def test_chunked_and_in_place_paths_give_the_plain_values(monkeypatch, ties, options):
+    """The metrics that read the relevant rows by chunks, and the top rows in place, give
+    bit for bit the values of one chunk and whole arrays: with another metric keeping the
+    relevant rows first (the chunks are then cut from them), with slices of a few rows and
+    chunks of one row, on ties, one-row queries, queries without relevant documents, weights
+    and the NaN policy."""
+    from sklearn_rank.metrics import _per_query
+
+    options = dict(options)
+    rng = np.random.default_rng(12)
+    y, s, qid, mask = adversarial_input(rng, float_labels=options.pop("float_labels", False),
+                                        retrieved=options.pop("retrieved", False))
+    if options.pop("sample_weight", False):
+        options["sample_weight"] = rng.uniform(0.5, 2.0, len(y))
+    call = {"qid": qid, "retrieved": mask, "return_per_query": True, **options}
+    if ties is None:
+        call["docno"] = rng.permutation(len(y)).astype(str)
+    else:
+        call["ties"] = ties
+    # the plain path: nDCG@k and ERR@k on a mask of the top rows, not by pieces
+    monkeypatch.setattr(_per_query, "_PIECES_MAX_K", 0)
+    plain = evaluate(y, s, metrics=TARGET_LIKE, **call)
+    monkeypatch.undo()
+    # the relevant rows kept by a metric listed first (P@5), then cut into chunks
+    kept = evaluate(y, s, metrics=["p@5", *TARGET_LIKE], **call)
+    small_slices(monkeypatch, 13)
+    for chunk_rows in (1, 5):
+        monkeypatch.setattr(_per_query, "_CHUNK_ROWS", chunk_rows)
+        chunked = evaluate(y, s, metrics=TARGET_LIKE, **call)
+        for name in TARGET_LIKE:
+            for got in (chunked[name], kept[name]):
+                np.testing.assert_array_equal(got.view(np.int64), plain[name].view(np.int64),
+                                              err_msg=name)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 10, 64, 10**30])
+@pytest.mark.parametrize("retrieved", [False, True])
+@pytest.mark.parametrize("cells", [1, 5, 1 << 16])
+def test_top_pieces_are_the_top_rows_query_by_query(k, retrieved, cells):
+    """The pieces of top rows (nDCG@k and ERR@k read them, with no mask) are, piece after
+    piece, every nonempty query's top rows in ranked order: those of ``position < k``."""
+    y, s, qid, mask = adversarial_input(np.random.default_rng(4), retrieved=retrieved)
+    ranking = check_ranking_input(y, s, qid, retrieved=mask).ranking("average")
+    pieces = list(ranking.top_pieces(k, cells))
+    rows = np.concatenate([np.arange(r.start, r.stop) if isinstance(r, slice) else r.ravel()
+                           for _, _, r in pieces])
+    np.testing.assert_array_equal(rows, np.flatnonzero(ranking.position < k))
+    group = ranking._group
+    np.testing.assert_array_equal(np.concatenate([codes for codes, _, _ in pieces]),
+                                  group.layout[group.layout_sizes > 0])
+    for codes, width, _ in pieces:
+        np.testing.assert_array_equal(np.minimum(ranking.sizes[codes], min(k, len(y))), width)
+        assert len(codes) <= max(cells // width, 1)

@@ -1,4 +1,8 @@
-"""Synthetic data shared by the benchmarks and by ``compare_peers.py``."""
+"""Synthetic data shared by the benchmarks and by ``compare_peers.py``, and the measure of
+peak memory beyond the inputs that both report."""
+
+import gc
+import tracemalloc
 
 import numpy as np
 
@@ -37,3 +41,21 @@ def make_benchmark_data(n_rows, n_queries, seed=0):
     y_score = np.empty(n_rows)
     y_score[np.argsort(noisy)] = np.arange(n_rows)
     return y_true, y_score, qid
+
+
+def extra_memory(run):
+    """Peak memory that ``run()`` allocates beyond what exists before it, in bytes.
+
+    ``tracemalloc`` traces numpy's arrays (and every Python object), so the figure is what
+    the call adds to its inputs, whatever the interpreter and the libraries hold: the
+    "arrays of n" of the docs are this divided by ``8 * n_rows``.
+    """
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        run()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return peak - before

@@ -4,7 +4,7 @@ import numpy as np
 
 from sklearn_rank.metrics import err_score, evaluate, map_score, mrr_score, ndcg_score
 
-from .common import make_benchmark_data
+from .common import extra_memory, make_benchmark_data
 
 FOUR_METRICS = ("ndcg@10", "map", "mrr", "err@10")
 
@@ -86,8 +86,10 @@ class TargetLayoutsSuite:
     ratios to :meth:`time_argsort_floor` of the same layout (at 10k queries nDCG@10 <= 0.5x
     and the four metrics <= 0.8x; at 100k queries <= 0.8x and <= 1.2x), and a peak memory
     beyond the inputs of at most 3 arrays of ``n_rows`` (compare each ``peakmem_`` with
-    :meth:`peakmem_argsort_floor`, which holds the inputs and one array of ``n_rows``).
-    ``compare_peers.py --suite arrays`` prints the same ratios from interleaved runs.
+    :meth:`peakmem_argsort_floor`, which holds the inputs and one array of ``n_rows``; the
+    ``track_peak_*`` cases give it directly, in float64 arrays of ``n_rows``, as the docs
+    and ``compare_peers.py`` do). ``compare_peers.py --suite arrays`` prints the same
+    ratios from interleaved runs.
     """
 
     params = ([1_000_000], [100, 10])
@@ -116,3 +118,20 @@ class TargetLayoutsSuite:
 
     def peakmem_evaluate_four(self, n_rows, rows_per_query):
         evaluate(self.y_true, self.y_score, qid=self.qid, metrics=TARGET_METRICS)
+
+    def track_peak_argsort_floor(self, n_rows, rows_per_query):
+        return extra_memory(lambda: np.argsort(self.y_score)) / (8 * n_rows)
+
+    def track_peak_ndcg_at_10(self, n_rows, rows_per_query):
+        return extra_memory(
+            lambda: ndcg_score(self.y_true, self.y_score, qid=self.qid, k=10)) / (8 * n_rows)
+
+    def track_peak_evaluate_four(self, n_rows, rows_per_query):
+        return extra_memory(
+            lambda: evaluate(self.y_true, self.y_score, qid=self.qid, metrics=TARGET_METRICS)
+        ) / (8 * n_rows)
+
+    # the peak memory beyond the inputs, in float64 arrays of n_rows (target: at most 3)
+    track_peak_argsort_floor.unit = "arrays of n"
+    track_peak_ndcg_at_10.unit = "arrays of n"
+    track_peak_evaluate_four.unit = "arrays of n"

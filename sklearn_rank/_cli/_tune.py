@@ -1,23 +1,18 @@
 """``sklearn-rank tune``: grid or randomized search of a ranker's parameters.
 
-The candidates are those of scikit-learn's :class:`~sklearn.model_selection.GridSearchCV`
-(:class:`~sklearn.model_selection.ParameterGrid`) or
-:class:`~sklearn.model_selection.RandomizedSearchCV` (:class:`~sklearn.model_selection.
-ParameterSampler` with the seed), over the folds of a :class:`~sklearn_rank.model_selection.
-QueryKFold`, and ``cv_results`` has their layout and numbers. Each (candidate, fold) is a unit
-of work (:class:`~sklearn_rank.benchmark.Unit`), run by :func:`~sklearn_rank.benchmark.
-run_units` in ``--n-jobs`` processes: the progress line moves as each ends, and a
-:class:`~sklearn_rank.benchmark.Recorder` receives each result. The model refitted with
-the best parameters on all the data (``--save-model``, ``--test``) is one more unit.
+A shell over :func:`sklearn_rank.benchmark.run_search`: the options, the configuration file
+and the parameter grammar (:mod:`._params`) give the model and the space searched; the
+checks and the header come first, then the search (its units in ``--n-jobs`` processes, a
+progress line, ``--store``), then the tables and the files of ``--output``,
+``--save-model``, ``--per-query-output`` and ``--plot``.
 """
 
-import math
+import functools
 import pickle
 from pathlib import Path
 
 import numpy as np
 
-from ..benchmark import library_versions
 from ._axes import add_axis_options, named_datasets, seeds_of
 from ._common import (
     USAGE,
@@ -37,7 +32,6 @@ from ._common import (
     describe_metrics,
     describe_run,
     figure_suffixes,
-    format_table,
     grade_scale_options,
     import_extra,
     int_at_least,
@@ -68,7 +62,7 @@ from ._models import (
     model_choices,
 )
 from ._params import param_from_value, parse_params
-from ._store import add_store_options, check_store_options, store_files
+from ._store import CLIStoreRecorder, add_store_options, check_store_options, store_files
 
 NAME = "tune"
 SUMMARY = "grid or randomized search of a ranker's parameters against a metric"
@@ -95,10 +89,7 @@ examples:
       --save-model best.joblib --per-query-output test.csv
 """
 _N_ITER = 10  # default --n-iter
-# The most candidates of a search: each is fitted on every fold, and each (candidate, fold)
-# is built before the work (a clone of the model). 10,000 candidates of 5 folds are 50,000
-# fits already; --n-iter 100000000000 failed with a MemoryError building them.
-MAX_CANDIDATES = 10_000
+MAX_CANDIDATES = 10_000  # of a search: run_search's limit (search_candidates)
 _MAX_WHY = " candidates, each fitted on every fold"
 DEFAULTS = {"n_queries": 200, "seed": 0, "search": "grid", "metric": "ndcg@10", "n_splits": 3,
             "n_estimators": 100, "n_jobs": 1, "top": 10}
@@ -181,10 +172,17 @@ def run(args):
     if args.test is not None and args.data is None:
         raise usage_error("--test needs --data: the model is refitted on all of --data and "
                           "scored on --test.")
+    from ..benchmark import run_search, search_candidates
+
     (choice,) = model_choices(
         args, config_models, None if args.model or config_models else [_DEFAULT_MODEL])
     params, source = _search_space(args, choice)
-    _check_grid_size(params, args)
+    space = {name: p.search_space for name, p in params.items()}
+    try:  # (the grammar refused any other error before)
+        n_candidates = len(search_candidates(space, search=args.search, n_iter=args.n_iter,
+                                             random_state=args.seed))
+    except ValueError as exc:  # more than MAX_CANDIDATES
+        raise usage_error(f"--search {args.search}: {exc} (--search random --n-iter N).") from None
     fixed = [name for name in params if name in choice.params]
     if fixed:
         raise usage_error(f"{fixed[0]!r} is both set (--set) and searched (--param); give it "
@@ -199,255 +197,186 @@ def run(args):
     if seeds[0][0] is not None and args.per_query_output is not None:
         raise usage_error("--per-query-output goes with one split; this search repeats it "
                           "(--repeats/--seeds).")
-    if named is not None:
-        return _run_several(args, choice, params, source, named, seeds, config_inputs)
-    sidecar = _check_outputs(args, config_inputs)
-    check_store_options(args, [*source_inputs(args.data, "--data"),
-                               *source_inputs(args.test, "--test"), *config_inputs])
-    estimator = choice.build(args.n_estimators, args.seed)
-
-    note = note_printer(getattr(args, "prog", "sklearn-rank tune"))
-    data = (load_benchmark_data(args.data, "--data", args, note=note, quiet=args.quiet)
-            if args.data is not None else benchmark_data(args.n_queries, args.seed))
-    test = (load_benchmark_data(args.test, "--test", args, note=note, quiet=args.quiet,
-                                min_queries=1, like=data)
-            if args.test is not None else None)
-    check_enough_queries(data, args.n_splits)
-    if (why := kind_note(choice, estimator)) is not None:
-        note(why)
-    check_grades(data, "--data")
-    check_grades(test, "--test")
-    check_rankable([choice], {choice.label: estimator}, data)
-    if dense_models([choice], {choice.label: estimator}, [("--data", data), ("--test", test)],
-                    note):
-        # the one model takes no sparse input: all its work uses the dense copy
-        data = data.densified()
-        test = None if test is None else test.densified()
-    for name in check_settings(choice, args.n_estimators, args.seed, data):
-        note(f"{name!r} is not a named parameter of {type(estimator).__name__}; it is passed "
-             "to the booster as it is.")
-    check_params(choice, estimator, params, data)
-    _note_unknown(estimator, params, note)
-    grades = data.y if test is None else np.concatenate([data.y, test.y])
-    scale = grade_scale_options(args.metric, args.convention, grades)
-    try:
-        keys = metric_keys([args.metric], args.convention, {args.metric: scale})
-    except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
-        raise CLIError(f"--metric: cannot compute the metric: {exc}", USAGE) from None
-    except (TypeError, ValueError) as exc:
-        raise CLIError(f"--metric: {exc}", USAGE) from None
-    candidates = _candidates({name: p.search_space for name, p in params.items()}, args)
-    metadata = _metadata(args, data, test, choice, keys, params)
-    if seeds[0][0] is not None:
-        metadata["seeds"] = [seed for seed, _ in seeds]
-
-    print(f"Data: {data.description}.")
-    space_name = {"grid": "grid", "random": "distributions"}[args.search]
-    sampler = ("ParameterGrid" if args.search == "grid"
-               else f"ParameterSampler, random_state={args.seed}")
-    trees = _trees(choice, params, args.n_estimators)
-    lines = []
-    if test is not None:
-        lines.append(f"Held-out test set: {test.description}.")
-    lines += [
-        f"Model: {choice.describe()}{trees}.",
-        (f"Search: {args.search} ({sampler}), {len(candidates)} candidates x {args.n_splits} "
-         f"folds of QueryKFold(shuffle=True, random_state={args.seed}), maximising "
-         f"{args.metric}." if seeds[0][0] is None else
-         f"Search: {args.search} ({sampler}), {len(candidates)} candidates x {args.n_splits} "
-         f"folds x {len(seeds)} repeats of QueryKFold(shuffle=True) with the seeds "
-         f"{', '.join(str(s) for s, _ in seeds)} (of the split and the model), maximising "
-         f"{args.metric}, the mean over every fold of every repeat."),
-        "Parameters: " + " ".join(f"--param {p.text}" for p in params.values())
-        + (f" (the default {space_name} of {choice.spec})" if source == "default"
-           else " (the grid of the configuration file)" if source == "config" else "") + ".",
-    ]
-    if scale:
-        lines.append(describe_grade_scales({args.metric: scale}))
-    lines.append(describe_metrics(keys, args.convention))
-    lines.append(describe_run(metadata) + ".")
-    print(wrap(lines))
-    print(flush=True)
-
-    with tied_scores_in_row_order(args.convention):
-        results, refit = _search(choice, estimator, candidates, data, test, args, scale,
-                                 keys, metadata, seeds)
-    cv_results = _cv_results(candidates, results, args.metric, args.n_splits, seeds)
-    best = int(np.argmin(cv_results[f"rank_test_{args.metric}"]))
-    print(_summary(cv_results, args.metric, list(params), args.n_splits * len(seeds),
-                   args.top))
-    tested = None
-    if refit is not None and test is not None:
-        tested = _held_out(refit, test, args)
-        print("\n" + wrap([tested["text"]]))
-    if args.output is not None:
-        write_json(args.output, _best(cv_results, best, args, choice, metadata, tested),
-                   "--output")
-    if args.save_model is not None:
-        _save_model(args.save_model, sidecar, refit.estimator,
-                    _best(cv_results, best, args, choice, metadata, tested, results=False))
-    if args.per_query_output is not None:
-        best_folds = sorted((r for r in results if r.unit.candidate == best),
-                            key=lambda r: r.unit.fold)
-        per_query = {"qid": np.concatenate([r.per_query["qid"] for r in best_folds]),
-                     "fold": np.concatenate([np.full(len(r.per_query["qid"]), r.unit.fold)
-                                             for r in best_folds]),
-                     args.metric: np.concatenate([r.per_query[args.metric]
-                                                  for r in best_folds])}
-        write_per_query(args.per_query_output, {choice.label: per_query},
-                        {} if tested is None else {choice.label: refit.per_query},
-                        [args.metric])
-    if args.plot is not None:
-        with literal_text():
-            _plot(cv_results, plot_param, params, args)
-    return 0
-
-
-def _run_several(args, choice, params, source, named, seeds, config_inputs):
-    """``tune --dataset NAME=SOURCE ...``: the search on each data set on its own (its own
-    best parameters), all in one run of the store."""
     for option, value in (("--test", args.test), ("--save-model", args.save_model),
                           ("--plot", args.plot), ("--per-query-output", args.per_query_output)):
-        if value is not None:
+        if named is not None and value is not None:
             raise usage_error(f"{option} goes with one data set; this search has several "
                               "(--dataset). Search each data set on its own for it.")
-    inputs = [i for name, sources in named.items()
-              for i in source_inputs(sources, f"--dataset {name}")]
-    _check_outputs(args, [*config_inputs, *inputs])
-    check_store_options(args, [*inputs, *config_inputs])
+    options = {None: "--data"} if named is None else {n: f"--dataset {n}" for n in named}
+    inputs = [*source_inputs(args.data, "--data"), *source_inputs(args.test, "--test"),
+              *(i for n, s in (named or {}).items() for i in source_inputs(s, options[n])),
+              *config_inputs]
+    sidecar = _check_outputs(args, inputs)
+    check_store_options(args, inputs)
     estimator = choice.build(args.n_estimators, args.seed)
     note = note_printer(getattr(args, "prog", "sklearn-rank tune"))
-    datasets = {name: load_benchmark_data(sources, f"--dataset {name}", args, note=note,
-                                          quiet=args.quiet)
-                for name, sources in named.items()}
+    if named is not None:
+        datasets = {name: load_benchmark_data(sources, options[name], args, note=note,
+                                              quiet=args.quiet)
+                    for name, sources in named.items()}
+    else:
+        datasets = {None: load_benchmark_data(args.data, "--data", args, note=note,
+                                              quiet=args.quiet)
+                    if args.data is not None else benchmark_data(args.n_queries, args.seed)}
+    test = (load_benchmark_data(args.test, "--test", args, note=note, quiet=args.quiet,
+                                min_queries=1, like=datasets[None])
+            if args.test is not None else None)
+    if named is None:
+        check_enough_queries(datasets[None], args.n_splits)
     if (why := kind_note(choice, estimator)) is not None:
         note(why)
     scales, keys = {}, {}
     for name, data in datasets.items():
-        check_enough_queries(data, args.n_splits)
-        check_grades(data, f"--dataset {name}")
+        if named is not None:
+            check_enough_queries(data, args.n_splits)
+        check_grades(data, options[name])
+        if named is None:
+            check_grades(test, "--test")
         check_rankable([choice], {choice.label: estimator}, data)
-        if dense_models([choice], {choice.label: estimator}, [(f"--dataset {name}", data)],
-                        note):
+        if dense_models([choice], {choice.label: estimator},
+                        [(options[name], data)] + ([("--test", test)] if named is None else []),
+                        note):  # the one model takes no sparse input: all its work is dense
             datasets[name] = data = data.densified()
+            test = None if test is None else test.densified()
+        if named is None:
+            for unknown in check_settings(choice, args.n_estimators, args.seed, data):
+                note(f"{unknown!r} is not a named parameter of {type(estimator).__name__}; it "
+                     "is passed to the booster as it is.")
         check_params(choice, estimator, params, data)
+        if named is None:
+            _note_unknown(estimator, params, note)
         # each data set on its own grade scale, as a search of it alone
-        scales[name] = grade_scale_options(args.metric, args.convention, data.y)
+        grades = data.y if test is None else np.concatenate([data.y, test.y])
+        scales[name] = grade_scale_options(args.metric, args.convention, grades)
         try:
             keys[name] = metric_keys([args.metric], args.convention, {args.metric: scales[name]})
-        except OverflowError as exc:
+        except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
             raise CLIError(f"--metric: cannot compute the metric: {exc}", USAGE) from None
         except (TypeError, ValueError) as exc:
             raise CLIError(f"--metric: {exc}", USAGE) from None
     first = next(iter(datasets.values()))
-    for name in check_settings(choice, args.n_estimators, args.seed, first):
-        note(f"{name!r} is not a named parameter of {type(estimator).__name__}; it is passed "
-             "to the booster as it is.")
-    _note_unknown(estimator, params, note)
-    candidates = _candidates({name: p.search_space for name, p in params.items()}, args)
-    metadata = _metadata(args, first, None, choice, next(iter(keys.values())), params)
-    metadata["datasets"] = {name: {**data.metadata(), "metrics": keys[name]}
-                            for name, data in datasets.items()}
-    if seeds[0][0] is not None:
-        metadata["seeds"] = [seed for seed, _ in seeds]
-
-    sampler = ("ParameterGrid" if args.search == "grid"
-               else f"ParameterSampler, random_state={args.seed}")
-    repeats = ("" if seeds[0][0] is None else
-               f" x {len(seeds)} repeats with the seeds {', '.join(str(s) for s, _ in seeds)}")
-    lines = [
-        f"Data sets ({len(datasets)}, each searched on its own): "
-        + "; ".join(f"{name} = {data.description}" for name, data in datasets.items()) + ".",
-        f"Model: {choice.describe()}{_trees(choice, params, args.n_estimators)}.",
-        (f"Search: {args.search} ({sampler}), {len(candidates)} candidates x {args.n_splits} "
-         f"folds{repeats} of QueryKFold(shuffle=True) on each data set, maximising "
-         f"{args.metric}."),
-        "Parameters: " + " ".join(f"--param {p.text}" for p in params.values())
-        + (f" (the default {'grid' if args.search == 'grid' else 'distributions'} of "
-           f"{choice.spec})" if source == "default" else "") + ".",
-    ]
-    if any(scales.values()):
-        lines.append("Grade scale of each data set (its largest grade): " + "; ".join(
-            f"{name}: {args.metric} with max_grade={scale['max_grade']}"
-            for name, scale in scales.items() if scale) + ".")
-    lines.append(describe_metrics(next(iter(keys.values())), args.convention))
-    lines.append(f"sklearn-rank {metadata['sklearn_rank_version']}, seed {args.seed}, data "
-                 + ", ".join(f"{name} sha256:{d['sha256'][:12]}"
-                             for name, d in metadata["datasets"].items()) + ".")
-    print(wrap(lines))
+    if named is not None:
+        for unknown in check_settings(choice, args.n_estimators, args.seed, first):
+            note(f"{unknown!r} is not a named parameter of {type(estimator).__name__}; it is "
+                 "passed to the booster as it is.")
+        _note_unknown(estimator, params, note)
+    print(_header(args, choice, params, source, datasets, test, n_candidates, seeds, scales,
+                  keys))
     print(flush=True)
-    with tied_scores_in_row_order(args.convention):
-        results = _search_several(choice, estimator, candidates, datasets, seeds, args, scales,
-                                  metadata)
-    best_of = {}
-    for name in datasets:
-        mine = [r for r in results if r.unit.dataset == name]
-        cv_results = _cv_results(candidates, mine, args.metric, args.n_splits, seeds)
-        best = int(np.argmin(cv_results[f"rank_test_{args.metric}"]))
-        print(f"Data set {name}:\n")
-        print(_summary(cv_results, args.metric, list(params), args.n_splits * len(seeds),
-                       args.top))
-        print()
-        best_of[name] = _best(cv_results, best, args, choice, metadata, None)
-    if args.output is not None:
-        write_json(args.output, {"metadata": metadata, "datasets": {
-            name: {k: v for k, v in best.items() if k != "metadata"}
-            for name, best in best_of.items()}}, "--output")
-    return 0
 
-
-def _search_several(choice, estimator, candidates, datasets, seeds, args, scales, metadata):
-    """Every (data set, seed, candidate, fold) unit, run and recorded as one run."""
-    from sklearn.base import clone
-
-    from ..benchmark import Task, Unit, processes, run_units, unit_scoring
-    from ..model_selection import QueryKFold
-    from ._scoring import recorder_for
-
+    store = None if args.store is None else CLIStoreRecorder(
+        args.store, resume=args.resume, prog=getattr(args, "prog", "sklearn-rank tune"),
+        refit_estimator=args.save_model is not None)
     try:
-        scoring = {name: unit_scoring([args.metric], scales={args.metric: scales[name]},
-                                      convention=args.convention) for name in datasets}
-    except ValueError as exc:
-        raise CLIError(f"--metric: {exc}", USAGE) from None
-    n = len(candidates)
-    tasks = []
-    for name, data in datasets.items():
-        for unit_seed, repeat in seeds:
-            seeded = (estimator if repeat == args.seed
-                      else choice.build(args.n_estimators, repeat))
-            splits = QueryKFold(args.n_splits, shuffle=True, random_state=repeat).split(
-                data.X, data.y, qid=data.qid)
-            for fold, (train, test_rows) in enumerate(splits):
-                for i, candidate in enumerate(candidates):
-                    unit = Unit(choice.label, fold, candidate=i, dataset=name, seed=unit_seed)
-                    tasks.append(Task(
-                        unit, clone(seeded).set_params(**candidate),
-                        {**choice.params, **candidate}, train, test_rows,
-                        f"{name}, candidate {i + 1}/{n}"
-                        + ("" if unit_seed is None else f", seed {unit_seed}")
-                        + f", fold {fold + 1}/{args.n_splits}", data=data,
-                        scoring=scoring[name]))
-    recorder = recorder_for(args, metadata, [t.unit for t in tasks])
-    progress = Progress(len(tasks), f"{args.search} search", enabled=not args.quiet)
-    n_jobs = processes(args.n_jobs, len(tasks))
-    progress.begin(f"({len(datasets)} data sets x {n} candidates x {args.n_splits} folds"
-                   + (f" x {len(seeds)} seeds" if seeds[0][0] is not None else "")
-                   + f", {n_jobs} process{'es' if n_jobs > 1 else ''})")
-    try:
-        results = list(run_units(tasks, None, scoring=None, n_jobs=args.n_jobs,
-                                 progress=progress, recorder=recorder, quiet=True))
-    except CLIError:  # the results store's, not the model's
+        with tied_scores_in_row_order(args.convention):
+            found = run_search(
+                lambda s: estimator if s == args.seed else choice.build(args.n_estimators, s),
+                space, datasets if named is not None else first, metric=args.metric,
+                search=args.search, n_iter=args.n_iter, convention=args.convention,
+                n_splits=args.n_splits, random_state=args.seed,
+                n_repeats=getattr(args, "repeats", None), seeds=getattr(args, "seeds", None),
+                refit=args.save_model is not None or test is not None, test=test, store=store,
+                n_jobs=args.n_jobs, progress=functools.partial(Progress, enabled=not args.quiet),
+                provenance={"command": "sklearn-rank tune",
+                            "model": {"label": choice.label, **choice.provenance()},
+                            "space": {name: p.text for name, p in params.items()},
+                            "n_estimators": args.n_estimators}, check_models=False)
+    except CLIError:  # the results store's, not the models'
         raise
-    except fit_errors([choice.spec]) as exc:
+    except fit_errors([choice.spec]) as exc:  # e.g. num_leaves=1, or grades LightGBM refuses
         shown = (f"{type(exc).__name__}: {exc}" if choice.user_class
                  and not isinstance(exc, (ValueError, TypeError)) else str(exc))
         raise CLIError(f"the search failed: {shown}") from None
-    except OverflowError as exc:
+    except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
         raise CLIError(f"--metric: cannot compute the metric: {exc}", USAGE) from None
-    finally:
-        progress.close()
-    recorder.finish()
-    return results
+    more = (f"\n({n_candidates - args.top} more candidates; --top shows more.)"
+            if n_candidates > args.top else "")
+    if named is not None:
+        for name, result in found.items():
+            print(f"Data set {name}:\n")
+            print(result.summary(args.top) + more)
+            print()
+        if args.output is not None:
+            write_json(args.output, {"metadata": result.provenance, "datasets": {
+                name: {k: v for k, v in result.to_dict().items() if k != "metadata"}
+                for name, result in found.items()}}, "--output")
+        return 0
+    result = found
+    print(result.summary(args.top) + more)
+    if (estimate := result.test_score_) is not None:
+        (low, high), level = estimate.confidence_interval, round(100 * estimate.confidence_level)
+        print("\n" + wrap([
+            f"Held-out test {args.metric}: {estimate.mean:.4f} [{low:.4f}, {high:.4f}] (mean "
+            f"over {len(result.test_per_query_.query_ids)} queries [{level}% {estimate.method} "
+            "bootstrap CI]), the model refitted with the best parameters on all of the data."]))
+    if args.output is not None:
+        write_json(args.output, result.to_dict(), "--output")
+    if args.save_model is not None:
+        _save_model(args.save_model, sidecar, result.best_estimator_,
+                    result.to_dict(cv_results=False))
+    if args.per_query_output is not None:
+        folds = result.per_query()
+        order = np.argsort(folds.fold, kind="stable")  # fold by fold, each by query id
+        tested = result.test_per_query_
+        write_per_query(args.per_query_output, {choice.label: {
+            "qid": folds.query_ids[order], "fold": folds.fold[order],
+            args.metric: folds[args.metric][order]}}, {} if tested is None else {
+            choice.label: {"qid": tested.query_ids, args.metric: tested[args.metric]}},
+            [args.metric])
+    if args.plot is not None:
+        figure, (ax,) = new_figure("--plot")
+        with literal_text():
+            result.plot(plot_param, ax=ax)
+        save_figure(figure, args.plot, "--plot")
+    return 0
+
+
+def _header(args, choice, params, source, datasets, test, n_candidates, seeds, scales, keys):
+    """What is searched, on which data, how: the lines before the work."""
+    from .. import __version__
+
+    sampler = ("ParameterGrid" if args.search == "grid"
+               else f"ParameterSampler, random_state={args.seed}")
+    space_name = {"grid": "grid", "random": "distributions"}[args.search]
+    model = f"Model: {choice.describe()}{_trees(choice, params, args.n_estimators)}."
+    given = "Parameters: " + " ".join(f"--param {p.text}" for p in params.values())
+    default = f" (the default {space_name} of {choice.spec})" if source == "default" else ""
+    search = f"Search: {args.search} ({sampler}), {n_candidates} candidates x {args.n_splits} folds"
+    repeated = seeds[0][0] is not None
+    listed = ", ".join(str(s) for s, _ in seeds)
+    if None not in datasets:  # --dataset: each searched on its own
+        lines = [
+            f"Data sets ({len(datasets)}, each searched on its own): "
+            + "; ".join(f"{name} = {data.description}" for name, data in datasets.items()) + ".",
+            model,
+            search + (f" x {len(seeds)} repeats with the seeds {listed}" if repeated else "")
+            + f" of QueryKFold(shuffle=True) on each data set, maximising {args.metric}.",
+            given + default + ".",
+        ]
+        if any(scales.values()):
+            lines.append("Grade scale of each data set (its largest grade): " + "; ".join(
+                f"{name}: {args.metric} with max_grade={scale['max_grade']}"
+                for name, scale in scales.items() if scale) + ".")
+        lines.append(describe_metrics(next(iter(keys.values())), args.convention))
+        lines.append(f"sklearn-rank {__version__}, seed {args.seed}, data " + ", ".join(
+            f"{name} sha256:{d.metadata()['sha256'][:12]}" for name, d in datasets.items()) + ".")
+        return wrap(lines)
+    lines = [] if test is None else [f"Held-out test set: {test.description}."]
+    lines += [
+        model,
+        search + (f" x {len(seeds)} repeats of QueryKFold(shuffle=True) with the seeds {listed} "
+                  f"(of the split and the model), maximising {args.metric}, the mean over every "
+                  "fold of every repeat." if repeated else f" of QueryKFold(shuffle=True, "
+                  f"random_state={args.seed}), maximising {args.metric}."),
+        given + (default or (" (the grid of the configuration file)" if source == "config"
+                             else "")) + ".",
+    ]
+    if scales[None]:
+        lines.append(describe_grade_scales({args.metric: scales[None]}))
+    lines.append(describe_metrics(keys[None], args.convention))
+    lines.append(describe_run({"sklearn_rank_version": __version__, "seed": args.seed,
+                               "data": datasets[None].metadata()}) + ".")
+    return f"Data: {datasets[None].description}.\n" + wrap(lines)
 
 
 def _search_space(args, choice):
@@ -482,10 +411,8 @@ def _trees(choice, params, n_estimators):
     return f", {n_estimators} trees"
 
 
-def _check_outputs(args, config_inputs):
+def _check_outputs(args, inputs):
     """Check every output before the work; returns the path of --save-model's note."""
-    inputs = [*source_inputs(args.data, "--data"), *source_inputs(args.test, "--test"),
-              *config_inputs]
     if args.output is not None:
         check_output_path(args.output, "--output", (".json",), inputs)
     sidecar = None
@@ -518,213 +445,6 @@ def _note_unknown(estimator, params, note):
                  f"passed to the booster as it is.{close_matches(name, known)}")
 
 
-def _check_grid_size(params, args):
-    """Refuse, before the work, a grid of more than :data:`MAX_CANDIDATES` candidates."""
-    if args.search != "grid":
-        return
-    size = math.prod(len(p.values) for p in params.values())
-    if size > MAX_CANDIDATES:
-        sizes = " x ".join(str(len(p.values)) for p in params.values())
-        raise usage_error(
-            f"--search grid: the grid has {size:,} candidates ({sizes} values), more than the "
-            f"{MAX_CANDIDATES:,} a search may try (each is fitted on every fold); list fewer "
-            "values, or give --search random --n-iter N to sample N of them.")
-
-
-def _candidates(space, args):
-    """The candidates of GridSearchCV or RandomizedSearchCV, in their order."""
-    from sklearn.model_selection import ParameterGrid, ParameterSampler
-
-    if args.search == "grid":
-        return list(ParameterGrid(space))
-    n_iter = _N_ITER if args.n_iter is None else args.n_iter
-    if all(isinstance(values, list) for values in space.values()):
-        # scikit-learn warns and samples the grid without repetition: say it here instead
-        n_iter = min(n_iter, len(ParameterGrid(space)))
-    return list(ParameterSampler(space, n_iter, random_state=args.seed))
-
-
-def _metadata(args, data, test, choice, keys, params):
-    from .. import __version__
-
-    return {
-        "command": "sklearn-rank tune",
-        "sklearn_rank_version": __version__,
-        "data": data.metadata(),
-        "test": None if test is None else test.metadata(),
-        "metric": args.metric,
-        "metrics": keys,
-        "convention": args.convention,
-        "seed": args.seed,
-        "splitter": f"QueryKFold(n_splits={args.n_splits}, shuffle=True, "
-                    f"random_state={args.seed})",
-        "model": {"label": choice.label, **choice.provenance()},
-        "search": args.search,
-        "space": {name: p.text for name, p in params.items()},
-        "n_estimators": args.n_estimators,
-        "versions": library_versions(),
-    }
-
-
-def _search(choice, estimator, candidates, data, test, args, scale, keys, metadata,
-            seeds=((None, None),)):
-    """Every (candidate, fold) unit (of every repeat of the split: ``seeds``), then the
-    refit with the best parameters when asked."""
-    from sklearn.base import clone
-
-    from ..benchmark import Task, Unit, processes, run_units, unit_scoring
-    from ..model_selection import QueryKFold
-    from ._scoring import recorder_for
-
-    try:
-        scoring = unit_scoring([args.metric], scales={args.metric: scale},
-                               convention=args.convention)
-    except ValueError as exc:
-        raise CLIError(f"--metric: {exc}", USAGE) from None
-    n = len(candidates)
-    if seeds[0][0] is None:
-        splits = list(QueryKFold(args.n_splits, shuffle=True, random_state=args.seed).split(
-            data.X, data.y, qid=data.qid))
-        tasks = [Task(Unit(choice.label, fold, candidate=i),
-                      clone(estimator).set_params(**candidate), {**choice.params, **candidate},
-                      train, test_rows,
-                      f"candidate {i + 1}/{n}, fold {fold + 1}/{args.n_splits}")
-                 for i, candidate in enumerate(candidates)
-                 for fold, (train, test_rows) in enumerate(splits)]
-    else:  # every repeat: its split, and the model under its seed
-        tasks = []
-        for repeat, _ in seeds:
-            splits = QueryKFold(args.n_splits, shuffle=True, random_state=repeat).split(
-                data.X, data.y, qid=data.qid)
-            seeded = (estimator if repeat == args.seed
-                      else choice.build(args.n_estimators, repeat))
-            for fold, (train, test_rows) in enumerate(splits):
-                tasks += [Task(Unit(choice.label, fold, candidate=i, seed=repeat),
-                               clone(seeded).set_params(**candidate),
-                               {**choice.params, **candidate}, train, test_rows,
-                               f"candidate {i + 1}/{n}, seed {repeat}, fold {fold + 1}/"
-                               f"{args.n_splits}")
-                          for i, candidate in enumerate(candidates)]
-    refit = args.save_model is not None or test is not None
-    recorder = recorder_for(args, metadata,
-                            [t.unit for t in tasks] + ([Unit(choice.label, None)] if refit
-                                                       else []))
-    progress = Progress(len(tasks) + refit, f"{args.search} search", enabled=not args.quiet)
-    n_jobs = processes(args.n_jobs, len(tasks))
-    progress.begin(f"({n} candidates x {args.n_splits} folds"
-                   + (f" x {len(seeds)} seeds" if seeds[0][0] is not None else "")
-                   + (" + refit" if refit else "")
-                   + f", {n_jobs} process{'es' if n_jobs > 1 else ''})")
-    errors = fit_errors([choice.spec])
-    refitted = None
-    try:
-        results = list(run_units(tasks, data, scoring=scoring, n_jobs=args.n_jobs,
-                                 progress=progress, recorder=recorder, quiet=True))
-        if refit:
-            cv_results = _cv_results(candidates, results, args.metric, args.n_splits,
-                                     seeds)
-            best = int(np.argmin(cv_results[f"rank_test_{args.metric}"]))
-            task = Task(Unit(choice.label, None),
-                        clone(estimator).set_params(**candidates[best]),
-                        {**choice.params, **candidates[best]},
-                        detail="refit on all the data"
-                        + (", scored on the test set" if test is not None else ""))
-            (refitted,) = run_units([task], data, scoring=scoring, n_jobs=1,
-                                    progress=progress, recorder=recorder, test_data=test,
-                                    test_keys=keys, response_method="auto",
-                                    keep_estimator=True, quiet=True)
-    except CLIError:  # the results store's, not the models'
-        raise
-    except errors as exc:  # e.g. num_leaves=1, or grades LightGBM refuses
-        shown = (f"{type(exc).__name__}: {exc}" if choice.user_class
-                 and not isinstance(exc, (ValueError, TypeError)) else str(exc))
-        raise CLIError(f"the search failed: {shown}") from None
-    except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
-        raise CLIError(f"--metric: cannot compute the metric: {exc}", USAGE) from None
-    finally:
-        progress.close()
-    recorder.finish()
-    return results, refitted
-
-
-def _cv_results(candidates, results, metric, n_splits, seeds=((None, None),)):
-    """``cv_results_`` as scikit-learn's searches lay it out, from the units' results; the
-    folds of a repeated split (``seeds``) are its splits one repeat after the other, as
-    with scikit-learn's ``RepeatedKFold``."""
-    from scipy.stats import rankdata
-
-    n = len(candidates)
-    repeat = {seed: k for k, (seed, _) in enumerate(seeds)}
-    n_splits = n_splits * len(seeds)
-    test, fit, score = (np.full((n, n_splits), np.nan) for _ in range(3))
-    for r in results:
-        i, fold = r.unit.candidate, repeat[r.unit.seed] * (n_splits // len(seeds)) + r.unit.fold
-        test[i, fold], fit[i, fold], score[i, fold] = r.scores[metric], r.fit_time, r.score_time
-    out = {}
-
-    def store(key, array, splits=False, rank=False):
-        # as BaseSearchCV._format_results: unweighted mean and std over the folds
-        if splits:
-            for fold in range(n_splits):
-                out[f"split{fold}_{key}"] = array[:, fold]
-        means = np.average(array, axis=1)
-        out[f"mean_{key}"] = means
-        out[f"std_{key}"] = np.sqrt(np.average((array - means[:, np.newaxis]) ** 2, axis=1))
-        if rank:
-            if np.isnan(means).all():
-                out[f"rank_{key}"] = np.ones_like(means, dtype=np.int32)
-            else:
-                filled = np.where(np.isnan(means), np.nanmin(means) - 1, means)
-                out[f"rank_{key}"] = rankdata(-filled, method="min").astype(np.int32)
-
-    store("fit_time", fit)
-    store("score_time", score)
-    names = list(dict.fromkeys(name for candidate in candidates for name in candidate))
-    for name in names:
-        column = np.ma.MaskedArray(np.empty(n, dtype=object), mask=True)
-        for i, candidate in enumerate(candidates):
-            if name in candidate:
-                column[i] = candidate[name]
-        out[f"param_{name}"] = column
-    out["params"] = candidates
-    store(f"test_{metric}", test, splits=True, rank=True)
-    return out
-
-
-def _held_out(refit, test, args):
-    """The test score of the refitted model: mean and bootstrap interval."""
-    from ..stats import bootstrap_ci
-
-    values = refit.per_query[args.metric]
-    estimate = bootstrap_ci(values, random_state=args.seed)
-    low, high = estimate.confidence_interval
-    level = round(100 * estimate.confidence_level)
-    text = (f"Held-out test {args.metric}: {estimate.mean:.4f} [{low:.4f}, {high:.4f}] (mean "
-            f"over {len(values)} queries [{level}% {estimate.method} bootstrap CI]), the model "
-            "refitted with the best parameters on all of the data.")
-    return {"mean": float(estimate.mean), "ci_low": float(low), "ci_high": float(high),
-            "n_queries": len(values), "text": text}
-
-
-def _best(cv_results, best, args, choice, metadata, tested, results=True):
-    """What ``--output`` (and ``--save-model``'s note) record: the best parameters and
-    scores, with all their digits, the test score and (``results``) the cv_results."""
-    out = {
-        "metadata": metadata,
-        "model": choice.label,
-        "metric": args.metric,
-        "best_index": best,
-        "best_params": cv_results["params"][best],
-        "best_score": cv_results[f"mean_test_{args.metric}"][best],
-        "best_score_std": cv_results[f"std_test_{args.metric}"][best],
-        "fixed_params": choice.params,
-        "test": None if tested is None else {k: v for k, v in tested.items() if k != "text"},
-    }
-    if results:
-        out["cv_results"] = cv_results
-    return out
-
-
 def _save_model(path, sidecar, estimator, note):
     """The refitted model, atomically, and its note beside it."""
     suffix = Path(path).suffix.lower()
@@ -747,63 +467,3 @@ def _save_model(path, sidecar, estimator, note):
     write_json(sidecar, {"file": Path(path).name, "load": loader,
                          "estimator": f"{module}.{type(estimator).__qualname__}", **note},
                "--save-model")
-
-
-def _show(value):
-    if isinstance(value, (float, np.floating)):
-        return f"{value:.4g}"
-    return str(value.item() if isinstance(value, np.generic) else value)
-
-
-def _exact(value):
-    """A parameter with all its digits: the shortest text that reads back the same float."""
-    value = value.item() if isinstance(value, np.generic) else value
-    return repr(value) if isinstance(value, float) else str(value)
-
-
-def _summary(results, metric, names, n_splits, top):
-    """Best score and parameters, then the top candidates with mean ± std over the folds."""
-    ranks = np.asarray(results[f"rank_test_{metric}"])
-    order = np.argsort(ranks, kind="stable")
-    mean, std = results[f"mean_test_{metric}"], results[f"std_test_{metric}"]
-    best = order[0]
-    best_params = ", ".join(f"{n}={_exact(results['params'][best][n])}" for n in names)
-    lines = [
-        f"Best {metric}: {mean[best]:.4f} ± {std[best]:.4f} (mean ± std over {n_splits} folds)",
-        f"Best parameters: {best_params}",
-        "",
-    ]
-    shown = order[:top]
-    rows = [[str(ranks[i]), f"{mean[i]:.4f} ± {std[i]:.4f}",
-             *(_show(results["params"][i][n]) for n in names),
-             f"{results['mean_fit_time'][i]:.2f} s"] for i in shown]
-    lines.append(format_table(["rank", f"{metric} (mean ± std)", *names, "fit time"], rows))
-    if len(order) > top:
-        lines.append(f"({len(order) - top} more candidates; --top shows more.)")
-    return "\n".join(lines)
-
-
-def _plot(results, param, params, args):
-    from ..plot import ParameterSearchDisplay
-
-    figure, (ax,) = new_figure("--plot")
-    n_candidates = len(results["params"])
-    # A randomized search draws new values of every parameter for each candidate: one
-    # "line" per candidate, a scatter in effect, is what there is to show.
-    max_lines = n_candidates if args.search == "random" else 10
-    try:
-        display = ParameterSearchDisplay.from_cv_results(
-            results, param, metric=args.metric, max_lines=max_lines, ax=ax)
-    except ValueError as exc:
-        if getattr(exc, "parameter", None) != "max_lines":
-            raise
-        # more combinations of the other parameters than lines: the slice through the best
-        best = int(np.argmin(results[f"rank_test_{args.metric}"]))
-        fixed = {n: results["params"][best][n] for n in params if n != param}
-        ax.clear()
-        display = ParameterSearchDisplay.from_cv_results(results, param, metric=args.metric,
-                                                         fixed=fixed, ax=ax)
-    legend = display.ax_.get_legend()
-    if legend is not None and len(legend.get_texts()) > 10:
-        legend.remove()  # a legend of every candidate would hide the plot
-    save_figure(figure, args.plot, "--plot")

@@ -10,7 +10,9 @@ The public names come in two tiers (``_USER`` and ``_BUILDING_BLOCKS`` below; th
 reference lists them in the same two groups):
 
 * **Running a benchmark** (most users need nothing else): :func:`run_benchmark` and its
-  :class:`BenchmarkResult` (with its :class:`BenchmarkTables`); :func:`load_store`,
+  :class:`BenchmarkResult` (with its :class:`BenchmarkTables`); :func:`run_search` (a
+  search of one model's parameters, over :func:`search_candidates`) and its
+  :class:`SearchResult`; :func:`load_store`,
   :class:`StoredRun` and :class:`ResultsStore` to read a store back; :func:`write_report` and
   :func:`report_tables` for the report; :class:`StoreError` and :class:`RunExistsError`,
   what a store raises.
@@ -37,6 +39,7 @@ from ..utils._lazy import lazy_exports
 _USER = {
     "._benchmark": ("BenchmarkResult", "run_benchmark"),
     "._report": ("report_tables", "write_report"),
+    "._search": ("SearchResult", "run_search", "search_candidates"),
     "._store": ("ResultsStore", "RunExistsError", "StoreError", "StoredRun", "load_store"),
     "._tables": ("BenchmarkTables",),
 }

@@ -199,10 +199,10 @@ def write_report(store, path, *, runs=None, sections=()):
     Raises
     ------
     ValueError
-        When the store holds no run, or no run of an id of ``runs``
-        (:class:`~sklearn_rank.benchmark.StoreError` for a store that cannot be read), or
-        when ``path`` is the store (or its write-ahead log or shared memory): the page
-        would replace the stored runs. Its attribute ``parameter`` is ``"path"`` then.
+        When the store holds no run, or no run of an id of ``runs``, or when ``path`` is
+        the store itself (or a link to it): the page would replace the stored runs
+        (:class:`~sklearn_rank.benchmark.StoreError` for a store that cannot be read, or a
+        run whose provenance was edited).
     OSError
         When the page cannot be written; a file already at ``path`` is left as it was.
 
@@ -222,16 +222,15 @@ def write_report(store, path, *, runs=None, sections=()):
     """
     from ._store import ResultsStore
 
-    # the store, and the files that SQLite writes beside it while a connection is open
-    for suffix, what in (("", ""), ("-wal", " (its write-ahead log)"),
-                         ("-shm", " (its shared memory)")):
-        if same_file(path, f"{os.fspath(store)}{suffix}"):
-            error = ValueError(
-                f"path {os.fspath(path)!r} is the results store {os.fspath(store)!r}{what}; "
-                "writing the report there would replace the stored runs. Choose another "
-                "file.")
-            error.parameter = "path"
-            raise error
+    # the page written over the store (or a link to it, or its write-ahead log) would
+    # replace every stored run
+    for companion in ("", "-wal", "-shm", "-journal"):
+        if same_file(path, os.fspath(store) + companion):
+            raise ValueError(
+                f"path {os.fspath(path)!r} is the results store {os.fspath(store)!r}"
+                + (f" (its {companion[1:]} file)" if companion else "")
+                + "; writing the report there would replace the stored runs. Choose "
+                "another file for the page, such as 'report.html'.")
     reader = ResultsStore(store, create=False)
     try:
         found = reader.runs()
@@ -681,6 +680,6 @@ def _provenance(run):
         rows.append(("Search", f"{p.get('search')} over "
                      + ", ".join(p.get("space", {}).values())))
     rows.append(("Trees of built-in models (--n-estimators)", p.get("n_estimators")))
-    rows.append(("Versions", ", ".join(f"{k} {v}" for k, v in p.get("versions", {}).items())))
+    rows.append(("Versions", ", ".join(f"{k} {v}" for k, v in (p.get("versions") or {}).items())))
     body = "\n".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
     return f"<h3>Provenance</h3>\n<table>\n{body}\n</table>\n"

@@ -156,6 +156,14 @@ def canonical(value):
         return [canonical(v) for v in value]
     if isinstance(value, np.ndarray):
         return {"ndarray": [value.dtype.str, canonical(value.tolist())]}
+    if not isinstance(value, type) and callable(getattr(value, "get_params", None)):
+        # an estimator within the parameters (a pipeline's step, a meta-estimator's
+        # regressor): its class and every parameter, not its repr, which scikit-learn
+        # shortens (past 700 characters, or 30 items of a list) so that two estimators
+        # that differ in the part left out print alike
+        kind = type(value)
+        return {"estimator": [f"{kind.__module__}:{kind.__qualname__}",
+                              canonical(dict(value.get_params(deep=False)))]}
     return {type(value).__qualname__: repr(value)}
 
 
@@ -450,7 +458,30 @@ class ResultsStore:
         for run in runs:
             if not isinstance(run["provenance"], dict) or not isinstance(run["units"], list):
                 raise self._corrupt(f"run {run['id']}'s provenance is not a JSON object")
+            self._check_provenance(run)
         return runs
+
+    def _check_provenance(self, run):
+        """Refuse a provenance (edited by hand, or written by another tool) whose fields the
+        readers use are missing or of another type, naming the run and the field."""
+        provenance = run["provenance"]
+        for field, (kind, required, expected) in _PROVENANCE.items():
+            value = provenance.get(field)
+            if value is None and not required:
+                continue
+            items = (value.values() if isinstance(value, dict) else value
+                     if isinstance(value, list) else ())
+            item = _PROVENANCE_ITEMS.get(field)
+            if (isinstance(value, kind) and not (field == "seeds" and any(
+                    isinstance(v, bool) or not isinstance(v, int) for v in value))
+                    and (item is None or all(isinstance(v, item) for v in items))):
+                continue
+            got = "missing" if field not in provenance else f"{json.dumps(value)[:80]}"
+            raise StoreError(
+                f"{self.path!r}: run {run['id']}'s provenance field {field!r} is not what a "
+                f"run writes: expected {expected}; got {got}. The run's provenance was edited "
+                "or written by another tool: restore the field, or the store from a copy.",
+                corrupt=True, path=self.path)
 
     # ------------------------------------------------------------------------------------
     # Units
@@ -554,6 +585,20 @@ class ResultsStore:
                 raise self._corrupt(f"unit {unit_id} holds values no run writes: {exc}"
                                     ) from None
         return out
+
+
+# The provenance fields the readers use: field -> (type, required, what a run writes).
+_PROVENANCE = {
+    "metrics": (dict, True, "a JSON object of metric name -> canonical key"),
+    "models": (dict, False, "a JSON object of model label -> its class and parameters"),
+    "model": (dict, False, "a JSON object of the model's label, class and parameters"),
+    "datasets": (dict, False, "a JSON object of data set name -> its fingerprint and keys"),
+    "seeds": (list, False, "a JSON list of integer seeds"),
+    "versions": (dict, False, "a JSON object of library -> version"),
+    "space": (dict, False, "a JSON object of parameter -> its search space"),
+}
+# ... and what their items are.
+_PROVENANCE_ITEMS = {"metrics": str, "models": dict, "datasets": dict}
 
 
 def _schema_columns():
@@ -794,7 +839,9 @@ def load_store(path, run=None, *, split="cv", partial=False):
     ------
     ValueError
         When the file is not a results store, holds no such run, or the run is
-        unfinished and ``partial`` is False.
+        unfinished and ``partial`` is False; a :class:`StoreError` naming the run and the
+        field when the run's provenance was edited (a field the readers use missing or of
+        another type, or units of a data set or seed it does not list).
 
     See Also
     --------
@@ -869,6 +916,19 @@ def load_store(path, run=None, *, split="cv", partial=False):
     datasets = list(provenance.get("datasets") or [None])
     seeds = list(provenance.get("seeds") or [None])
     axes = datasets != [None] or seeds != [None]
+    for unit in units:  # a unit outside the run's axes would be filed under another's
+        for field, value, known in (
+                ("datasets", unit["dataset"], datasets),
+                ("seeds", unit["seed"], seeds if seeds != [None] else [unit["seed"]])):
+            if value not in known:
+                raise StoreError(
+                    f"{os.fspath(path)!r}: run {chosen['id']} has a unit of "
+                    f"{field[:-1]} {value!r} (of {_system_name(unit)!r}, fold "
+                    f"{unit['fold']}), which its provenance field {field!r} "
+                    f"({json.dumps(provenance.get(field))[:80]}) lacks. The run's "
+                    "provenance was edited or written by another tool: restore the field, "
+                    "or the store from a copy.", corrupt=True,
+                    path=os.fspath(path))
 
     def position(unit):  # data sets and seeds in the run's order, then folds
         dataset = datasets.index(unit["dataset"]) if unit["dataset"] in datasets else 0
@@ -933,8 +993,38 @@ class RunExistsError(StoreError):
 
 
 def _versions(provenance):
-    versions = provenance.get("versions", {})
+    versions = provenance.get("versions") or {}
     return {name: versions[name] for name in _COMPUTING if name in versions}
+
+
+# The packages whose classes need no fingerprint of their code: their versions are in the keys.
+_VERSIONED = ("sklearn", "sklearn_rank", "lightgbm", "xgboost", "catboost", "numpy", "scipy")
+
+
+def _with_code(provenance):
+    """``provenance``, each model of a user class (given as an object, which records only
+    its ``MODULE:CLASS``) with the fingerprint of its code, as the command line records a
+    ``MODULE:CLASS`` model's: a run resumed after the class was edited computes its units
+    again instead of taking the stored units of the old code for the new one's."""
+    from ._models import ModelImportError, code_fingerprint
+
+    def with_code(model):
+        spec = model.get("model") if isinstance(model, dict) else None
+        if (not isinstance(spec, str) or model.get("code") is not None
+                or spec.partition(":")[0].partition(".")[0] in _VERSIONED):
+            return model
+        try:
+            return {**model, "code": code_fingerprint(spec)}
+        except ModelImportError:  # a class defined in a function: its name is all there is
+            return model
+
+    provenance = dict(provenance)
+    if isinstance(provenance.get("models"), dict):
+        provenance["models"] = {label: with_code(model)
+                                for label, model in provenance["models"].items()}
+    if isinstance(provenance.get("model"), dict):  # a search's one model
+        provenance["model"] = with_code(provenance["model"])
+    return provenance
 
 
 def _run_identity(provenance):
@@ -987,6 +1077,7 @@ class StoreRecorder:
         self.run_id = None
 
     def start(self, provenance, units):
+        provenance = _with_code(provenance)
         self.provenance = provenance
         self.store = ResultsStore(self.path)
         run_key = fingerprint(_run_identity(provenance))

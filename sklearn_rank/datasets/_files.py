@@ -1,5 +1,6 @@
 """Read learning-to-rank and TREC files into the flat arrays of sklearn-rank."""
 
+import codecs
 import contextlib
 import mmap
 import numbers
@@ -182,6 +183,7 @@ def load_svmlight_ranking_files(paths, *, query_files=None, n_features=None,
         if path.stat().st_size == 0:
             raise ValueError(f"{str(path)!r} is empty; expected SVMlight lines like "
                              "'<grade> qid:<query> <feature>:<value> ...'.")
+        _refuse_byte_order_mark(path)
     from sklearn.datasets import load_svmlight_files  # scikit-learn: imported when used
 
     try:
@@ -222,6 +224,29 @@ def load_svmlight_ranking_files(paths, *, query_files=None, n_features=None,
             next_id += len(sizes)
         out += [X, y, qid]
     return out
+
+
+# Byte-order marks that an editor or a spreadsheet writes at the start of a text file.
+_BYTE_ORDER_MARKS = ((codecs.BOM_UTF8, "a UTF-8 byte-order mark"),
+                     (codecs.BOM_UTF32_LE, "a UTF-32 byte-order mark (UTF-32 text)"),
+                     (codecs.BOM_UTF32_BE, "a UTF-32 byte-order mark (UTF-32 text)"),
+                     (codecs.BOM_UTF16_LE, "a UTF-16 byte-order mark (UTF-16 text)"),
+                     (codecs.BOM_UTF16_BE, "a UTF-16 byte-order mark (UTF-16 text)"))
+
+
+def _refuse_byte_order_mark(path):
+    """Name the byte-order mark that scikit-learn's SVMlight parser would report as a
+    grade it cannot read (``b'\\xef\\xbb\\xbf2'``)."""
+    if os.path.splitext(str(path))[1] in (".gz", ".bz2"):
+        return
+    with open(path, "rb") as handle:
+        start = handle.read(4)
+    for mark, what in _BYTE_ORDER_MARKS:
+        if start.startswith(mark):
+            raise ValueError(
+                f"{str(path)!r} begins with {what}, which the SVMlight parser reads as part "
+                "of the first grade. Save the file as plain UTF-8 (or ASCII) text without a "
+                "byte-order mark.")
 
 
 def _svmlight_query_ids(path):

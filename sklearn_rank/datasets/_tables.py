@@ -71,7 +71,8 @@ def read_table(path, *, qid_column="qid", label_column="label", score_column="sc
 
     docno_column : str, default=None
         The column of document names, read as text (numbers as written): trec_eval ranks
-        tied scores by them. None reads none.
+        tied scores by them. A document named on two rows of one query is an error, as in
+        trec_eval ("duplicate docs"). None reads none.
 
     qid_type : {"str", "int"} or None, default=None
         The type of the query ids: ``"str"`` keeps them as written (``"007"`` and ``"7"``
@@ -345,10 +346,35 @@ def _read_table(path, names, qid_type, parameters, docno_column=None, table_form
         docno = _document_names(path, docno_column, docno, where)
         names = names[:-1]
     qid = _query_ids(path, names[0], columns[0], where, qid_type)
+    if docno is not None:
+        _refuse_repeated_documents(path, qid, docno, where, docno_column)
     label = _numbers(path, names[1], columns[1], where, finite=True, parameter=parameters[1])
     numbers = [_numbers(path, name, column, where, parameter=parameter)
                for name, column, parameter in zip(names[2:], columns[2:], parameters[2:])]
     return [qid, label, *numbers, *([] if docno is None else [docno])]
+
+
+def _refuse_repeated_documents(path, qid, docno, where, column):
+    """Refuse a document named on two rows of one query: its grade (and score) would count
+    twice in every metric. trec_eval refuses such a file ("duplicate docs"), and so does
+    :func:`~sklearn_rank.datasets.read_trec`."""
+    if len(qid) < 2:
+        return
+    _, query = np.unique(qid, return_inverse=True)
+    names, doc = np.unique(docno, return_inverse=True)
+    key = query.astype(np.int64).ravel() * len(names) + doc.ravel()
+    order = np.argsort(key, kind="stable")  # rows of a key in the file's order
+    repeated = np.flatnonzero(key[order][1:] == key[order][:-1])
+    if not len(repeated):
+        return
+    i = repeated[np.argmin(order[repeated + 1])]  # the earliest row that repeats one
+    first, again = int(order[i]), int(order[i + 1])
+    raise TableError("{path!r}, {where}: document {doc} is named twice for query {query} "
+                     "(first at {first}); it would count twice in every metric. Keep one row "
+                     "per query and document (trec_eval refuses such a file: 'duplicate "
+                     "docs').", path=path, parameter="docno_column", column=column,
+                     where=where(again), first=where(first), doc=_shown(docno[again]),
+                     query=_shown(qid[again]))
 
 
 def _document_names(path, name, values, where):
@@ -860,4 +886,6 @@ def _table_partition(part, path, names, qid_type, partition_info=None):
     }
     if docno:  # docno_column: the names as text
         columns["docno"] = _document_names(path, names[3], docno[0], where)
+        # within the partition: all of a query's rows when partitioned by query
+        _refuse_repeated_documents(path, columns["qid"], columns["docno"], where, names[3])
     return pd.DataFrame(columns, index=part.index)

@@ -26,7 +26,10 @@ import numpy as np
 
 from ..utils._qid import code_dtype
 from ..utils._segments import (
+    _ROWS_AT_ONCE,
     _negated,
+    _row_slices,
+    flatnonzero_by_slices,
     query_weight,
     segment_argsort,
     segment_sizes,
@@ -112,7 +115,9 @@ class Buckets:
         self.n_segments = len(sizes)
         if by_length is None:
             by_length = sizes_ascending(sizes)
-        by_length = by_length[sizes[by_length] > 0]
+        nonempty = sizes[by_length] > 0
+        if not nonempty.all():
+            by_length = by_length[nonempty]
         lengths = sizes[by_length]
         cuts = np.flatnonzero(np.diff(lengths)) + 1
         self.blocks = []
@@ -153,13 +158,20 @@ class Buckets:
         """``x`` with the padding sentinel appended, when some block is padded."""
         return np.append(x, fill) if self.padded else x
 
-    def cumprod_exclusive(self, x, depth=None):
+    def cumprod_exclusive(self, x, depth=None, *, in_place=False):
         """Product of the values before each position, within its segment.
 
         With ``depth``, only the first ``depth`` positions of each segment are computed;
-        the others are set to 0.
+        the others are set to 0. ``in_place=True`` (without ``depth``) writes the products
+        over ``x`` (a float64 array), with the same operations: no second array of
+        ``len(x)``.
         """
-        out = np.zeros(len(x), dtype=np.float64)
+        if in_place:
+            if depth is not None or x.dtype != np.float64:
+                raise ValueError("in_place needs float64 values and no depth")
+            out = x
+        else:
+            out = np.zeros(len(x), dtype=np.float64)
         for _, width, index, valid in self.blocks:
             d = width if depth is None else min(width, depth)
             # padding trails the real cells of a row, so its value (clipped to the last
@@ -168,15 +180,25 @@ class Buckets:
             contiguous = isinstance(index, slice)
             if contiguous:  # write in place
                 prod = out[index].reshape(-1, width)[:, :d]
-                prod[:, 0] = 1.0
             else:
                 prod = np.ones((values.shape[0], d))
+            # values and prod are one array when both are x's cells: each column of values
+            # is read before it is overwritten (kept aside), or numpy's cumprod copies
+            # the input that overlaps its output
+            shared = in_place and contiguous
             if d <= 16 and len(values) >= 64 * d:
                 # column by column: numpy's cumprod along a short axis 1 pays per row
+                before = values[:, 0].copy() if shared else None
+                prod[:, 0] = 1.0
                 for j in range(1, d):
-                    np.multiply(prod[:, j - 1], values[:, j - 1], out=prod[:, j])
+                    if shared:
+                        factor, before = before, values[:, j].copy() if j + 1 < d else None
+                    else:
+                        factor = values[:, j - 1]
+                    np.multiply(prod[:, j - 1], factor, out=prod[:, j])
             else:
                 np.cumprod(values[:, : d - 1], axis=1, out=prod[:, 1:])
+                prod[:, 0] = 1.0
             if valid is not None:
                 keep = valid[:, :d]
                 out[index[:, :d][keep]] = prod[keep]
@@ -228,6 +250,17 @@ _LEVEL_ROWS_AT_ONCE = 1 << 16
 
 
 
+def _count_dtype(largest):
+    """The narrowest integer type of the per-query grade counts, for queries of at most
+    ``largest`` rows: a byte each at up to 255 rows (at ten rows per query, the counts
+    would otherwise weigh a fifth of the rows' 64-bit values per grade)."""
+    if largest < 1 << 8:
+        return np.uint8
+    if largest < 1 << 16:
+        return np.uint16
+    return code_dtype(largest + 1)
+
+
 def _laid_out_counts(grades, group, n_levels):
     """Per query code, the count of each grade (in decreasing order) among ``grades``,
     the 8-bit grades of ``group``'s rows laid out (each query's rows contiguous).
@@ -237,8 +270,9 @@ def _laid_out_counts(grades, group, n_levels):
     cells reads and writes them at random, and its output is as large as all of them).
     """
     n_queries, n = len(group.layout), len(grades)
-    # by place in the layout; 32-bit where they fit (counts <= n)
-    counts = np.zeros((n_queries, n_levels), dtype=code_dtype(n))
+    # by place in the layout, in the narrowest type that holds a query's rows
+    largest = int(group.layout_sizes[-1]) if n_queries else 0
+    counts = np.zeros((n_queries, n_levels), dtype=_count_dtype(largest))
     starts, sizes = group.layout_starts, group.layout_sizes
     ends = starts + sizes
     for lo in range(0, n, _LEVEL_ROWS_AT_ONCE):
@@ -250,8 +284,10 @@ def _laid_out_counts(grades, group, n_levels):
         key = np.repeat(np.arange(0, (last - first) * n_levels, n_levels), span)
         key += n_levels - 1
         key -= grades[lo:hi]
-        counts[first:last] += np.bincount(key, minlength=(last - first) * n_levels).reshape(
-            -1, n_levels)
+        cells = counts[first:last]
+        # "unsafe": the counts fit the narrow type, which numpy would not assume
+        np.add(cells, np.bincount(key, minlength=(last - first) * n_levels).reshape(
+            -1, n_levels), out=cells, casting="unsafe")
     out = np.empty_like(counts)
     out[group.layout] = counts
     return out
@@ -393,8 +429,10 @@ class RankingInput:
             key += n_levels - 1
             key -= grade[lo : lo + step]
             counts += np.bincount(key, minlength=n_cells)
-        counts = counts.astype(code_dtype(len(self.y_true)), copy=False)  # counts <= n
-        return np.arange(n_levels - 1, -1, -1, dtype=np.float64), counts.reshape(-1, n_levels)
+        counts = counts.reshape(-1, n_levels)
+        largest = int(counts.sum(axis=1).max()) if len(counts) else 0  # rows of a query
+        counts = counts.astype(_count_dtype(largest), copy=False)
+        return np.arange(n_levels - 1, -1, -1, dtype=np.float64), counts
 
     @cached_property
     def _ideal_sorted(self):
@@ -506,11 +544,12 @@ class Grouping:
         self.n = len(self.codes)
         self.sizes = segment_sizes(self.codes, n_queries)
         self.layout = sizes_ascending(self.sizes)
-        self.layout_position = np.empty(n_queries, dtype=np.intp)
+        self.layout_position = np.empty(n_queries, dtype=code_dtype(n_queries))
         self.layout_position[self.layout] = np.arange(n_queries)
         self.layout_sizes = self.sizes[self.layout]
         self.layout_starts = segment_starts(self.layout_sizes)
-        self.starts = self.layout_starts[self.layout_position]
+        # 32-bit where they fit (below n): kept per query, as the layout's are
+        self.starts = self.layout_starts.astype(code_dtype(self.n))[self.layout_position]
 
     def values(self, x):
         """``x`` (one entry per input row) restricted to the rows of the grouping."""
@@ -617,12 +656,18 @@ class Ranking:
         self.judged = None if data.judged_mask is None else data.judged_mask[rows]
         self.pool_unjudged = None if data.pool_unjudged is None else data.pool_unjudged[rows]
         del rows
-        # after the order is gone, so that its array of n and these do not stack
-        self.position = group.position
+        self.n = group.n
         self.has_ties = ties == "average" and len(tied) > 0
         if self.has_ties:
-            self._new_block = np.ones(len(self.position), dtype=bool)
+            self._new_block = np.ones(self.n, dtype=bool)
             self._new_block[tied] = False
+
+    @property
+    def position(self):
+        """0-based position of each ranked row within its query (built on first read: the
+        metrics that read the top ``k`` rows or the relevant rows alone, as nDCG@k, ERR@k,
+        AP and RR do without ties, never need this array of n)."""
+        return self._group.position
 
     @property
     def layout_sizes(self):
@@ -641,21 +686,56 @@ class Ranking:
         floats (built on first read: the metrics that read the grades never need it)."""
         return self._y_true if self.grades is None else self.grades.astype(np.float64)
 
-    def map_labels(self, function, rows=slice(None)):
+    def map_labels(self, function, rows=slice(None), *, times=None):
         """``function(label)`` for the ranked rows ``rows`` (a slice or a mask), as a new
         float array.
 
         With 8-bit grades, ``function`` is evaluated once per grade, on ``0.0, 1.0, ...,``
         the top grade, and the rows read the table (one gather of one byte per row, far
         cheaper than ``np.exp2`` and the like). ``function`` must act element-wise.
+
+        With ``times`` (a float64 array, one value per row of ``rows``), returns ``times``
+        multiplied in place by those values, found a slice of rows at a time: the same
+        products, with no array of the values.
         """
+        if times is not None:
+            return self._times_mapped_labels(function, rows, times)
         if self.grades is None:
             labels = self.label[rows]
             out = np.asarray(function(labels), dtype=np.float64)
             return out.copy() if np.may_share_memory(out, self.label) else out
-        table = function(np.arange(int(self.data.top_label) + 1, dtype=np.float64))
         # indexing, not take: take converts the byte indices to intp first (twice the time)
-        return np.asarray(table, dtype=np.float64).reshape(-1)[self.grades[rows]]
+        return self.grade_table(function)[self.grades[rows]]
+
+    def grade_table(self, function):
+        """``function`` of each 8-bit grade ``0.0, 1.0, ...,`` the top grade, as float64:
+        what :meth:`map_labels` reads the rows' values from."""
+        table = function(np.arange(int(self.data.top_label) + 1, dtype=np.float64))
+        return np.asarray(table, dtype=np.float64).reshape(-1)
+
+    def _times_mapped_labels(self, function, rows, times):
+        """``times *= map_labels(function, rows)``, a slice of the ranked rows at a time."""
+        if self.grades is not None:
+            table = self.grade_table(function)
+        if isinstance(rows, slice):
+            start, stop, step = rows.indices(self.n)
+            if step != 1:  # no caller's: slice(None) or a mask
+                times *= self.map_labels(function, rows)
+                return times
+            parts = ((part, None) for part in _row_slices(max(stop - start, 0), start))
+        else:
+            parts = ((part, rows[part]) for part in _row_slices(self.n))
+        at = 0
+        for part, chosen in parts:
+            if self.grades is not None:
+                grades = self.grades[part] if chosen is None else self.grades[part][chosen]
+                values = table[grades]
+            else:
+                labels = self.label[part] if chosen is None else self.label[part][chosen]
+                values = np.asarray(function(labels), dtype=np.float64)
+            times[at : at + len(values)] *= values
+            at += len(values)
+        return times
 
     @cached_property
     def buckets(self):
@@ -665,18 +745,18 @@ class Ranking:
     @cached_property
     def block_first(self):
         if not self.has_ties:
-            return np.arange(len(self.position))
+            return np.arange(self.n)
         return np.flatnonzero(self._new_block)
 
     @cached_property
     def block(self):
         if not self.has_ties:
-            return np.arange(len(self.position))
+            return np.arange(self.n)
         return np.cumsum(self._new_block) - 1
 
     @cached_property
     def block_size(self):
-        return np.diff(np.append(self.block_first, len(self.position)))
+        return np.diff(np.append(self.block_first, self.n))
 
     @cached_property
     def block_start(self):
@@ -724,24 +804,36 @@ class Ranking:
         group = self._group
         sizes = group.layout_sizes if k is None else np.minimum(group.layout_sizes, k)
         nonempty = sizes > 0
-        return segment_starts(sizes)[nonempty], group.layout[nonempty]
+        # kept: 32-bit where they fit (below n), and no copies when every query has a
+        # ranked row (the usual case)
+        starts = segment_starts(sizes).astype(code_dtype(group.n), copy=False)
+        if nonempty.all():
+            return starts, group.layout
+        return starts[nonempty], group.layout[nonempty]
 
     @cached
     def relevant(self, threshold):
         """The ranked rows with ``label >= threshold``, in ranked order: their flat
         indices, their queries, and the index (into these) of each query's first.
 
-        What AP, RR and success@k read when there are no ties.
+        What bpref, infAP and the recall curves read when there are no ties (AP, RR and
+        success@k read :meth:`relevant_chunks`).
         """
-        if self.grades is None:
-            rows = np.flatnonzero(at_least(self.label, threshold))
-        elif threshold > 255:
-            rows = np.zeros(0, dtype=np.intp)
-        else:  # compare bytes with a byte: no float copy of the grades
-            rows = np.flatnonzero(self.grades >= np.uint8(max(np.ceil(threshold), 0)))
-        # kept for the other metrics: 32-bit where they fit, half the memory (narrowed
-        # first, so that the 64-bit indices are gone before the query codes are built)
-        rows = rows.astype(code_dtype(len(self.position)), copy=False)
+        rows, first, owner = self.relevant_rows(threshold)
+        count = np.diff(first, append=len(rows))
+        return rows, np.repeat(owner, count), first
+
+    @cached
+    def relevant_rows(self, threshold):
+        """:meth:`relevant` without a query per row: the rows, the index (into these) of
+        the first of each query that has one, and the code of that query."""
+        # kept for the other metrics: 32-bit where they fit, half the memory, and found a
+        # slice of rows at a time, so that no mask of n nor 64-bit indices of all the
+        # relevant rows are ever alive
+        dtype = code_dtype(self.n)
+        flags = self._relevant_flags(threshold)
+        rows = (np.zeros(0, dtype=dtype) if flags is None
+                else flatnonzero_by_slices(self.n, flags, dtype))
         # each query's rows are contiguous: where its relevant rows begin among ``rows``
         # follows from its first row, with no query code per ranked row
         group = self._group
@@ -750,11 +842,58 @@ class Ranking:
             count = self.data.n_relevant(threshold)[group.layout].astype(np.intp)
             begin = segment_starts(count)
         else:
-            # the starts in the rows' type (below len(position)): no widened copy of the rows
+            # the starts in the rows' type (below the number of rows): no widened copy of
+            # the rows
             begin = np.searchsorted(rows, group.layout_starts.astype(rows.dtype))
             count = np.diff(begin, append=len(rows))
-        query = np.repeat(group.layout.astype(code_dtype(self.n_queries)), count)
-        return rows, query, begin[count > 0]
+        found = count > 0
+        return rows, begin[found], group.layout[found].astype(code_dtype(self.n_queries))
+
+    def relevant_chunks(self, threshold, chunk_rows):
+        """:meth:`relevant_rows` by chunks of whole queries: ``(rows, first, owner)`` of
+        each chunk, ``first`` indexing the chunk's ``rows``.
+
+        From :meth:`relevant_rows` when another metric built them, by chunks of about
+        ``chunk_rows`` relevant rows; else found among about ``chunk_rows`` ranked rows at
+        a time, and not kept: AP and RR alone never hold the relevant rows of every query.
+        """
+        built = vars(self).get("_cache", {}).get(("relevant_rows", threshold))
+        if built is not None:
+            rows, first, owner = built
+            if not len(first):
+                return
+            # the queries that begin each chunk: the first at or after every chunk_rows rows
+            bounds = np.unique(np.append(
+                np.searchsorted(first, np.arange(0, len(rows), chunk_rows)), len(first)))
+            for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+                lo, hi = int(first[a]), int(first[b]) if b < len(first) else len(rows)
+                yield rows[lo:hi], first[a:b] - lo, owner[a:b]
+            return
+        flags = self._relevant_flags(threshold)
+        if flags is None:
+            return
+        group = self._group
+        starts, n_groups = group.layout_starts, len(group.layout)
+        bounds = np.unique(np.append(
+            np.searchsorted(starts, np.arange(0, self.n, chunk_rows)), n_groups))
+        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            lo, hi = int(starts[a]), int(starts[b]) if b < n_groups else self.n
+            rows = np.flatnonzero(flags(slice(lo, hi)))
+            rows += lo
+            begin = np.searchsorted(rows, starts[a:b])
+            found = np.diff(begin, append=len(rows)) > 0
+            if found.any():
+                yield rows, begin[found], group.layout[a:b][found]
+
+    def _relevant_flags(self, threshold):
+        """The function of a slice of ranked rows that flags those with ``label >=
+        threshold``, or None when no row can be (an 8-bit grade is at most 255)."""
+        if self.grades is None:
+            return lambda part: at_least(self.label[part], threshold)
+        if threshold > 255:
+            return None
+        grade = np.uint8(max(np.ceil(threshold), 0))  # bytes with a byte: no float copy
+        return lambda part: self.grades[part] >= grade
 
     @cached
     def top(self, k):
@@ -762,7 +901,54 @@ class Ranking:
 
         A mask, not indices: an eighth of the memory, and as fast to gather with.
         """
-        return slice(None) if k is None else self.position < k
+        if k is None:
+            return slice(None)
+        group = self._group
+        if "position" in vars(group):  # built for another metric: one comparison
+            return group.position < k
+        # without the positions (an array of n that nDCG@k and ERR@k need not build): the
+        # queries of at most k rows, a leading run of the layout (by increasing size), are
+        # wholly in their top k; of each longer query, its first k rows
+        sizes, starts = group.layout_sizes, group.layout_starts
+        longer = int(np.searchsorted(sizes, k, side="right")) if k < group.n else len(sizes)
+        top = np.zeros(group.n, dtype=bool)
+        top[: int(starts[longer]) if longer < len(sizes) else group.n] = True
+        first = starts[longer:]
+        step = max(_ROWS_AT_ONCE // max(k, 1), 1)  # k indices per query: a slice of rows
+        for lo in range(0, len(first), step):
+            top[(first[lo : lo + step, None] + np.arange(k)).ravel()] = True
+        return top
+
+    def top_pieces(self, k, cells=None):
+        """The top ``k`` rows of every query, by pieces of whole queries whose tops have
+        one length: ``(codes, width, rows)``, ``rows`` the pieces' ranked rows as a slice
+        (the queries have ``width`` rows, all in their top) or a ``(queries, width)``
+        matrix of their indices; about ``cells`` rows a piece.
+
+        The queries come by increasing size, so their tops (``min(size, k)`` rows) come in
+        at most ``k`` runs of one length: a metric at a cut-off reads each piece as a 2-D
+        array, whose per-query products and sums run along ``axis=1``, with no mask and no
+        array of all the top rows.
+        """
+        cells = _ROWS_AT_ONCE if cells is None else cells
+        group = self._group
+        sizes, starts = group.layout_sizes, group.layout_starts
+        top = np.minimum(sizes, min(k, group.n))  # a k of any size
+        bounds = [int(np.searchsorted(top, 1)), *(np.flatnonzero(np.diff(top)) + 1).tolist(),
+                  len(top)]
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            if a >= b:
+                continue
+            width = int(top[a])
+            step = max(cells // width, 1)
+            for lo in range(a, b, step):
+                hi = min(lo + step, b)
+                if sizes[hi - 1] == width:  # sizes ascending: every query has width rows
+                    first = int(starts[lo])
+                    rows = slice(first, first + (hi - lo) * width)
+                else:
+                    rows = starts[lo:hi, None] + np.arange(width)
+                yield group.layout[lo:hi], width, rows
 
     def top_rows(self, k):
         """The top ``k`` rows of every query: their mask, and their segments laid out

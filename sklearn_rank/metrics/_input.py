@@ -6,7 +6,7 @@ judgements, masks, weights and document names, and codes the query ids.
 
 import numpy as np
 
-from ..utils._arrays import check_finite_nonnegative, column_or_1d
+from ..utils._arrays import check_finite_nonnegative, check_same_rows, column_or_1d
 from ..utils._qid import check_qid, code_dtype, factorize, metric_qid
 from ._engine import RankingInput
 
@@ -129,6 +129,9 @@ def check_ranking_input(y_true, y_score, qid=None, sample_weight=None, retrieved
             f"judged must be a boolean mask, None or 'y_true' (read the judgements from "
             f"y_true: NaN for a document without one); got {judged!r}."
         )
+    check_same_rows({"y_true": y_true, "y_score": y_score, "qid": qid,
+                      "sample_weight": sample_weight, "retrieved": retrieved,
+                      "judged": None if from_y_true else judged, "docno": docno}, caller)
     y_true = column_or_1d(y_true, "y_true")
     y_score = column_or_1d(y_score, "y_score")
     arrays = {"y_true": y_true, "y_score": y_score}

@@ -136,7 +136,7 @@ def position_weights(position, k, weight):
     return table.take(position, mode="clip")  # take: faster with 32-bit positions
 
 
-def top_position_weights(ranking, k, weight):
+def top_position_weights(ranking, k, weight, *, scale=None):
     """``position_weights(ranking.position[ranking.top(k)], None, weight)``, the weights of
     the rows ranked in the top ``k`` of their query, without reading their positions.
 
@@ -144,25 +144,37 @@ def top_position_weights(ranking, k, weight):
     non-decreasing number of top rows: the weights are the table's first entries tiled,
     one run of queries of equal length at a time (written in place, where a gather of the
     positions and then of the table reads each row twice). ``k=None``: every ranked row.
+
+    With ``scale`` (a float64 array of the top rows' values), returns ``scale`` multiplied
+    by the weights in place, the products that ``scale * weights`` gives, with no array of
+    the weights.
     """
     if k is None:
-        return position_weights(ranking.position, None, weight)
+        weights = position_weights(ranking.position, None, weight)
+        if scale is None:
+            return weights
+        scale *= weights
+        return scale
     sizes = np.minimum(ranking.layout_sizes, k)
     sizes = sizes[sizes > 0]
     if not len(sizes):
-        return np.zeros(0)
+        return np.zeros(0) if scale is None else scale
     # the table that position_weights builds for these positions: as long as the longest
     # top, the weight evaluated on the same positions, so that every value is the same
     depth = int(sizes[-1])
     table = np.asarray(weight(np.arange(depth, dtype=np.float64)), dtype=np.float64)
     runs = np.flatnonzero(np.diff(sizes)) + 1
     bounds = [0, *runs.tolist(), len(sizes)]
-    out = np.empty(int(sizes.sum()))
+    out = np.empty(int(sizes.sum())) if scale is None else scale
     start = 0
     for a, b in zip(bounds[:-1], bounds[1:]):
         width = int(sizes[a])
         stop = start + (b - a) * width
-        out[start:stop].reshape(b - a, width)[:] = table[:width]  # broadcast: no copy
+        run = out[start:stop].reshape(b - a, width)
+        if scale is None:
+            run[:] = table[:width]  # broadcast: no copy
+        else:
+            run *= table[:width]
         start = stop
     return out
 
@@ -277,10 +289,50 @@ def _dcg(ranking, k, gain, weight):
     if ranking.has_ties:
         expected = ranking.expected(ranking.map_labels(gains))
         return ranking.per_query(expected * position_weights(ranking.position, k, weight))
+    if _by_pieces(ranking, k):
+        gain_of = ranking.grade_table(gains)
+        weights = _top_weight_table(ranking, k, weight)
+        values = np.zeros(ranking.n_queries)
+        for codes, width, rows in ranking.top_pieces(k):
+            weighted = gain_of[_grades_of(ranking, rows, width)]
+            weighted *= weights[:width]
+            values[codes] = _row_sums(ranking, weighted)
+        return values
     top = ranking.top(k)
-    weighted = ranking.map_labels(gains, top)
-    weighted *= top_position_weights(ranking, k, weight)
+    weighted = top_position_weights(ranking, k, weight, scale=ranking.map_labels(gains, top))
     return ranking.per_query(weighted, k)
+
+
+# Cut-offs up to which the metrics at a cut-off read the top rows by pieces (see
+# Ranking.top_pieces): beyond, too many runs of one top length, each a few numpy calls.
+_PIECES_MAX_K = 64
+
+
+def _by_pieces(ranking, k):
+    """Whether a metric at cut-off ``k`` without ties reads the top rows by pieces: with
+    8-bit grades (a table look-up per row) and a small cut-off."""
+    return k is not None and k <= _PIECES_MAX_K and ranking.grades is not None
+
+
+def _grades_of(ranking, rows, width):
+    """The 8-bit grades of a piece of :meth:`Ranking.top_pieces`, as a 2-D array."""
+    if isinstance(rows, slice):
+        return ranking.grades[rows].reshape(-1, width)
+    return ranking.grades[rows]
+
+
+def _top_weight_table(ranking, k, weight):
+    """``weight`` at the positions of the longest top: the table that
+    :func:`top_position_weights` tiles, so that every weight is the same number."""
+    depth = int(min(ranking.layout_sizes[-1], k)) if len(ranking.layout_sizes) else 0
+    return np.asarray(weight(np.arange(depth, dtype=np.float64)), dtype=np.float64)
+
+
+def _row_sums(ranking, values):
+    """Per row of a 2-D piece (a query's top rows), their sum as :meth:`Ranking.per_query`
+    adds them (in ranked order with ``ties="stable"``, pairwise otherwise)."""
+    width = values.shape[1]
+    return ranking.segment_sums(values.reshape(-1), np.arange(0, values.size, width))
 
 
 def _without_positive_gain(data, gain):
@@ -356,17 +408,32 @@ def _grade_scale(data, max_grade):
     return float(max_grade)
 
 
-def _satisfaction(ranking, rows, scale, gain):
-    """ERR's stopping probability R of the ranked rows ``rows`` (a slice or a mask)."""
+def _satisfaction(ranking, rows, scale, gain, times=None):
+    """ERR's stopping probability R of the ranked rows ``rows`` (a slice or a mask).
+
+    With ``times`` (the float64 values of those rows), returns ``times * R``, computed in
+    place a slice of rows at a time where R is read from the labels.
+    """
     if np.ndim(scale):  # the top grade of each query
         labels, query = ranking.label[rows], ranking.query[rows]
         if gain == "linear":
             inverse = np.divide(1.0, scale, out=np.zeros_like(scale), where=scale > 0)
-            return labels * inverse[query]
-        if np.max(scale) < _EXP2_LIMIT:
-            return (np.exp2(labels) - 1.0) * np.exp2(-scale)[query]
-        scale = scale[query]
-        return np.exp2(labels - scale) - np.exp2(-scale)  # 2**y overflows: no overflow here
+            stop = labels * inverse[query]
+        elif np.max(scale) < _EXP2_LIMIT:
+            stop = (np.exp2(labels) - 1.0) * np.exp2(-scale)[query]
+        else:
+            scale = scale[query]
+            stop = np.exp2(labels - scale) - np.exp2(-scale)  # 2**y overflows: not here
+        if times is None:
+            return stop
+        times *= stop
+        return times
+
+    return ranking.map_labels(_stop_function(scale, gain), rows, times=times)
+
+
+def _stop_function(scale, gain):
+    """ERR's stopping probability R as a function of the grade, for one top grade."""
 
     def stop(labels):
         if gain == "linear":
@@ -377,28 +444,48 @@ def _satisfaction(ranking, rows, scale, gain):
         # overflows: the same number, without computing 2**y
         return np.exp2(labels - float(scale)) - np.exp2(-float(scale))
 
-    return ranking.map_labels(stop, rows)
+    return stop
 
 
 def err(data, *, k, gain, max_grade, persistence, ties):
     ranking = data.ranking(ties)
     scale = _grade_scale(data, max_grade)
     undefined = data.max_label() <= 0
+    if not ranking.has_ties and not np.ndim(scale) and _by_pieces(ranking, k):
+        # R_t * prod_{u<t} go_on_u / t by pieces of the top rows: the same products, in
+        # the same order, as below, with the arrays of a piece alone
+        stop_of = ranking.grade_table(_stop_function(scale, gain))
+        weights = _top_weight_table(ranking, k, lambda p: 1.0 / (p + 1.0))
+        values = np.zeros(data.n_queries)
+        for codes, width, rows in ranking.top_pieces(k):
+            stop = stop_of[_grades_of(ranking, rows, width)]
+            go_on = np.subtract(1.0, stop)
+            go_on *= persistence
+            value = np.empty_like(go_on)
+            value[:, 0] = 1.0
+            if width <= 16:  # column by column, as Buckets.cumprod_exclusive
+                for j in range(1, width):
+                    np.multiply(value[:, j - 1], go_on[:, j - 1], out=value[:, j])
+            else:
+                np.cumprod(go_on[:, :-1], axis=1, out=value[:, 1:])
+            value *= stop
+            value *= weights[:width]
+            values[codes] = _row_sums(ranking, value)
+        return values, undefined
     if not ranking.has_ties:
         # only the top k rows of each query matter: work on those alone
         if k is None:
             rows, buckets = slice(None), ranking.buckets
         else:
             rows, buckets = ranking.top_rows(k)
-        # in place: R_t * prod_{u<t} go_on_u / t, two arrays of the rows alive at a time (R is
-        # read twice rather than kept: for integer grades, a table look-up)
-        go_on = _satisfaction(ranking, rows, scale, gain)
-        np.subtract(1.0, go_on, out=go_on)
-        go_on *= persistence
-        value = buckets.cumprod_exclusive(go_on)
-        del go_on
-        value *= _satisfaction(ranking, rows, scale, gain)
-        value *= top_position_weights(ranking, k, lambda p: 1.0 / (p + 1.0))
+        # in place: R_t * prod_{u<t} go_on_u / t, one array of the rows alive (R is read
+        # twice rather than kept: for integer grades, a table look-up, a slice at a time)
+        value = _satisfaction(ranking, rows, scale, gain)
+        np.subtract(1.0, value, out=value)
+        value *= persistence
+        buckets.cumprod_exclusive(value, in_place=True)
+        _satisfaction(ranking, rows, scale, gain, times=value)
+        top_position_weights(ranking, k, lambda p: 1.0 / (p + 1.0), scale=value)
         return ranking.per_query(value, k), undefined
 
     satisfaction = _satisfaction(ranking, slice(None), scale, gain)
@@ -498,7 +585,7 @@ def count_before(ranking, rows, cut):
     indicator without ties (a sum of ones, exact in float64).
     """
     if np.ndim(cut) == 0:
-        cut = min(cut, len(ranking.position))  # a number of any size; inf for all rows
+        cut = min(cut, ranking.n)  # a number of any size; inf for all rows
     order, starts = _starts_in_order(ranking, rows.dtype.str)
     depth = np.minimum(ranking.sizes[order], cut if np.ndim(cut) == 0 else cut[order])
     # each query's end is at most the next query's start: sorted too
@@ -525,7 +612,7 @@ def relevant_hits(ranking, threshold, cut):
     if ranking.has_ties:
         return _hits(ranking, _binary(ranking, threshold),
                      cut[ranking.query] if np.ndim(cut) else cut)
-    return count_before(ranking, ranking.relevant(threshold)[0], cut)
+    return count_before(ranking, ranking.relevant_rows(threshold)[0], cut)
 
 
 def copies(result):
@@ -549,7 +636,7 @@ def precision(data, *, k, relevance_threshold, short_lists, ties):
     else:
         # positions are below the number of rows: a larger k selects them all, and is only
         # read as the divisor (float(k) overflows beyond 1e308, where P@k is 0.0)
-        hits = relevant_hits(ranking, relevance_threshold, min(k, len(ranking.position)))
+        hits = relevant_hits(ranking, relevance_threshold, min(k, ranking.n))
         depth = np.full(data.n_queries, float(k) if k < 2**1000 else np.inf)
         if short_lists in ("length", "rows"):
             depth = np.minimum(depth, n_list)
@@ -584,19 +671,20 @@ def r_precision(data, *, relevance_threshold, ties):
 
 
 def _first_relevant_positions(ranking, threshold):
-    """Without ties: each query with a ranked relevant document, and the 0-based position
-    of its first one."""
-    rows, query, first = ranking.relevant(threshold)
-    return query[first], ranking.position[rows[first]]
+    """Without ties: by chunks of whole queries, each query with a ranked relevant
+    document, and the 0-based position of its first one."""
+    for rows, first, query in ranking.relevant_chunks(threshold, _CHUNK_ROWS):
+        # a row's position is its place minus its query's first: no positions of every row
+        yield query, rows[first] - ranking.starts[query]
 
 
 def reciprocal_rank(data, *, k, relevance_threshold, ties):
     ranking = data.ranking(ties)
     values = np.zeros(data.n_queries)
     if not ranking.has_ties:
-        query, s = _first_relevant_positions(ranking, relevance_threshold)
-        rank = s + 1.0
-        values[query] = 1.0 / rank if k is None else np.where(rank <= k, 1.0 / rank, 0.0)
+        for query, s in _first_relevant_positions(ranking, relevance_threshold):
+            rank = s + 1.0
+            values[query] = 1.0 / rank if k is None else np.where(rank <= k, 1.0 / rank, 0.0)
         return values, data.n_relevant(relevance_threshold) <= 0
     relevant = _binary(ranking, relevance_threshold)
     query, block, r = _first_relevant_blocks(ranking, relevant)
@@ -613,8 +701,8 @@ def hit_rate(data, *, k, relevance_threshold, ties):
     ranking = data.ranking(ties)
     values = np.zeros(data.n_queries)
     if not ranking.has_ties:
-        query, s = _first_relevant_positions(ranking, relevance_threshold)
-        values[query] = 1.0 if k is None else s < k
+        for query, s in _first_relevant_positions(ranking, relevance_threshold):
+            values[query] = 1.0 if k is None else s < k
         return values, data.n_relevant(relevance_threshold) <= 0
     relevant = _binary(ranking, relevance_threshold)
     query, block, r = _first_relevant_blocks(ranking, relevant)
@@ -671,8 +759,9 @@ def yaap(data, *, relevance_threshold, ties):
     return np.log((1.0 + numerator) / (1.0 + n_relevant - numerator)), None
 
 
-# Relevant rows per chunk of _precision_sums: its temporaries are a chunk's, not all rows'.
-_CHUNK_ROWS = 1 << 22
+# Rows per chunk of AP's and RR's passes over the relevant rows (Ranking.relevant_chunks):
+# their temporaries are a chunk's (at most 512 KiB each), not all rows'.
+_CHUNK_ROWS = 1 << 16
 
 
 def _precision_sums(ranking, threshold, k):
@@ -680,29 +769,26 @@ def _precision_sums(ranking, threshold, k):
     within the cut-off, and the number of those documents.
 
     The relevant rows alone are read: the ``j``-th of a query at 0-based position ``p``
-    adds ``j / (p + 1)``. By chunks of whole queries of about :data:`_CHUNK_ROWS` relevant
-    rows, so that the gathered positions and the running counts are a chunk's.
+    adds ``j / (p + 1)``. By chunks of whole queries (:meth:`Ranking.relevant_chunks`, of
+    about :data:`_CHUNK_ROWS` rows), so that the relevant rows, their positions and the
+    running counts are a chunk's.
     """
-    rows, query, first = ranking.relevant(threshold)
     numerator, found = np.zeros(ranking.n_queries), np.zeros(ranking.n_queries)
-    if not len(first):
-        return numerator, found
-    # the queries that begin each chunk: the first at or after every _CHUNK_ROWS rows
-    bounds = np.unique(np.append(
-        np.searchsorted(first, np.arange(0, len(rows), _CHUNK_ROWS)), len(first)))
-    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-        lo, hi = int(first[a]), int(first[b]) if b < len(first) else len(rows)
-        # take, not indexing: half the time with 32-bit rows (valid: "clip" checks none)
-        position = ranking.position.take(rows[lo:hi], mode="clip")
-        starts = first[a:b] - lo  # each query's first, within the chunk
-        chunk_query = query[lo:hi]
+    for rows, starts, owners in ranking.relevant_chunks(threshold, _CHUNK_ROWS):
+        count = np.diff(starts, append=len(rows))
+        # a row's position is its place minus its query's first ranked row: no positions
+        # of every ranked row
+        position = np.repeat(ranking.starts[owners], count)
+        np.subtract(rows, position, out=position)
         if k is not None and position.max() >= k:
             kept = np.flatnonzero(position < k)
-            position, chunk_query = position[kept], chunk_query[kept]
-            if not len(position):
+            if not len(kept):
                 continue
-            starts = np.flatnonzero(np.diff(chunk_query, prepend=-1))
-        count = np.diff(starts, append=len(position))
+            member = np.repeat(np.arange(len(owners)), count)[kept]
+            position = position[kept]
+            starts = np.flatnonzero(np.diff(member, prepend=-1))
+            owners = owners[member[starts]]
+            count = np.diff(starts, append=len(position))
         # j, the count of relevant rows so far in the query: ones, each query's first set
         # back by the count of the query before, summed in place (exact integers in
         # float64; no second array of the relevant rows)
@@ -714,7 +800,6 @@ def _precision_sums(ranking, threshold, k):
         position += 1
         found_so_far /= position
         del position
-        owners = chunk_query[starts]
         numerator[owners] = ranking.segment_sums(found_so_far, starts)
         found[owners] = count
     return numerator, found

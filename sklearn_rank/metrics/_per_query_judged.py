@@ -104,7 +104,7 @@ def _unjudged_in_top(ranking, k):
 @cached
 def _unjudged_rows(ranking):
     rows = np.flatnonzero(~ranking.judged)
-    return rows.astype(code_dtype(len(ranking.position)), copy=False)
+    return rows.astype(code_dtype(ranking.n), copy=False)
 
 
 def _in_top(ranking, indicator, k):
@@ -113,7 +113,7 @@ def _in_top(ranking, indicator, k):
     if k is None:
         return ranking.per_query(ranking.expected(indicator))
     # positions are below the number of rows: a larger k selects them all
-    return _hits(ranking, indicator, min(k, len(ranking.position)))
+    return _hits(ranking, indicator, min(k, ranking.n))
 
 
 # --------------------------------------------------------------------------------------

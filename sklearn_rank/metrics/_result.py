@@ -369,6 +369,8 @@ class PerQueryResult:
         ``qid``), a ``"fold"`` column when the result has folds, then one column per metric.
 
         :mod:`sklearn_rank.stats` reads such a frame by its index, as it reads the result.
+        Its ``attrs["metric_keys"]`` holds each metric's :meth:`key`, so that the statistics
+        refuse to compare it with values of the same name computed otherwise.
 
         Returns
         -------
@@ -382,7 +384,17 @@ class PerQueryResult:
         pandas = import_optional("pandas", extra="pandas", purpose="PerQueryResult.to_frame")
         columns = {} if self._fold is None else {"fold": np.array(self._fold)}
         columns.update({m: np.array(v) for m, v in self._values.items()})
-        return pandas.DataFrame(columns, index=pandas.Index(np.array(self._ids), name="qid"))
+        frame = pandas.DataFrame(columns, index=pandas.Index(np.array(self._ids), name="qid"))
+        # what each column computed, for sklearn_rank.stats to refuse comparing one name
+        # under two definitions (conventions, options), as it does for the result itself
+        keys = {}
+        for m in self._values:
+            try:
+                keys[m] = self.key(m)
+            except ValueError:  # built by hand without the registry's name: unknown
+                continue
+        frame.attrs["metric_keys"] = keys
+        return frame
 
     @classmethod
     def concat(cls, results):

@@ -48,6 +48,14 @@ def estimator_scores(estimator, X, y, qid, *, response_method, qid_column, calle
     return y_score, qid
 
 
+def literal(text):
+    """``text`` (a model's or a metric's name, a parameter's value) drawn as written:
+    matplotlib reads the text between two ``$`` as mathematics, so that a model named
+    ``"a$b$"`` would be labelled in italics without its dollars; a figure's labels must
+    show the names the results have."""
+    return str(text).replace("$", r"\$")
+
+
 def estimator_name(estimator):
     """The name of an estimator in a legend: its class, or its last step's in a pipeline."""
     steps = getattr(estimator, "steps", None)

@@ -11,7 +11,7 @@ from ..utils._param_validation import (
     StrOptions,
     validate_parameter_constraints,
 )
-from ._common import pyplot
+from ._common import literal, pyplot
 
 _CONSTRAINTS = {
     "method": [StrOptions(set(POSTHOCS))],
@@ -185,13 +185,13 @@ class CriticalDifferenceDisplay:
             y = first_row - row_step * row
             (self.rank_lines_[i],) = ax.plot([ranks[i], ranks[i], low - margin], [0, y, y],
                                              **line_kwargs)
-            ax.text(low - margin - 0.05, y, f"{names[i]} ({ranks[i]:.2f})", ha="right",
+            ax.text(low - margin - 0.05, y, f"{literal(names[i])} ({ranks[i]:.2f})", ha="right",
                     va="center", fontsize=9)
         for row, i in enumerate(order[n_left:][::-1]):  # the worst, from the right edge in
             y = first_row - row_step * row
             (self.rank_lines_[i],) = ax.plot([ranks[i], ranks[i], high + margin], [0, y, y],
                                              **line_kwargs)
-            ax.text(high + margin + 0.05, y, f"({ranks[i]:.2f}) {names[i]}", ha="left",
+            ax.text(high + margin + 0.05, y, f"({ranks[i]:.2f}) {literal(names[i])}", ha="left",
                     va="center", fontsize=9)
 
         group_kwargs = {"color": "black", "linewidth": 3, "solid_capstyle": "round",

@@ -18,6 +18,7 @@ from ._common import (
     check_sample_weight,
     estimator_name,
     estimator_scores,
+    literal,
     new_or_given_axes,
     pyplot,
 )
@@ -208,9 +209,9 @@ class MetricAtKDisplay:
 
         name = self.name if name is None else name
         has_band = self.ci_low is not None and self.ci_high is not None
-        label = name
+        label = None if name is None else literal(name)
         if name is not None and has_band and self.confidence_level is not None:
-            label = f"{name} ({self.confidence_level:.0%} CI)"
+            label = f"{label} ({self.confidence_level:.0%} CI)"
         ks = np.asarray(self.ks)
         line_kwargs = {"marker": "o", "markersize": 3.5, **({"label": label} if label else {}),
                        **(line_kwargs or {})}
@@ -221,7 +222,7 @@ class MetricAtKDisplay:
                            **(band_kwargs or {})}
             self.band_ = self.ax_.fill_between(ks, self.ci_low, self.ci_high, **band_kwargs)
         self.ax_.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
-        self.ax_.set(xlabel="Cut-off k", ylabel=self.metric)
+        self.ax_.set(xlabel="Cut-off k", ylabel=literal(self.metric))
         self.ax_.grid(True, alpha=0.3)
         if self.ax_.get_legend_handles_labels()[1]:
             self.ax_.legend()

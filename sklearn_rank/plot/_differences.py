@@ -19,6 +19,7 @@ from ._common import (
     check_sample_weight,
     estimator_name,
     estimator_scores,
+    literal,
     new_or_given_axes,
     pyplot,
 )
@@ -172,7 +173,7 @@ class PerQueryDifferenceDisplay:
             ``figure_`` set.
         """
         self.ax_, self.figure_ = new_or_given_axes(ax, f"{type(self).__name__}.plot")
-        name_a, name_b = _check_names(self.names if names is None else names)
+        name_a, name_b = map(literal, _check_names(self.names if names is None else names))
         d = np.asarray(self.differences, dtype=np.float64)
         mean = float(np.mean(d)) if self.mean_difference is None else self.mean_difference
         x = np.arange(1, len(d) + 1)
@@ -205,7 +206,7 @@ class PerQueryDifferenceDisplay:
             self.band_ = self.ax_.fill_between([0, len(d) + 1], low, high, **band_kwargs)
         ties = int(len(d) - wins_a.sum() - wins_b.sum())
         counted = f"{len(d)} queries" + (f", {ties} tied" if ties else "")
-        metric = "metric" if self.metric is None else self.metric
+        metric = "metric" if self.metric is None else literal(self.metric)
         self.ax_.set(
             title=f"{name_a} minus {name_b}, per query",
             xlabel=f"Queries, sorted by difference ({counted})",

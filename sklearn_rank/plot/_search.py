@@ -10,7 +10,7 @@ from ..utils._param_validation import (
     StrOptions,
     validate_parameter_constraints,
 )
-from ._common import new_or_given_axes, pyplot
+from ._common import literal, new_or_given_axes, pyplot
 
 _CONSTRAINTS = {
     "spread": [StrOptions({"std", "minmax"}), None],
@@ -316,7 +316,8 @@ class ParameterSearchDisplay:
         fold_scores = (None if self.fold_scores is None
                        else np.asarray(self.fold_scores, dtype=np.float64)
                        .reshape(*mean.shape, -1))
-        labels = self.labels if self.labels is not None else [None] * len(mean)
+        labels = ([None if label is None else literal(label) for label in self.labels]
+                  if self.labels is not None else [None] * len(mean))
 
         self.lines_, self.bands_, self.folds_ = [], [], []
         for i, label in enumerate(labels):
@@ -344,11 +345,12 @@ class ParameterSearchDisplay:
         self.best_ = None
         if not np.isnan(mean).all():
             line, column = np.unravel_index(np.nanargmax(mean), mean.shape)
-            where = f"{self.param}={_show(values[column])}"
+            where = literal(f"{self.param}={_show(values[column])}")
             if labels[line]:
                 where += f", {labels[line]}"
             if self.fixed:
-                where += f" ({', '.join(f'{n}={_show(v)}' for n, v in self.fixed.items())})"
+                where += literal(
+                    f" ({', '.join(f'{n}={_show(v)}' for n, v in self.fixed.items())})")
             (self.best_,) = self.ax_.plot(
                 [x[column]], [mean[line, column]], linestyle="none", marker="*",
                 markersize=13, color=self.lines_[line].get_color(), markeredgecolor="black")
@@ -360,12 +362,12 @@ class ParameterSearchDisplay:
             self.ax_.set_xscale(scale)
         if categorical or (len(x) <= _MAX_TICKS and _well_spread(x, scale)):
             # A grid's few values, as the search has them, rather than 3 x 10^-2 and the like.
-            self.ax_.set_xticks(x, [_show(v) for v in values])
+            self.ax_.set_xticks(x, [literal(_show(v)) for v in values])
             self.ax_.xaxis.set_minor_locator(NullLocator())
         n_splits = None if self.fold_scores is None else np.shape(self.fold_scores)[-1]
         folds = f" over {n_splits} folds" if n_splits else ""
-        self.ax_.set(xlabel=self.param,
-                     ylabel=f"{self.metric} ({_SPREAD_LABEL[spread]}{folds})")
+        self.ax_.set(xlabel=literal(self.param),
+                     ylabel=f"{literal(self.metric)} ({_SPREAD_LABEL[spread]}{folds})")
         self.ax_.grid(True, alpha=0.3)
         if self.ax_.get_legend_handles_labels()[1]:
             self.ax_.legend()

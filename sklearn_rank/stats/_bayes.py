@@ -76,6 +76,19 @@ class BayesianComparison:
         return self.summary()
 
 
+def _is_labelled_series(x):
+    """Whether ``x`` is a pandas Series whose index labels its values (not pandas' default
+    index 0, 1, 2..., which only numbers them)."""
+    if type(x).__module__.partition(".")[0] != "pandas" or np.ndim(x) != 1:
+        return False
+    index = getattr(x, "index", None)
+    if index is None:
+        return False
+    default = (type(index).__name__ == "RangeIndex" and index.name is None
+               and index.start == 0 and index.step == 1)
+    return not default
+
+
 def _paired_values(a, b, what, metric):
     """Two aligned 1-D float arrays from arrays, cross_validate results or mappings."""
     def read(x, name):
@@ -87,6 +100,8 @@ def _paired_values(a, b, what, metric):
                 f"{name} is a cross_validate result; choose its metric with metric= (one of "
                 f"{keys})."
             )
+        if _is_labelled_series(x):  # paired by label, as a mapping: not by position
+            return dict(x.items())
         return x
 
     a, b = read(a, "a"), read(b, "b")
@@ -134,7 +149,8 @@ def bayesian_correlated_ttest(a, b, *, test_fraction, rope=0.01, metric=None):
     ----------
     a, b : array-like of shape (n_folds,), or cross_validate results
         The scores of models A and B on the same folds, in the same order (all the folds of
-        all the repeats): arrays, or the dicts of
+        all the repeats): arrays (pandas Series with an index of their own are paired by
+        label), or the dicts of
         :func:`sklearn_rank.model_selection.cross_validate` (``metric`` then chooses
         ``test_<metric>``).
 
@@ -233,7 +249,8 @@ def bayesian_signed_rank_test(a, b, *, rope=0.01, prior_strength=0.5, n_samples=
     ----------
     a, b : array-like of shape (n_datasets,) or dict
         The scores of models A and B on the same data sets: arrays in the same order, or
-        dicts ``{data set: score}`` with the same keys.
+        dicts ``{data set: score}`` (or pandas Series indexed by data set) with the same
+        keys, paired by key.
 
     rope : float, default=0.01
         Half-width of the region of practical equivalence, in metric units.

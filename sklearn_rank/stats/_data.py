@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..utils._arrays import check_same_rows
 from ..utils._qid import _is_dataframe, factorize
 
 _RESERVED = ("qid", "fold")
@@ -69,10 +70,14 @@ class Source:
     # is then the no_relevant option's); only a PerQueryResult says. The statistics use the
     # values as they are, as for every other form: the masks only name such queries in errors.
     undefined: dict = None
+    title: str = None  # how errors name the system, when not by its name
+    # metric name -> the canonical key of what was computed (a PerQueryResult says; other
+    # forms do not): two systems' values of one name under two definitions are not compared
+    keys: dict = None
 
     @property
     def label(self):
-        return f"system {self.name!r}"
+        return self.title or f"system {self.name!r}"
 
     def column(self, metric):
         try:
@@ -173,6 +178,18 @@ def _from_per_query_result(x, label):
     return columns, undefined
 
 
+def _keys_of(x):
+    """Metric name -> canonical key of a :class:`~sklearn_rank.metrics.PerQueryResult`'s
+    metrics, for those whose key it knows."""
+    keys = {}
+    for m in x.values:
+        try:
+            keys[m] = x.key(m)
+        except (AttributeError, KeyError, TypeError, ValueError):  # built by hand: unknown
+            continue
+    return keys
+
+
 def _is_pandas(x):
     return type(x).__module__.partition(".")[0] == "pandas"
 
@@ -207,9 +224,10 @@ def _is_pair(x):
             and all(not isinstance(v, str) and np.ndim(v) >= 1 for v in x))
 
 
-def as_source(x, name, *, default_metric):
-    """Read one system's input; ``default_metric`` names the values of a bare array."""
-    label = f"system {name!r}"
+def as_source(x, name, *, default_metric, label=None):
+    """Read one system's input; ``default_metric`` names the values of a bare array, and
+    ``label`` how errors name the system (default: ``system NAME``)."""
+    title, label = label, label or f"system {name!r}"
     if isinstance(x, Mapping) and "per_query" in x:
         x = x["per_query"]
         if not (isinstance(x, Mapping) or is_per_query_result(x)):
@@ -228,13 +246,17 @@ def as_source(x, name, *, default_metric):
         # evaluate_per_query's lazy frame of Dask inputs: one row per query, small
         x = x.compute()
     kind = _kind_of_input(x)
-    undefined = None
+    undefined = keys = None
     if is_per_query_result(x):
+        keys = _keys_of(x)
         x, undefined = _from_per_query_result(x, label)
     elif is_trec_eval_result(x):
         x = _from_trec_eval_result(x)
     index_qid = index_fold = None
     if _is_dataframe(x):
+        if keys is None and _is_pandas(x):  # PerQueryResult.to_frame's, when it has them
+            known = getattr(x, "attrs", {}).get("metric_keys")
+            keys = dict(known) if isinstance(known, Mapping) else None
         if _is_pandas(x) and "qid" not in x.columns:
             index_qid, index_fold = _index_ids(x, label)
         x = {column: x[column] for column in x.columns}
@@ -243,6 +265,9 @@ def as_source(x, name, *, default_metric):
                 f"{label} has folds both in its index and in its 'fold' column; keep one."
             )
     elif _is_pandas(x) and hasattr(x, "index") and np.ndim(x) == 1:  # a pandas Series
+        known = getattr(x, "attrs", {}).get("metric_keys")  # a column of to_frame's
+        if keys is None and isinstance(known, Mapping) and x.name in known:
+            keys = {default_metric: known[x.name]}
         index_qid, index_fold = _index_ids(x, label)
         if index_qid is not None:
             x = (index_qid, x)
@@ -256,8 +281,10 @@ def as_source(x, name, *, default_metric):
                 "e.g. {'qid': ..., 'ndcg@10': ...}."
             )
         qid, fold = x.get("qid", index_qid), x.get("fold", index_fold)
+        check_same_rows({"qid": qid, "fold": fold, **columns}, label)
     elif _is_pair(x):
         qid, values = x
+        check_same_rows({"qid": qid, "values": values}, label)
         columns, fold = {default_metric: values}, None
     elif isinstance(x, str) or not _has_dimensions(x):
         raise TypeError(
@@ -300,7 +327,7 @@ def as_source(x, name, *, default_metric):
     if undefined is not None:
         undefined = {m: mask for m, mask in undefined.items()
                      if m in columns and mask.shape == columns[m].shape}
-    return Source(name, qid, fold, columns, form, undefined)
+    return Source(name, qid, fold, columns, form, undefined, title, keys)
 
 
 def is_trec_eval_result(x):
@@ -355,8 +382,9 @@ def as_sources(systems, *, metric):
     return [as_source(x, name, default_metric=default) for name, x in systems.items()]
 
 
-def common_metrics(sources, metric):
-    """The metrics to compare: the requested ones, or those every system has."""
+def common_metrics(sources, metric, *, same_definitions=True):
+    """The metrics to compare: the requested ones, or those every system has; with
+    ``same_definitions``, each computed alike by every system that says how."""
     if metric is None:
         names = [m for m in sources[0].columns if all(m in s.columns for s in sources)]
         if not names:
@@ -372,7 +400,26 @@ def common_metrics(sources, metric):
     for m in names:
         for s in sources:
             s.column(m)
+    if same_definitions:
+        check_same_definitions(sources, names)
     return names
+
+
+def check_same_definitions(sources, metrics):
+    """Refuse to compare the values of one metric name computed under two definitions (say
+    ``ndcg@10`` under ``convention="trec_eval"`` and under ``"lightgbm"``): their difference
+    would be the conventions', reported as the systems'."""
+    for m in metrics:
+        known = [(s, s.keys[m]) for s in sources if s.keys and m in s.keys]
+        differ = [(s, key) for s, key in known if key != known[0][1]]
+        if differ:
+            (first, key), (other, other_key) = known[0], differ[0]
+            raise ValueError(
+                f"The values of {m!r} are not one metric: {first.label} computed {key!r} and "
+                f"{other.label} {other_key!r} (other conventions or options). Their "
+                "difference would be that of the definitions, not of the systems: compute "
+                f"{m!r} of every system with the same convention= and options."
+            )
 
 
 def _check_finite(source, metric, values):
@@ -438,11 +485,11 @@ def _check_same_ids(sources, ids, what, context, ids_name):
         only_other = np.setdiff1d(other, ref_ids)
         parts = []
         if len(only_ref):
-            parts.append(f"{len(only_ref)} only in {ref.name!r} ({_show(only_ref)})")
+            parts.append(f"{len(only_ref)} only in {_who(ref)} ({_show(only_ref)})")
         if len(only_other):
-            parts.append(f"{len(only_other)} only in {source.name!r} ({_show(only_other)})")
+            parts.append(f"{len(only_other)} only in {_who(source)} ({_show(only_other)})")
         raise ValueError(
-            f"Systems {ref.name!r} and {source.name!r} were not evaluated on the same "
+            f"Systems {_who(ref)} and {_who(source)} were not evaluated on the same "
             f"{what}{context}: " + " and ".join(parts) + ". Evaluate every system on the "
             "same test queries (with cross_validate, the same cv splits)"
             + (", or keep only the queries that every system has in each input."
@@ -459,6 +506,11 @@ class Aligned:
     unit: str
 
 
+def _who(source):
+    """A system's name in a message: its title, or its name."""
+    return source.title or repr(source.name)
+
+
 def align(sources, metric, unit):
     """Align the values of ``metric`` of every source on common queries or folds."""
     if unit == "fold":
@@ -470,8 +522,9 @@ def align(sources, metric, unit):
         given = sources[with_ids.index(True)]
         missing = sources[with_ids.index(False)]
         raise ValueError(
-            f"{given.label} comes with query ids and {missing.label} without ({given.name!r} "
-            f"is {given.form}, {missing.name!r} {missing.form}): aligned by position, the "
+            f"{given.label} comes with query ids and {missing.label} without "
+            f"({_who(given)} is {given.form}, "
+            f"{_who(missing)} {missing.form}): aligned by position, the "
             "values would be paired with unrelated queries. Give query ids to every system "
             "(a tuple (qid, values), a 'qid' column, a pandas DataFrame or Series indexed by "
             "query id, a PerQueryResult), or to none: values without ids are aligned by "
@@ -482,7 +535,7 @@ def align(sources, metric, unit):
     else:
         lengths = [len(p[1]) for p in pairs]
         if len(set(lengths)) > 1:
-            detail = ", ".join(f"{s.name!r} has {n}" for s, n in zip(sources, lengths))
+            detail = ", ".join(f"{_who(s)} has {n}" for s, n in zip(sources, lengths))
             raise ValueError(
                 f"Without query ids, per-query values are aligned by position and must have "
                 f"the same length; got {detail}. Pass (qid, values) to align them by query "
@@ -519,7 +572,7 @@ def _align_folds(sources, metric):
                 mine, theirs = ref.qid[ref.fold == f], s.qid[s.fold == f]
                 if not np.array_equal(np.sort(mine), np.sort(theirs)):
                     raise ValueError(
-                        f"Systems {ref.name!r} and {s.name!r} have different test queries "
+                        f"Systems {_who(ref)} and {_who(s)} have different test queries "
                         f"in fold {_scalar(f)!r}: their cross-validation splits differ. "
                         "Evaluate every system with the same cv splits."
                     )

@@ -20,7 +20,7 @@ from ..utils._param_validation import (
     validate_params,
 )
 from . import _table
-from ._data import align, as_source, common_metrics
+from ._data import align, as_source, check_same_definitions, common_metrics
 from ._paired import (
     CI_METHODS,
     CONSTRAINTS,
@@ -84,6 +84,12 @@ def _read_long_frame(frame):
     return out
 
 
+def _describe(dataset, model, seed):
+    """How errors name a system of a (dataset, model, seed) key."""
+    return (f"model {model!r}" + ("" if dataset is None else f" on data set {dataset!r}")
+            + ("" if seed is None else f" under seed {seed!r}"))
+
+
 def _grid(values, metric):
     """``{dataset: (models, seeds, {(model, seed): Source})}`` with a complete grid."""
     if hasattr(values, "columns") and hasattr(values, "groupby"):
@@ -107,7 +113,8 @@ def _grid(values, metric):
             models.append(model)
         if seed not in seeds:
             seeds.append(seed)
-        sources[(model, seed)] = as_source(x, key, default_metric=default)
+        sources[(model, seed)] = as_source(x, key, default_metric=default,
+                                           label=_describe(dataset, model, seed))
     for dataset, (models, seeds, sources) in grid.items():
         absent = [(m, s) for m in models for s in seeds if (m, s) not in sources]
         if absent:
@@ -488,11 +495,13 @@ def seed_summary(values, *, metric=None, confidence_level=0.95, ci_method="t",
     """
     grid = _grid(values, metric)
     everything = [s for _, _, sources in grid.values() for s in sources.values()]
-    metrics = common_metrics(everything, metric)
+    # each data set may have its definition (its own grade scale): compared within one
+    metrics = common_metrics(everything, metric, same_definitions=False)
     rng = rng_source(random_state)
     rows, aligned_values, query_ids = [], {}, {}
     for dataset, (models, seeds, sources) in grid.items():
         ordered = [sources[(m, s)] for m in models for s in seeds]
+        check_same_definitions(ordered, metrics)
         aligned_values[dataset] = {}
         for m in metrics:
             aligned = align(ordered, m, "query")

@@ -50,3 +50,42 @@ def check_finite_nonnegative(values, name):
             f"{int((~finite).sum())} NaN or infinite value(s)."
         )
     return values
+
+
+def _pandas_index(x):
+    """``(index, labels)`` of a pandas Series or DataFrame: ``labels`` is False for pandas'
+    default index (0, 1, 2...), which numbers the rows rather than labelling them."""
+    if type(x).__module__.partition(".")[0] != "pandas":
+        return None, False
+    index = getattr(x, "index", None)
+    if index is None:
+        return None, False
+    default = (type(index).__name__ == "RangeIndex" and index.start == 0 and index.step == 1)
+    return index, not default
+
+
+def check_same_rows(named, caller):
+    """Refuse pandas inputs whose indexes list the rows in another order: the metrics pair
+    the inputs by position (as scikit-learn's do), so that a ``y_score`` of a sorted frame
+    would give each document another one's score. Two labelled indexes must be equal; a
+    default index (0, 1, 2...) beside a labelled one is refused only when the labelled one
+    holds the same labels in another order (a frame sorted or shuffled after the other
+    column was taken): ``pd.Series(model.predict(X))`` beside the columns of a test frame
+    cut from a larger one is paired by position, as it should."""
+    indexes = [(name, *_pandas_index(x)) for name, x in named.items() if x is not None]
+    indexes = [(name, index, labels) for name, index, labels in indexes if index is not None]
+    for i, (first, reference, labelled) in enumerate(indexes):
+        for name, index, other_labelled in indexes[i + 1:]:
+            if (not (labelled or other_labelled) or len(index) != len(reference)
+                    or index.equals(reference)):
+                continue
+            if labelled and other_labelled or reference.sort_values().equals(
+                    index.sort_values()):
+                raise ValueError(
+                    f"{caller}: {first} and {name} are pandas objects whose indexes do not "
+                    "list the same rows in the same order. The values are paired by "
+                    "position, not by index label, so the values of one row would be paired "
+                    f"with another row's. Align them first (e.g. {name} = "
+                    f"{name}.loc[{first}.index]), or pass arrays (.to_numpy()) when their "
+                    "positions already match."
+                )

@@ -59,9 +59,33 @@ _MANY_PAIRS = 16
 _ROWS_AT_ONCE = 1 << 16
 
 
-def _row_slices(n):
-    """Consecutive slices of ``_ROWS_AT_ONCE`` rows (the last one shorter) covering ``n``."""
-    return (slice(lo, min(lo + _ROWS_AT_ONCE, n)) for lo in range(0, n, _ROWS_AT_ONCE))
+def _row_slices(n, start=0):
+    """Consecutive slices of ``_ROWS_AT_ONCE`` rows (the last one shorter) covering ``n``
+    rows from ``start``."""
+    stop = start + n
+    return (slice(lo, min(lo + _ROWS_AT_ONCE, stop))
+            for lo in range(start, stop, _ROWS_AT_ONCE))
+
+
+def flatnonzero_by_slices(n, flags, dtype):
+    """``np.flatnonzero`` of ``n`` flags, as ``dtype`` (narrower than intp where the
+    indices fit), from ``flags(rows)``: the flags of each slice ``rows`` of
+    :data:`_ROWS_AT_ONCE` rows.
+
+    Built a slice at a time, counted first: neither a mask of n nor 64-bit indices of all
+    the rows found are ever alive, only the result. ``flags`` is called twice per slice (a
+    comparison of a slice in cache costs less than keeping its mask).
+    """
+    counts = [int(np.count_nonzero(flags(rows))) for rows in _row_slices(n)]
+    out = np.empty(sum(counts), dtype=dtype)
+    at = 0
+    for rows, count in zip(_row_slices(n), counts):
+        if count:
+            found = np.flatnonzero(flags(rows))
+            found += rows.start
+            out[at : at + count] = found
+            at += count
+    return out
 
 
 # Rows of one batch of the batched sort (see segment_argsort): 22 bits of row number leave
