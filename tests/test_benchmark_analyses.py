@@ -232,6 +232,17 @@ def test_cli_report_tables_of_a_run_of_one_data_set_and_seed(tmp_path, capsys):
     assert not (tmp_path / "t.tex").exists()
 
 
+def test_report_tables_says_which_argument_failed(tmp_path):
+    """A store without a run of several data sets or seeds: the error says in an attribute
+    that the runs asked for are at fault; the command line reads it, not the message."""
+    store = tmp_path / "plain.sqlite"
+    run_benchmark(MODELS, make_ranking(20, random_state=0), metrics=["ndcg@5"], n_splits=2,
+                  store=store)
+    with pytest.raises(ValueError, match="holds no finished cv run") as info:
+        report_tables(store, runs=[1])
+    assert info.value.parameter == "runs"
+
+
 def test_seed_summary_of_a_run_agrees_with_stats(run):
     """The run's summary is stats.seed_summary of its per-query values, nothing else."""
     result = run["result"]
@@ -272,3 +283,50 @@ def test_cli_cv_of_several_seeds_with_nan_values_names_the_system(tmp_path, caps
     err = capsys.readouterr().err
     assert code == 1 and "Traceback" not in err
     assert "cannot compare the models" in err and "system 'linear'" in err
+
+
+def test_write_report_writes_the_page_whole_or_not_at_all(tmp_path):
+    """The page goes through a temporary file renamed into place, as the command line writes
+    its outputs: a failed write leaves the previous page as it was, a new one keeps the
+    permissions of the page it replaces, and no temporary file is left behind."""
+    import os
+
+    store = tmp_path / "plain.sqlite"
+    run_benchmark(MODELS, make_ranking(20, random_state=0), metrics=["ndcg@5"], n_splits=2,
+                  store=store)
+    page = tmp_path / "report.html"
+    page.write_text("previous")
+    os.chmod(page, 0o640)
+
+    def broken(store, run):  # a section that fails once the page is being made
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space left"):
+        write_report(store, page, sections=[broken])
+    assert page.read_text() == "previous"
+    assert [run["id"] for run in write_report(store, page)] == [1]
+    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert os.stat(page).st_mode & 0o777 == 0o640  # the replaced page's permissions
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]
+    with pytest.raises(ValueError, match="would replace the stored runs"):
+        write_report(store, f"{store}-wal")
+    assert load_store(store, 1).metrics == ["ndcg@5"]
+
+
+def test_report_says_the_metrics_a_convention_leaves_at_the_defaults(tmp_path):
+    """The provenance's convention row names the metrics that the preset's system lacks
+    (metrics.outside_convention): 'trec_eval' over err@5 would claim trec_eval's number."""
+    from sklearn_rank.metrics import outside_convention
+
+    store = tmp_path / "trec.sqlite"
+    run_benchmark(MODELS, make_ranking(20, random_state=0), metrics=["ndcg@5", "err@5"],
+                  n_splits=2, convention="trec_eval", store=store)
+    page = tmp_path / "report.html"
+    write_report(store, page)
+    text = page.read_text(encoding="utf-8")
+    assert "trec_eval (err@5 is not a measure of trec_eval: the preset leaves it at" in text
+    assert outside_convention(["ERR@5", "ndcg@5", "map", "err@10"], "trec_eval") == [
+        "ERR@5", "err@10"]  # the names as given, in their order
+    assert outside_convention(["err@5"], "catboost") == []
+    with pytest.raises(ValueError, match="Unknown convention 'trec'"):
+        outside_convention(["ndcg@5"], "trec")

@@ -687,3 +687,28 @@ def test_a_refused_parameter_names_the_model_before_any_work(tmp_path, model, me
         run_benchmark({"ridge": Ridge(), "bad": model}, DATA, n_splits=2, store=store)
     assert (info.value.label, info.value.reason) == ("bad", "parameters")
     assert not store.exists()
+
+
+# ----------------------------------------------------------------------------------------
+# The progress line: a factory of progress= for a program, as for the command line
+
+
+def test_progress_line_shows_a_run_of_the_library(capsys):
+    """ProgressLine is public and fits run_benchmark's progress= as it is: a line as the
+    work starts, one per unit (stderr is no terminal here), nothing on stdout."""
+    import functools
+
+    from sklearn_rank.benchmark import ProgressLine
+
+    data = make_ranking(20, random_state=0)
+    run_benchmark({"ridge": Ridge()}, data, n_splits=2, progress=ProgressLine)
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert out == "" and len(lines) == 3, err
+    assert lines[0].startswith("cross-validation: 0/2 (1 ") and lines[0].endswith(
+        " x 2 folds, 1 process)")
+    assert lines[1].startswith("cross-validation: 1/2 ") and lines[2].startswith(
+        "cross-validation: 2/2 ")
+    run_benchmark({"ridge": Ridge()}, data, n_splits=2,
+                  progress=functools.partial(ProgressLine, enabled=False))
+    assert capsys.readouterr() == ("", "")

@@ -254,3 +254,27 @@ def test_help_does_not_import_dask():
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                          text=True).stdout
     assert "--scheduler local|ADDRESS" in out and "--table DIR" in out
+
+
+def test_per_query_means_under_trec_eval_are_the_summary_s_to_the_last_digit(capsys,
+                                                                             tmp_path):
+    """Under the trec_eval convention the means add the queries one at a time in query
+    order, as trec_eval does: the means printed with --per-query (aggregated from the
+    collected per-query values) equal, to the last digit, those without it and those of
+    the same rows in one file. The per-query path used to drop the convention from the
+    values' options and sum them otherwise: map differed in its last digit."""
+    rng = np.random.default_rng(0)
+    n = 20_000
+    rows = pd.DataFrame({"qid": rng.integers(0, 3000, n), "label": rng.integers(0, 3, n),
+                         "score": rng.random(n), "docno": [f"d{i}" for i in range(n)]})
+    folder = write_directory(tmp_path / "scores", cut(rows, 4))
+    single = tmp_path / "all.parquet"
+    rows.to_parquet(single, index=False)
+    found = []
+    for table, more in ((folder, ["--per-query"]), (folder, []), (single, ["--per-query"])):
+        code, out, err = run_cli(capsys, "evaluate", "--table", table, "--metrics", "map",
+                                 "ndcg@10", "--convention", "trec_eval", "--docno-column",
+                                 "docno", "--format", "json", *more)
+        assert code == 0, err
+        found.append(json.loads(out)["metrics"])
+    assert found[0] == found[1] == found[2]

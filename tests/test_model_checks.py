@@ -173,6 +173,18 @@ def test_build_model_checks_and_requests_the_query_ids():
         "n_estimators"] == 7
 
 
+def test_a_model_s_errors_are_its_library_s_refusals():
+    """What fitting a built-in model raises on what a user gave it: ValueError, TypeError and
+    its library's own error, imported; a model without one has the first two."""
+    from sklearn_rank.benchmark import MODELS
+
+    assert MODELS["lambdarank"].errors() == (ValueError, TypeError,
+                                             lightgbm.basic.LightGBMError)
+    assert MODELS["pointwise"].errors()[2] is lightgbm.basic.LightGBMError
+    xgboost = pytest.importorskip("xgboost")
+    assert MODELS["xgboost"].errors()[2] is xgboost.core.XGBoostError
+
+
 def test_check_ranking_data_names_the_data_and_the_parameter():
     X, y, qid = DATA
     data = RankingDataset(X, y - 1.0, qid, source="train.txt")

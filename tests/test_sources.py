@@ -26,6 +26,7 @@ from sklearn_rank.datasets import (
     make_ranking,
     parse_dataset_name,
     read_table,
+    same_queries,
     source_files,
 )
 
@@ -141,6 +142,40 @@ def test_parse_dataset_name(tmp_path):
     existing = tmp_path / "mslr-web10k:1"  # a file of that name is a file
     existing.write_text("")
     assert parse_dataset_name(existing) is None
+
+
+@pytest.mark.parametrize("source, other, expected", [
+    ("mslr-web10k:1:test", "mslr-web10k:1:test", True),
+    ("mslr-web10k:1:test", "MSLR-WEB10K:1:all", True),  # "all" holds every subset
+    ("mslr-web10k:1:all", "mslr-web10k:1", True),  # the default subset is train
+    ("mslr-web10k:1:test", "mslr-web10k:1:train", False),
+    ("mslr-web10k:1:test", "mslr-web10k:2:test", False),
+    ("mslr-web10k:1:test", "mslr-web30k:1:test", False),
+    ("istella-s:test", "istella-s:all", True),  # no folds
+    ("istella-s:test", "TRAIN", False),  # a name and a file
+])
+def test_same_queries(tmp_path, source, other, expected):
+    """A held-out test set must share no query with the training data: one data set's split
+    (or its "all") under one fold, or one file however it is named."""
+    other = tmp_path / "train.txt" if other == "TRAIN" else other
+    assert same_queries(source, other) is expected
+    assert same_queries(other, source) is expected
+
+
+def test_same_queries_of_files(tmp_path, monkeypatch):
+    path = tmp_path / "train.txt"
+    path.write_text("0 qid:1 1:0\n")
+    (tmp_path / "link.txt").symlink_to(path)
+    monkeypatch.chdir(tmp_path)
+    assert same_queries("train.txt", tmp_path / "link.txt")
+    assert same_queries(tmp_path / "sub" / ".." / "train.txt", "train.txt")
+    assert not same_queries(path, tmp_path / "other.txt")
+
+
+def test_same_queries_names_the_bad_source():
+    with pytest.raises(DataSourceError, match="folds 1 to 5, not 7") as caught:
+        same_queries("mslr-web10k:1:test", "mslr-web10k:7")
+    assert (caught.value.path, caught.value.cause) == ("mslr-web10k:7", "parameter")
 
 
 # -- Errors: attributes ---------------------------------------------------------------------

@@ -186,3 +186,50 @@ def test_wrong_files_name_the_parameter(tmp_path):
     assert info.value.parameter == "qrels"
     with pytest.raises(FileNotFoundError):
         trec_eval(tmp_path / "absent", run)
+
+
+def test_errors_are_worded_with_a_callers_names(tmp_path):
+    """A TrecEvalError says which parameter failed in attributes, and words its message with
+    a caller's names of the parameters (the command line's flags), from the structure, not
+    by rewriting the text; pickled, it keeps them."""
+    import pickle
+
+    from sklearn_rank.metrics import TrecEvalError
+
+    flags = {"measures": "-m", "collection_size": "-N", "run": "RUN", "qrels": "QRELS"}
+    qrels, run = write_files(tmp_path, 0)
+    (tmp_path / "other").write_text("555 Q0 d1 1 1.0 t\n")
+    (tmp_path / "half").write_text("1 0 a 1.5\n")
+    (tmp_path / "one").write_text("1 Q0 a 1 1.0 t\n")
+    cases = [
+        ((qrels, run), {"measures": ["utility.1,-1,0,0.5"]}, "collection_size",
+         "measures: utility_1,-1,0,0.5 counts the non-relevant documents not retrieved, which "
+         "needs the number of documents in the collection: give collection_size (trec_eval "
+         "counts a collection of 0 documents without it).",
+         "-m: utility_1,-1,0,0.5 counts the non-relevant documents not retrieved, which "
+         "needs the number of documents in the collection: give -N (trec_eval "
+         "counts a collection of 0 documents without it)."),
+        ((qrels, tmp_path / "other"), {}, "run",
+         f"no query of run {str(tmp_path / 'other')!r} is judged in qrels {str(qrels)!r}: ",
+         f"no query of RUN {str(tmp_path / 'other')!r} is judged in QRELS {str(qrels)!r}: "),
+        ((tmp_path / "half", tmp_path / "one"), {}, "qrels",
+         f"qrels {str(tmp_path / 'half')!r} gives document 'a' of query '1' the grade 1.5, "
+         "and 0 other",
+         f"QRELS {str(tmp_path / 'half')!r} gives document 'a' of query '1' the grade 1.5, "
+         "and 0 other"),
+        ((qrels, run), {"measures": [5]}, "measures",
+         "measures: expected trec_eval measure names (str), got 5 of type int.",
+         "-m: expected trec_eval measure names (str), got 5 of type int."),
+    ]
+    for files, keywords, parameter, python, command in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # judged queries the run lacks
+            with pytest.raises(TrecEvalError) as info:
+                trec_eval(*files, **keywords)
+        error = info.value
+        assert isinstance(error, ValueError) and error.parameter == parameter
+        assert str(error).startswith(python) and error.describe().startswith(python)
+        assert error.describe(flags).startswith(command)
+        copy = pickle.loads(pickle.dumps(error))
+        assert (type(copy), str(copy), copy.parameter) == (TrecEvalError, str(error), parameter)
+        assert copy.describe(flags) == error.describe(flags)

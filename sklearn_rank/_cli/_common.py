@@ -9,21 +9,19 @@ import contextlib
 import csv
 import difflib
 import io
-import json
 import math
 import os
-import stat
 import sys
-import tempfile
-import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
+from ..benchmark import ProgressLine as Progress  # noqa: F401 (cv's and tune's progress)
 from ..utils._figures import figure_label, literal_text  # noqa: F401 (the CLI's figures)
 from ..utils._paths import same_file
-from ..utils._text import format_table  # noqa: F401 (the CLI's tables)
+from ..utils._paths import write_atomic as _write_atomic
+from ..utils._text import format_table, json_safe, to_json  # noqa: F401 (tables, JSON)
 from ..utils._text import wrap as wrap_text
 
 #: Exit code of a usage error (a bad option), as argparse has it.
@@ -152,15 +150,6 @@ def add_generated_data_options(parser, n_queries, seeded="the generated data"):
     )
 
 
-def add_data_option(parser):
-    """``--data FILE [FILE ...]``: LETOR / SVMlight files, pooled."""
-    parser.add_argument(
-        "--data", nargs="+", metavar="FILE",
-        help="LETOR / SVMlight file(s): '<grade> qid:<query> <feature>:<value> ...', or "
-        "without qid: fields, the query sizes in a side file FILE.query; several files are "
-        "pooled, their queries kept apart")
-
-
 def grade_scale_options(metric, convention, y):
     """``{"max_grade": ...}`` for a metric that needs a grade scale the name does not fix:
     :func:`sklearn_rank.model_selection.grade_scale`, the largest grade of the whole data
@@ -268,11 +257,9 @@ def check_output_path(path, option, suffixes, inputs=()):
 
 
 def write_atomic(path, write, option):
-    """Write a file through a temporary file in its folder, renamed into place when complete.
-
-    A crash or an error leaves the previous file, if any, as it was, never a half-written
-    one. A symlink is followed: its target is replaced. The new file keeps the permissions of
-    the file it replaces, or gets the usual ones (those the umask allows).
+    """Write a file whole or not at all (:func:`sklearn_rank.utils._paths.write_atomic`: a
+    temporary file renamed into place), an error of the file system a :class:`CLIError`
+    naming ``option``.
 
     Parameters
     ----------
@@ -283,28 +270,10 @@ def write_atomic(path, write, option):
     option : str
         The option that named the file, for messages.
     """
-    target = os.path.realpath(path)
-    folder, name = os.path.split(target)
     try:
-        if os.path.exists(target):
-            mode = stat.S_IMODE(os.stat(target).st_mode)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
-        os.close(handle)
+        _write_atomic(path, write)
     except OSError as exc:
         raise CLIError(f"{option} {str(path)!r}: cannot write: {exc.strerror}.") from None
-    try:
-        write(temporary)
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except OSError as exc:
-        raise CLIError(f"{option} {str(path)!r}: cannot write: {exc.strerror}.") from None
-    finally:
-        if os.path.exists(temporary):
-            os.remove(temporary)
 
 
 def write_text(path, text, option):
@@ -353,90 +322,6 @@ def format_number(value, digits=4):
     if isinstance(value, (float, np.floating)):
         return "nan" if math.isnan(value) else f"{value:.{digits}f}"
     return str(value)
-
-
-def to_json(data):
-    """Strict JSON text of ``data`` (:func:`json_safe`): a NaN or infinite value is
-    ``null``, since ``NaN`` is no JSON token and strict readers refuse it."""
-    return json.dumps(json_safe(data), indent=2, allow_nan=False)
-
-
-class Progress:
-    """A progress line on stderr, dependency-free.
-
-    On a terminal, one line redrawn in place with a bar, the count, the elapsed time and an
-    estimate of the remaining time. Elsewhere (a log file, a pipe, a test's capture), one
-    plain line per step, since carriage returns would only clutter the log.
-
-    Parameters
-    ----------
-    total : int
-        Number of steps.
-    what : str
-        What is being done, e.g. ``"cross-validation"``.
-    enabled : bool, default=True
-        False shows nothing (``--quiet``).
-    """
-
-    width = 24
-
-    @property
-    def stream(self):
-        """``sys.stderr`` when written to: the fits hide the native standard error meanwhile
-        (:func:`~sklearn_rank.benchmark._models.native_stderr_hidden`), and move Python's to a
-        copy of it, which this follows."""
-        return sys.stderr
-
-    def __init__(self, total, what, *, enabled=True):
-        self.total = total
-        self.what = what
-        self.enabled = enabled
-        stream = sys.stderr
-        self.tty = enabled and hasattr(stream, "isatty") and stream.isatty()
-        self.done = 0
-        self.start = time.perf_counter()
-        self._shown = 0
-
-    def advance(self, detail=""):
-        """Count one step done, and show it."""
-        self.done += 1
-        if not self.enabled:
-            return
-        elapsed = time.perf_counter() - self.start
-        if not self.tty:
-            self.stream.write(f"{self.what}: {self.done}/{self.total} {detail} "
-                              f"({elapsed:.1f} s)\n".replace("  ", " "))
-            self.stream.flush()
-            return
-        filled = round(self.width * self.done / max(self.total, 1))
-        bar = "#" * filled + "." * (self.width - filled)
-        left = elapsed / self.done * (self.total - self.done)
-        eta = f", {left:.0f} s left" if self.done < self.total else ""
-        text = f"{self.what} [{bar}] {self.done}/{self.total} ({elapsed:.0f} s{eta}) {detail}"
-        self.stream.write("\r" + text.ljust(self._shown))
-        self.stream.flush()
-        self._shown = len(text)
-
-    def begin(self, detail=""):
-        """Show the work begun, before its first step ends: the empty bar on a terminal,
-        a line ``what: 0/total detail`` elsewhere."""
-        if not self.enabled:
-            return
-        if not self.tty:
-            self.stream.write(f"{self.what}: 0/{self.total} {detail}".rstrip() + "\n")
-            self.stream.flush()
-            return
-        text = f"{self.what} [{'.' * self.width}] 0/{self.total} {detail}".rstrip()
-        self.stream.write("\r" + text.ljust(self._shown))
-        self.stream.flush()
-        self._shown = len(text)
-
-    def close(self):
-        """End the line on a terminal, so that what follows starts on its own."""
-        if self.tty and self._shown:
-            self.stream.write("\n")
-            self.stream.flush()
-            self._shown = 0
 
 
 def new_figure(option, ncols=1):
@@ -666,31 +551,10 @@ def _load_error(exc, option, name, like):
 # What the outputs of cv and tune record
 
 
-def json_safe(value):
-    """``value`` with only what JSON writes: numpy scalars and arrays as Python numbers and
-    lists, masked entries and non-finite floats as None, tuples as lists, other objects as
-    their ``repr``. Floats keep every digit (JSON floats round-trip)."""
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, np.ma.MaskedArray):
-        return [json_safe(v) for v in value.tolist()]  # masked -> None
-    if isinstance(value, np.ndarray):
-        return [json_safe(v) for v in value.tolist()]
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    if isinstance(value, np.generic):
-        return json_safe(value.item())
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    return repr(value)
-
-
 def write_json(path, data, option):
-    """Write ``data`` as strict JSON (:func:`json_safe`), atomically."""
-    text = json.dumps(json_safe(data), indent=2, allow_nan=False)
-    write_text(path, text, option)
+    """Write ``data`` as strict JSON (:func:`~sklearn_rank.utils._text.to_json`),
+    atomically."""
+    write_text(path, to_json(data), option)
 
 
 def metric_keys(metrics, convention, scales):
@@ -728,19 +592,13 @@ def tied_scores_in_row_order(convention):
         yield
 
 
-def outside_convention(metrics, convention):
-    """The names among ``metrics`` of the metrics that the system of ``convention`` does not
-    compute: its preset leaves them at sklearn-rank's defaults."""
-    from ..metrics import CONVENTION_METRICS, bind_metric
-
-    return [name for name in metrics
-            if bind_metric(name).metric.name not in CONVENTION_METRICS[convention]]
-
-
 def describe_convention(metrics, convention):
     """``convention 'NAME'``, and which of ``metrics`` (names as given) the preset leaves at
-    sklearn-rank's defaults: a preset sets the metrics of its system only, and a header
-    that named it over a metric the system lacks would claim that system's number."""
+    sklearn-rank's defaults (:func:`sklearn_rank.metrics.outside_convention`): a preset sets
+    the metrics of its system only, and a header that named it over a metric the system
+    lacks would claim that system's number."""
+    from ..metrics import outside_convention
+
     outside = outside_convention(metrics, convention)
     text = f"convention {convention!r}"
     if outside:
@@ -790,16 +648,16 @@ def write_per_query(path, cv, test, metrics, option="--per-query-output"):
 
 def check_test_apart(data, test):
     """Refuse a ``--test`` that is (part of) ``--data``: its scores would be training
-    scores, not held-out ones."""
+    scores, not held-out ones (:func:`sklearn_rank.datasets.same_queries`)."""
+    from ..datasets import DataSourceError, same_queries
+
     for source in test or []:
-        parsed = dataset_name(source, "--test")
         for other in data or []:
-            if parsed is not None:  # one split, or one of them "all" (of the same fold)
-                trained = dataset_name(other, "--data")
-                same = trained is not None and trained[:2] == parsed[:2] and (
-                    trained[2] == parsed[2] or "all" in (trained[2], parsed[2]))
-            else:
-                same = same_file(source, other)
+            try:
+                same = same_queries(source, other)
+            except DataSourceError as exc:  # a data set name with a fold it lacks
+                raise data_error(exc, "--test" if exc.path == str(source) else "--data"
+                                 ) from None
             if same:
                 raise usage_error(f"--test {source!r} holds the queries of --data {other!r}; "
                                   "a held-out test set must hold other queries.")

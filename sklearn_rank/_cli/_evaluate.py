@@ -15,7 +15,6 @@ from ._common import (
     format_table,
     int_at_least,
     metric_name,
-    outside_convention,
     to_json,
     usage_error,
     wrap,
@@ -227,6 +226,8 @@ def _render(fmt, description, metrics, convention, means, query_ids, per_query):
         result = {"input": description, "convention": convention,
                   "n_queries": len(query_ids), "metrics": dict(means)}
         if convention is not None:  # what the preset left at sklearn-rank's defaults
+            from ..metrics import outside_convention
+
             result["outside_convention"] = outside_convention(metrics, convention)
         if per_query is not None:
             result["per_query"] = [

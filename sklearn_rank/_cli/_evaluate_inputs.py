@@ -193,7 +193,7 @@ def evaluate_directory(args, metrics, per_query):
     # the threaded scheduler's partitions warn here; a cluster's workers keep their warnings
     _report_row_order_ties(caught, {"ties_in": "the rows of the Parquet files"})
     if per_query:
-        result, means = _per_query_result(table, metrics)
+        result, means = _per_query_result(table, metrics, args.convention)
         query_ids = result.query_ids
     else:
         result, means, n_rows = None, summary.means, summary.n_rows
@@ -250,15 +250,18 @@ def _check_address(address):
         parse_host_port(location)
 
 
-def _per_query_result(table, metrics):
+def _per_query_result(table, metrics, convention):
     """The collected per-query frame as a :class:`PerQueryResult` in query order, and its
-    means, aggregated as ``evaluate`` aggregates them."""
+    means, aggregated as ``evaluate`` aggregates them: by each metric's rule, and, under
+    the trec_eval convention, added one query at a time in query order, as trec_eval adds
+    them (the options record the convention, which that order follows)."""
     from ..metrics import PerQueryResult, aggregate, bind_metric
 
     table = table.sort_values("qid", kind="stable")
     result = PerQueryResult(
         table["qid"].to_numpy(), {m: table[m].to_numpy() for m in metrics},
-        options={m: {"metric": bind_metric(m).metric.name} for m in metrics})
+        options={m: {"metric": bind_metric(m).metric.name, "convention": convention}
+                 for m in metrics})
     return result, aggregate(result)
 
 

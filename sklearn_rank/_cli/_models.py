@@ -8,7 +8,6 @@ never for ``--help``.
 """
 
 import argparse
-import importlib
 import warnings
 from dataclasses import dataclass, field
 
@@ -175,22 +174,15 @@ def resolve_model(spec, where, label=None):
 # The built-in models that cv compares by default, and the errors of a model's fit
 
 
-def _error_class(path):
-    module, _, cls = path.rpartition(".")
-    return getattr(importlib.import_module(module), cls) if module else None
-
-
 def fit_errors(names):
     """The exceptions that fitting the built-in models ``names`` raises on what a user gave
-    them. A name that is not a built-in model (a user class) adds :class:`Exception`: the
-    command line cannot tell its bugs from its refusals, and reports either in one line."""
+    them (:meth:`sklearn_rank.benchmark.Model.errors`). A name that is not a built-in model
+    (a user class) adds :class:`Exception`: the command line cannot tell its bugs from its
+    refusals, and reports either in one line."""
     errors = [ValueError, TypeError]
     for name in names:
         model = MODELS.get(name)
-        if model is None:
-            errors.append(Exception)
-        elif model.error:
-            errors.append(_error_class(model.error))
+        errors += [Exception] if model is None else model.errors()
     return tuple(errors)
 
 

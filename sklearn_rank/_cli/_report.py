@@ -93,7 +93,7 @@ def run(args):
             try:
                 page = report_tables(args.store, runs=[r["id"] for r in runs], format=tables)
             except ValueError as exc:  # no run of several data sets or seeds
-                if "holds no finished cv run" not in str(exc):
+                if getattr(exc, "parameter", None) != "runs":
                     raise
                 raise CLIError(f"--output {args.output}: {exc}") from None
         else:

@@ -6,7 +6,6 @@ prints its numbers as trec_eval prints them: the command gives them its flags an
 errors in the words of the command line.
 """
 
-import re
 import sys
 
 import numpy as np
@@ -129,16 +128,9 @@ def run(args):
     return 0
 
 
-# The library's words -> the command's, in the messages of trec_eval() (its parameters are
-# the command's flags and arguments); the messages it passes on are left as they are
-_FLAGS = ((re.compile(r"^measures: "), "-m: "),
-          (re.compile(r"leave them out of measures\.$"), "leave them out of -m."),
-          (re.compile(r": give collection_size \("), ": give -N ("),
-          (re.compile(r"^no query of run (.*) is judged in qrels '"),
-           r"no query of RUN \1 is judged in QRELS '"),
-          (re.compile(r"^qrels '"), "QRELS '"),
-          (re.compile(r"^cannot evaluate run against qrels: "),
-           "cannot evaluate RUN against QRELS: "))
+# The parameters of trec_eval() -> the command's flags and arguments, for the messages of
+# its TrecEvalError (TrecEvalError.describe)
+_FLAGS = {"measures": "-m", "collection_size": "-N", "run": "RUN", "qrels": "QRELS"}
 
 
 def _evaluate(args):
@@ -146,7 +138,7 @@ def _evaluate(args):
     command's words (a bad -m or -N is a usage error, checked before the files are read)."""
     import warnings
 
-    from ..metrics import trec_eval
+    from ..metrics import TrecEvalError, trec_eval
 
     options = {"relevance_level": args.level, "judged_only": args.judged_only,
                "complete": args.complete, "max_docs": args.max_docs,
@@ -160,16 +152,18 @@ def _evaluate(args):
         try:
             # the measures are checked first, then the files are read
             result = trec_eval(args.qrels, args.run, measures=args.measures, **options)
+        except TrecEvalError as exc:
+            if exc.parameter in ("measures", "collection_size"):
+                raise usage_error(exc.describe(_FLAGS)) from None
+            raise CLIError(exc.describe(_FLAGS)) from None
         except (OSError, ValueError) as exc:
-            if getattr(exc, "parameter", None) in ("measures", "collection_size"):
-                raise usage_error(_in_flags(str(exc))) from None
             if isinstance(exc, OSError) or hasattr(exc, "path"):  # reading a file
                 check_input_file(args.qrels, "QRELS")  # missing, a folder, unreadable
                 check_input_file(args.run, "RUN")
                 # read_trec's message names the file, its attribute which one
                 which = "RUN" if getattr(exc, "parameter", None) == "run" else "QRELS"
                 raise CLIError(f"{which}: {exc}") from None
-            raise CLIError(_in_flags(str(exc))) from None
+            raise CLIError(str(exc)) from None
     missing = result.qrels_only_queries
     if len(missing) and not args.complete:
         shown = ", ".join(map(repr, missing[:5].tolist())) + (", ..." if len(missing) > 5 else "")
@@ -178,13 +172,6 @@ def _evaluate(args):
               f"quer{'y has' if one else 'ies have'} no line in the run ({shown}): left out, "
               f"as trec_eval leaves {'it' if one else 'them'} out without -c.", file=sys.stderr)
     return result
-
-
-def _in_flags(message):
-    """A message of trec_eval() in the words of the command line."""
-    for pattern, flag in _FLAGS:
-        message = pattern.sub(flag, message, count=1)
-    return message
 
 
 def _refuse_options(args):

@@ -21,7 +21,8 @@ reference lists them in the same two groups):
   (:class:`Task`, :class:`Unit`), :func:`run_units` runs them in parallel processes and
   hands each :class:`UnitResult` to a :class:`Recorder` (such as a
   :class:`StoreRecorder`) as it ends, :func:`assemble_folds` gathers the results;
-  :func:`unit_scoring`, :func:`processes`, :func:`repeat_seeds`,
+  :func:`unit_scoring`, :func:`processes`, :func:`repeat_seeds`, :class:`ProgressLine`
+  (the progress display of ``progress=``),
   :func:`library_versions`, :func:`seed_mean` and :func:`seed_spread` are the pieces
   around them; :data:`MODELS` (of :class:`Model`), :func:`build_model` and
   :func:`import_object` (:class:`ModelImportError`), :func:`code_fingerprint`,
@@ -48,6 +49,7 @@ _BUILDING_BLOCKS = {
     "._models": ("MODELS", "Model", "ModelCheckError", "ModelCheckWarning", "ModelImportError",
                  "build_model", "check_models", "code_fingerprint", "ignored_params",
                  "import_object"),
+    "._progress": ("ProgressLine",),
     "._report": ("report_html",),
     "._runner": ("processes", "run_units", "unit_scoring"),
     "._store": ("StoreRecorder",),

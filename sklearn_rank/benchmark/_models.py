@@ -91,6 +91,34 @@ class Model:
             return False
         return True
 
+    def errors(self):
+        """The exceptions that fitting it raises on parameters or data it refuses.
+
+        :class:`ValueError`, :class:`TypeError` and the library's own exception class
+        (:attr:`error`, imported now): a runner reports them as the user's error, in one
+        line, and lets any other exception (a bug) travel with its traceback.
+
+        Returns
+        -------
+        errors : tuple of type
+
+        Raises
+        ------
+        ImportError
+            When its library is not installed (see :meth:`available`).
+
+        Examples
+        --------
+        >>> from sklearn_rank.benchmark import MODELS
+        >>> [error.__name__ for error in MODELS["lambdarank"].errors()]
+        ['ValueError', 'TypeError', 'LightGBMError']
+        """
+        errors = [ValueError, TypeError]
+        if self.error:
+            module, _, name = self.error.rpartition(".")
+            errors.append(getattr(importlib.import_module(module), name))
+        return tuple(errors)
+
 
 def _pointwise(n_estimators, random_state):
     from lightgbm import LGBMRegressor

@@ -21,6 +21,7 @@ import json
 import os
 
 from ..utils._figures import figure_label, literal_text
+from ..utils._paths import same_file, write_atomic
 from ._values import power_pair
 
 __all__ = ["RUN_SECTIONS", "figure_label", "literal_text", "report_html", "report_tables",
@@ -182,7 +183,8 @@ def write_report(store, path, *, runs=None, sections=()):
     store : str or path-like
         The results store, a SQLite file (opened read-only).
     path : str or path-like
-        The HTML file to write.
+        The HTML file to write: written whole or not at all (a temporary file renamed into
+        place), never the store or a file SQLite keeps beside it.
     runs : list of int, default=None
         The ids of the runs to report; None reports all of them.
     sections : sequence of callable, default=()
@@ -201,6 +203,8 @@ def write_report(store, path, *, runs=None, sections=()):
         the store itself (or a link to it): the page would replace the stored runs
         (:class:`~sklearn_rank.benchmark.StoreError` for a store that cannot be read, or a
         run whose provenance was edited).
+    OSError
+        When the page cannot be written; a file already at ``path`` is left as it was.
 
     Examples
     --------
@@ -216,7 +220,6 @@ def write_report(store, path, *, runs=None, sections=()):
     >>> [run["id"] for run in write_report(store, os.path.join(folder, "report.html"))]
     [1]
     """
-    from ..utils._paths import same_file
     from ._store import ResultsStore
 
     # the page written over the store (or a link to it, or its write-ahead log) would
@@ -244,8 +247,12 @@ def write_report(store, path, *, runs=None, sections=()):
         raise ValueError(f"{os.fspath(store)!r} holds no run; write one with run_benchmark("
                          "..., store=...).")
     page = report_html(store, found, sections=sections)
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(page)
+
+    def write(temporary):
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(page)
+
+    write_atomic(path, write)  # a failure leaves the previous page, not half of a new one
     return found
 
 
@@ -283,7 +290,8 @@ def report_tables(store, *, runs=None, format="text"):
     Raises
     ------
     ValueError
-        When no run asked for has several data sets or seeds.
+        When no run asked for has several data sets or seeds: its attribute ``parameter``
+        is ``"runs"``.
     """
     from ._store import ResultsStore, load_store
 
@@ -322,10 +330,12 @@ def report_tables(store, *, runs=None, format="text"):
                 parts.append((result.to_string() if format == "text"
                               else result.to_markdown()) + f"\n{note}")
     if not parts:
-        raise ValueError(f"{os.fspath(store)!r} holds no finished cv run of several data sets "
-                         "or seeds (asked for: "
-                         f"{'all runs' if runs is None else ', '.join(map(str, runs))}); its "
-                         "tables are in the HTML page (write_report).")
+        error = ValueError(f"{os.fspath(store)!r} holds no finished cv run of several data "
+                           "sets or seeds (asked for: "
+                           f"{'all runs' if runs is None else ', '.join(map(str, runs))}); "
+                           "its tables are in the HTML page (write_report).")
+        error.parameter = "runs"  # a caller names its option of the runs, not the message
+        raise error
     return "\n\n".join(parts) + "\n"
 
 
@@ -620,6 +630,22 @@ def _tune_dataset(run, systems, units, heading="h3"):
 # Provenance
 
 
+def _convention(convention, metrics):
+    """The preset of the run, and the metrics it leaves at sklearn-rank's defaults: the
+    preset's name over a metric its system lacks would claim that system's number."""
+    if convention is None:
+        return "sklearn-rank's defaults"
+    from ..metrics import outside_convention
+
+    outside = outside_convention(metrics, convention)
+    if not outside:
+        return convention
+    which, them = (("is not a measure", "it") if len(outside) == 1
+                   else ("are not measures", "them"))
+    return (f"{convention} ({', '.join(outside)} {which} of {convention}: the preset leaves "
+            f"{them} at sklearn-rank's defaults)")
+
+
 def _provenance(run):
     p = run["provenance"]
     rows = [("Command", p.get("command")), ("Started", run["started"]),
@@ -638,7 +664,7 @@ def _provenance(run):
     if p.get("seeds"):
         rows.append(("Seeds of the repeats", ", ".join(map(str, p["seeds"]))))
     rows += [
-             ("Convention", p.get("convention") or "sklearn-rank's defaults"),
+             ("Convention", _convention(p.get("convention"), list(p["metrics"]))),
              ("Splitter", p.get("splitter")),
              ("Metrics", "; ".join(f"{name} = {key}" for name, key in p["metrics"].items()))]
     if "models" in p:

@@ -97,7 +97,7 @@ def start_progress(progress, total, what, detail=""):
     ``"cross-validation"``) that returns an object with ``begin(detail)``, called once
     before the first unit, ``advance(detail)``, called as each unit ends, and ``close()``,
     called at the end, even on an error: the command line's progress line
-    (``functools.partial(Progress, enabled=not quiet)``) is one.
+    (:class:`~sklearn_rank.benchmark.ProgressLine`, ``enabled=not quiet``) is one.
     """
     shown = _SilentProgress() if progress is None else progress(total, what)
     shown.begin(detail)

@@ -19,7 +19,7 @@ _EXPORTS = {
                 "read_trec"),
     "._generator": ("make_ranking",),
     "._sources": ("DatasetName", "RankingDataset", "load_source", "parse_dataset_name",
-                  "source_files"),
+                  "same_queries", "source_files"),
     "._tables": ("read_table", "read_table_dask", "table_columns"),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)

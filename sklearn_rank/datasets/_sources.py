@@ -22,7 +22,7 @@ from ..utils._qid import unique_ids
 from ._errors import DataSourceError
 
 __all__ = ["DatasetName", "RankingDataset", "load_source", "parse_dataset_name",
-           "source_files"]
+           "same_queries", "source_files"]
 
 #: The suffixes of the tables :func:`load_source` reads (anything else is an SVMlight file).
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq")
@@ -310,6 +310,55 @@ def source_files(source):
             if side.is_file():
                 files.append((side, "query sizes"))
     return files
+
+
+def same_queries(source, other):
+    """Whether two sources of :func:`load_source` hold queries in common.
+
+    A held-out test set that shares queries with the training data scores the models on
+    queries they were trained on: its numbers are training scores, not held-out ones. Two
+    names of one data set share queries when they name the same fold (or the data set has
+    no folds) and the same subset, or one of them its ``"all"`` subset; two files when they
+    are one file, after symlinks and relative parts, or a hard link. A data set name and a
+    file share none.
+
+    Parameters
+    ----------
+    source, other : str or path-like
+        A data set name (see :func:`parse_dataset_name`) or the path of a file, each as
+        :func:`load_source` takes it.
+
+    Returns
+    -------
+    same : bool
+
+    Raises
+    ------
+    DataSourceError
+        For a known data set with a fold or subset it lacks (``cause="parameter"``), its
+        ``path`` the source at fault; ``source`` is parsed first.
+
+    See Also
+    --------
+    source_files : The files of the user's that a source reads.
+
+    Examples
+    --------
+    >>> from sklearn_rank.datasets import same_queries
+    >>> same_queries("mslr-web10k:1:test", "mslr-web10k:1:all")
+    True
+    >>> same_queries("mslr-web10k:1:test", "mslr-web10k:2:test")
+    False
+    >>> same_queries("mslr-web10k:1:test", "mslr-web10k:1:train")
+    False
+    """
+    name, other_name = parse_dataset_name(source), parse_dataset_name(other)
+    if name is None and other_name is None:
+        return same_file(source, other)
+    if name is None or other_name is None:
+        return False
+    return name[:2] == other_name[:2] and (
+        name.subset == other_name.subset or "all" in (name.subset, other_name.subset))
 
 
 def _query_file(path):

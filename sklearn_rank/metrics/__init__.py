@@ -16,7 +16,7 @@ _EXPORTS = {
         "CONVENTION_METRICS", "CONVENTION_NAMES", "CONVENTIONS", "DEFAULTS",
     ),
     "._bound": (
-        "BoundMetric", "bind_metric",
+        "BoundMetric", "bind_metric", "outside_convention",
     ),
     "._dask": (
         "SplitQueryError",
@@ -37,7 +37,7 @@ _EXPORTS = {
         "PerQueryResult", "TiedScoresWarning", "aggregate",
     ),
     "._trec_eval": (
-        "TrecEvalResult", "trec_eval",
+        "TrecEvalError", "TrecEvalResult", "trec_eval",
     ),
     "._scorer": (
         "RankingScorer", "get_scorer", "get_scorer_names", "make_ranking_scorer",

@@ -27,7 +27,8 @@ from ._aggregate import Aggregator, in_query_order
 from ._names import parse_metric
 from ._registry import CONSTRAINTS, METRICS, Metric, metric_options
 
-__all__ = ["BoundMetric", "bind_metric", "bind_metrics", "scale_left_to_data", "scale_unset"]
+__all__ = ["BoundMetric", "bind_metric", "bind_metrics", "outside_convention",
+           "scale_left_to_data", "scale_unset"]
 
 
 def scale_unset(options):
@@ -190,6 +191,50 @@ class BoundMetric:
         wrote it (the key by default)."""
         if self.needs_top_label:
             raise ValueError(grade_scale_message(name or self.key, caller))
+
+
+def outside_convention(metrics, convention):
+    """The metrics that the preset ``convention`` leaves at sklearn-rank's defaults.
+
+    A preset sets the options of the metrics of its system only
+    (:data:`~sklearn_rank.metrics.CONVENTION_METRICS`): under ``convention="trec_eval"``,
+    ERR, which trec_eval does not compute, keeps sklearn-rank's default conventions. A
+    header or a report that named the preset over such a metric would claim that system's
+    number: these are the metrics to say apart.
+
+    Parameters
+    ----------
+    metrics : list of str
+        Metric names, such as ``"ndcg@10"`` or ``"err@10"``.
+    convention : str
+        A preset of :data:`~sklearn_rank.metrics.CONVENTION_NAMES`.
+
+    Returns
+    -------
+    outside : list of str
+        The names of ``metrics``, as given and in their order, that the system of
+        ``convention`` does not compute.
+
+    Raises
+    ------
+    ValueError
+        For an unknown convention or metric name.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import outside_convention
+    >>> outside_convention(["ndcg@10", "err@10", "map"], "trec_eval")
+    ['err@10']
+    >>> outside_convention(["ndcg@10", "map"], "lightgbm")
+    []
+    """
+    from .._conventions import CONVENTION_METRICS, CONVENTION_NAMES
+
+    if convention not in CONVENTION_METRICS:
+        raise ValueError(f"Unknown convention {convention!r}. Valid conventions are: "
+                         f"{', '.join(map(repr, CONVENTION_NAMES))}.")
+    return [name for name in metrics
+            if bind_metric(name).metric.name not in CONVENTION_METRICS[convention]]
 
 
 def _rebuild(metric, options, convention, preset_ties):

@@ -206,11 +206,15 @@ def trec_eval(qrels, run, *, measures="official", relevance_level=1, judged_only
 
     Raises
     ------
+    TrecEvalError
+        A :class:`ValueError` for a measure that trec_eval refuses or that sklearn-rank
+        does not compute, a ``utility`` that needs ``collection_size``, a grade that is
+        not an integer, or no query of the run judged in the qrels; its ``parameter``
+        names the parameter at fault, and :meth:`~TrecEvalError.describe` words the
+        message with a caller's names of the parameters.
     ValueError
-        For a measure that trec_eval refuses or that sklearn-rank does not compute, a
-        ``utility`` that needs ``collection_size``, a file that trec_eval would refuse
-        (the message names it), a grade that is not an integer, or no query of the run
-        judged in the qrels. The attribute ``parameter`` names the parameter at fault.
+        For a file that trec_eval would refuse (the message names it; its ``parameter``
+        says which file, ``"qrels"`` or ``"run"``).
 
     Warns
     -----
@@ -262,10 +266,78 @@ def trec_eval(qrels, run, *, measures="official", relevance_level=1, judged_only
                           data["run_only_queries"])
 
 
-def _error(message, parameter):
-    error = ValueError(message)
-    error.parameter = parameter
+class _Names(dict):
+    """Parameter -> how a message names it; a parameter not given keeps its Python name."""
+
+    def __missing__(self, key):
+        return key
+
+
+class TrecEvalError(ValueError):
+    """What :func:`trec_eval` refuses: a measure, a missing ``collection_size``, files
+    without a query in common, a grade that is not an integer.
+
+    A :class:`ValueError` whose attributes say what failed, so that a caller (such as the
+    command line, whose parameters are trec_eval's flags) can word the message in its own
+    terms without reading it.
+
+    Attributes
+    ----------
+    parameter : {"measures", "collection_size", "run", "qrels"}
+        The parameter of :func:`trec_eval` at fault.
+    template : str
+        The message, with each parameter it names as a field ``{name[measures]}``.
+    fields : dict
+        The other fields of ``template``.
+
+    Examples
+    --------
+    >>> from sklearn_rank.metrics import TrecEvalError, trec_eval
+    >>> try:
+    ...     trec_eval("qrels.txt", "run.txt", measures=[5])  # checked before the files
+    ... except TrecEvalError as exc:
+    ...     error = exc
+    >>> error.parameter
+    'measures'
+    >>> print(error)
+    measures: expected trec_eval measure names (str), got 5 of type int.
+    >>> print(error.describe({"measures": "-m"}))
+    -m: expected trec_eval measure names (str), got 5 of type int.
+    """
+
+    def __init__(self, template, parameter, **fields):
+        self.template = template
+        self.parameter = parameter
+        self.fields = fields
+        super().__init__(self.describe())
+
+    def __reduce__(self):  # pickled by its attributes, not by re-running __init__
+        return _rebuilt, (self.args,), self.__dict__
+
+    def describe(self, names=None):
+        """The message, with the parameters it mentions named as ``names`` says.
+
+        Parameters
+        ----------
+        names : dict, default=None
+            Parameter -> its name in the caller's terms, e.g. ``{"measures": "-m"}``; the
+            parameters it leaves out keep their Python names.
+
+        Returns
+        -------
+        message : str
+        """
+        return self.template.format_map({**self.fields, "name": _Names(names or {})})
+
+
+def _rebuilt(args):
+    error = ValueError.__new__(TrecEvalError)
+    error.args = args
     return error
+
+
+def _error(template, parameter, **fields):
+    return TrecEvalError(template, parameter, **fields)
 
 
 def _plan(measures, *, relevance_level, judged_only, collection_size, recall_rounding):
@@ -276,18 +348,20 @@ def _plan(measures, *, relevance_level, judged_only, collection_size, recall_rou
 
     for measure in measures:
         if not isinstance(measure, str):
-            raise _error(f"measures: expected trec_eval measure names (str), got "
-                         f"{measure!r} of type {type(measure).__name__}.", "measures")
+            raise _error("{name[measures]}: expected trec_eval measure names (str), got "
+                         "{measure} of type {kind}.", "measures", measure=repr(measure),
+                         kind=type(measure).__name__)
     try:
         items = expand_measures(measures)
     except ValueError as exc:
-        raise _error(str(exc), "measures") from None
+        raise _error("{error}", "measures", error=str(exc)) from None
     missing = [item.measure for item in items
                if item.measure.metric is not None and item.measure.entry is None]
     if missing:
         names = ", ".join(dict.fromkeys(f"{m.name} (metric {m.metric!r})" for m in missing))
-        raise _error(f"measures: this version of sklearn-rank does not compute trec_eval's "
-                     f"{names}; leave them out of measures.", "measures")
+        raise _error("{name[measures]}: this version of sklearn-rank does not compute "
+                     "trec_eval's {names}; leave them out of {name[measures]}.", "measures",
+                     names=names)
     # relevance_level 0: _compute ranks grades + 1 at threshold 1 (see _grades_from_zero)
     set_by_flags = {"relevance_threshold": float(max(relevance_level, 1)),
                     "unjudged": "condensed" if judged_only else "nonrelevant",
@@ -303,15 +377,17 @@ def _plan(measures, *, relevance_level, judged_only, collection_size, recall_rou
         fixed = {**item.options, **{name: value for name, value in set_by_flags.items()
                                     if name in metric.option_names}}
         if needs_collection_size(fixed):
-            raise _error(f"measures: {item.name} counts the non-relevant documents not "
+            raise _error("{name[measures]}: {item} counts the non-relevant documents not "
                          "retrieved, which needs the number of documents in the "
-                         "collection: give collection_size (trec_eval counts a collection "
-                         "of 0 documents without it).", "collection_size")
+                         "collection: give {name[collection_size]} (trec_eval counts a "
+                         "collection of 0 documents without it).", "collection_size",
+                         item=item.name)
         try:
             bound = bind_metric(metric, options=fixed, convention="trec_eval",
                                 caller=f"trec_eval's {item.name}")
         except (TypeError, ValueError) as exc:
-            raise _error(f"measures: cannot compute {item.name}: {exc}", "measures") from None
+            raise _error("{name[measures]}: cannot compute {item}: {error}", "measures",
+                         item=item.name, error=str(exc)) from None
         plan.append((item, bound))
     return plan
 
@@ -327,20 +403,21 @@ def _read(qrels, run, *, complete, max_docs):
     for warning in caught:  # raised again at the caller of trec_eval (and its validation)
         warnings.warn(warning.message, warning.category, stacklevel=4)
     if len(data["qid"]) == 0:
-        raise _error(f"no query of run {str(run)!r} is judged in qrels {str(qrels)!r}: "
+        raise _error("no query of {name[run]} {run!r} is judged in {name[qrels]} {qrels!r}: "
                      "expected the same query ids (first column) in both files, as trec_eval "
-                     "does ('No queries with both results and relevance info').", "run")
+                     "does ('No queries with both results and relevance info').", "run",
+                     run=str(run), qrels=str(qrels))
     grades = data["y_true"]
     fractional = np.flatnonzero(np.isfinite(grades) & (grades != np.trunc(grades)))
     if len(fractional):
         i = fractional[0]
         raise _error(
-            f"qrels {str(qrels)!r} gives document {str(data['docno'][i])!r} of query "
-            f"{str(data['qid'][i])!r} the grade {grades[i]:g}, and {len(fractional) - 1} other "
-            "judgement(s) a grade that is not an integer: trec_eval reads grades as integers "
-            "(it would truncate them). Give integer grades, or use 'sklearn-rank evaluate' "
-            "for fractional ones.", "qrels"
-        )
+            "{name[qrels]} {qrels!r} gives document {docno!r} of query {qid!r} the grade "
+            "{grade:g}, and {others} other judgement(s) a grade that is not an integer: "
+            "trec_eval reads grades as integers (it would truncate them). Give integer "
+            "grades, or use 'sklearn-rank evaluate' for fractional ones.", "qrels",
+            qrels=str(qrels), docno=str(data["docno"][i]), qid=str(data["qid"][i]),
+            grade=grades[i], others=len(fractional) - 1)
     return data
 
 
@@ -385,7 +462,8 @@ def _compute(data, plan, *, relevance_level, judged_only, complete):
                                        retrieved=data["retrieved"], judged="y_true",
                                        caller="trec_eval")
         except ValueError as exc:
-            raise _error(f"cannot evaluate run against qrels: {exc}", "run") from None
+            raise _error("cannot evaluate {name[run]} against {name[qrels]}: {error}", "run",
+                         error=str(exc)) from None
 
     ranking = rank(data["y_true"])
     from_zero = None  # -l 0: the ranking of the grades + 1, and the gain of each such grade
@@ -414,7 +492,8 @@ def _compute(data, plan, *, relevance_level, judged_only, complete):
         try:
             values = bound.compute(evaluated, label=item.name)[0]
         except (TypeError, ValueError) as exc:
-            raise _error(f"cannot compute {item.name}: {exc}", "run") from None
+            raise _error("cannot compute {item}: {error}", "run", item=item.name,
+                         error=str(exc)) from None
         if missing is not None and item.measure.name in _RESET_WHEN_MISSING:
             values = np.where(missing, 0.0, values)
         # trec_eval adds the queries' values in query order, then divides (the convention's

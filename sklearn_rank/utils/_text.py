@@ -1,12 +1,15 @@
-"""Plain-text output shared by every layer: paragraphs wrapped, tables aligned.
+"""Plain-text output shared by every layer: paragraphs wrapped, tables aligned, strict JSON.
 
 The results tables of :mod:`sklearn_rank.stats`, the benchmark report's text tables and the
-command line's output all print through these two functions, so that a table or a paragraph
-looks the same wherever it comes from. Standard library only.
+command line's output all print through these functions, so that a table or a paragraph
+looks the same wherever it comes from. Standard library and numpy only (numpy imported when
+JSON is written).
 """
 
 import csv
 import io
+import json
+import math
 import textwrap
 
 
@@ -62,3 +65,32 @@ def format_table(header, rows, fmt="text", align=None):
 
     return "\n".join([line(header), line(["-" * w for w in widths]),
                       *(line(row) for row in rows)])
+
+
+def to_json(data):
+    """Strict JSON text of ``data`` (:func:`json_safe`): a NaN or infinite value is
+    ``null``, since ``NaN`` is no JSON token and strict readers refuse it."""
+    return json.dumps(json_safe(data), indent=2, allow_nan=False)
+
+
+def json_safe(value):
+    """``value`` with only what JSON writes: numpy scalars and arrays as Python numbers and
+    lists, masked entries and non-finite floats as None, tuples as lists, other objects as
+    their ``repr``. Floats keep every digit (JSON floats round-trip)."""
+    import numpy as np
+
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, np.ma.MaskedArray):
+        return [json_safe(v) for v in value.tolist()]  # masked -> None
+    if isinstance(value, np.ndarray):
+        return [json_safe(v) for v in value.tolist()]
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, np.generic):
+        return json_safe(value.item())
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    return repr(value)
