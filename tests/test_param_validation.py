@@ -11,6 +11,7 @@ import importlib
 import inspect
 import math
 import pkgutil
+import re
 from collections.abc import Mapping
 from numbers import Integral, Real
 from pathlib import Path
@@ -57,6 +58,12 @@ def _declared_constraints():
 DECLARED = _declared_constraints()
 
 
+def _stable_id(value):
+    """The test id of a value: its repr without memory addresses, so that the ids are the
+    same in every process (pytest-xdist's workers must collect the same tests)."""
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
+
+
 def _sklearn(constraint):
     if isinstance(constraint, ours._Constraint):
         constraint = constraint.to_sklearn()
@@ -72,7 +79,7 @@ def test_every_declared_constraint_is_found_and_converts():
             _sklearn(constraint)  # scikit-learn accepts the description
 
 
-@pytest.mark.parametrize("value", VALUES, ids=repr)
+@pytest.mark.parametrize("value", VALUES, ids=_stable_id)
 def test_plain_verdicts_agree_with_sklearn(value):
     """A value accepted without scikit-learn is one that scikit-learn accepts; for the
     constraint classes, None and types, the verdicts are equal (no needless import)."""
@@ -90,7 +97,7 @@ def test_plain_verdicts_agree_with_sklearn(value):
 
 @pytest.mark.parametrize("value", [*VALUES, 2**32 - 1, 2**32, np.uint32(7), np.int64(-1),
                                    np.random.RandomState(0), np.random.default_rng(0)],
-                         ids=repr)
+                         ids=_stable_id)
 def test_plain_random_state_agrees_with_sklearn(value):
     """A seed, a RandomState or None is accepted without scikit-learn (``compare`` in
     ``sklearn-rank report`` imported it for its seed); bools are left to scikit-learn."""
@@ -111,8 +118,8 @@ def test_plain_random_state_agrees_with_sklearn(value):
     ["array-like", ours.StrOptions({"y_true"}), None],
     ["boolean"],
     ["random_state", np.random.Generator],
-], ids=repr)
-@pytest.mark.parametrize("value", VALUES, ids=repr)
+], ids=_stable_id)
+@pytest.mark.parametrize("value", VALUES, ids=_stable_id)
 def test_validate_parameter_constraints_is_sklearns(constraints, value):
     """Same acceptance, same exception class and message as scikit-learn's function."""
     converted = [c.to_sklearn() if isinstance(c, ours._Constraint) else c
