@@ -59,9 +59,12 @@ DECLARED = _declared_constraints()
 
 
 def _stable_id(value):
-    """The test id of a value: its repr without memory addresses, so that the ids are the
-    same in every process (pytest-xdist's workers must collect the same tests)."""
-    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
+    """The test id of a value: its repr without memory addresses and with the items of
+    sets sorted, so that the ids are the same in every process (pytest-xdist's workers
+    must collect the same tests; string hashing, hence set order, differs between them)."""
+    text = re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
+    return re.sub(r"\{([^{}]*)\}",
+                  lambda m: "{" + ", ".join(sorted(m.group(1).split(", "))) + "}", text)
 
 
 def _sklearn(constraint):
