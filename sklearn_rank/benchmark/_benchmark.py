@@ -16,7 +16,7 @@ from numbers import Integral
 import numpy as np
 
 from ._units import Task, Unit, as_dataset
-from ._values import Analyses, _dataset_name, per_query_result, seed_mean
+from ._values import Analyses, _dataset_name, per_query_result, run_keys, seed_mean
 
 __all__ = ["BenchmarkResult", "assemble_folds", "benchmark_tasks", "repeat_seeds",
            "run_benchmark", "splitter_text"]
@@ -297,7 +297,11 @@ class BenchmarkResult(Analyses):
         if model not in self.models:
             raise ValueError(f"model={model!r} is not a model of this run; its models: "
                              f"{', '.join(map(repr, self.models))}.")
-        return per_query_result(self.systems(dataset, seed, split=split)[model], self.metrics)
+        # with the metrics' options the run recorded, so that the statistics refuse to
+        # compare them with another run's values of the same name under another convention
+        keys = run_keys(self.provenance, _dataset_name(self, dataset))
+        return per_query_result(self.systems(dataset, seed, split=split)[model], self.metrics,
+                                keys)
 
     def compare(self, dataset=None, *, seed=None, split="cv", metric=None, baseline=None,
                 **kwargs):

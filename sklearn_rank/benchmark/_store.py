@@ -787,13 +787,17 @@ class StoredRun(dict):
         --------
         See :func:`load_store`.
         """
-        from ._values import per_query_result
+        from ._values import per_query_result, run_keys
 
         if system not in self:
             raise ValueError(f"system={system!r} is not a system of run {self.run_id}; its "
                              f"systems: {', '.join(map(repr, self))}.")
         selected = self.select(dataset, seed) if "dataset" in self[system] else self
-        return per_query_result(selected[system], self.metrics)
+        # with the metrics' options the run recorded, as BenchmarkResult.per_query gives them
+        named = getattr(selected, "datasets", None) or [dataset]
+        keys = run_keys(getattr(self, "provenance", None),
+                        dataset if dataset is not None or len(named) != 1 else named[0])
+        return per_query_result(selected[system], self.metrics, keys)
 
 
 def _system_name(unit):
