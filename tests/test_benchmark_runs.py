@@ -712,6 +712,22 @@ def test_runs_of_two_conventions_are_not_compared(tmp_path):
         with pytest.raises(ValueError, match="not one metric"):  # their frames too
             compare({"a": trec.to_frame(), "b": lightgbm.to_frame()}, metric="ndcg@10")
         assert compare({"a": trec, "b": trec_too}, metric="ndcg@10").systems == ["a", "b"]
+    # the dicts of columns of the runs and of the stored runs, as compare reads them; a
+    # run of one data set (no select), its held-out test set
+    one = tmp_path / "one.sqlite"
+    single = [run_benchmark({"m": Ridge(alpha=alpha)}, DATA["easy"], metrics=["ndcg@10"],
+                            convention=convention, n_splits=3, store=one, test=DATA["hard"])
+              for alpha, convention in ((1.0, "trec_eval"), (50.0, "lightgbm"),
+                                        (50.0, "trec_eval"))]
+    for trec, lightgbm, trec_too in (
+            [run.systems("hard")["m"] for run in runs],
+            [load_store(store, run.run_id).select("hard", seed=None)["m"] for run in runs],
+            [load_store(one, run.run_id)["m"] for run in single],
+            [run.systems(split="test")["m"] for run in single],
+            [load_store(one, run.run_id, split="test")["m"] for run in single]):
+        with pytest.raises(ValueError, match="The values of 'ndcg@10' are not one metric"):
+            compare({"a": trec, "b": lightgbm}, metric="ndcg@10")
+        assert compare({"a": trec, "b": trec_too}, metric="ndcg@10").systems == ["a", "b"]
     # the stored run's result is the run's, options included, under each convention
     for run in runs:
         assert load_store(store, run.run_id).per_query_result("m", "easy", seed=None) == \

@@ -11,7 +11,8 @@ import inspect
 
 import numpy as np
 
-__all__ = ["Analyses", "per_query_result", "power_pair", "seed_mean", "seed_spread"]
+__all__ = ["Analyses", "PerQueryColumns", "per_query_result", "power_pair", "seed_mean",
+           "seed_spread"]
 
 
 def _summary(per_query_by_seed, metrics):
@@ -103,6 +104,18 @@ def run_keys(provenance, dataset=None):
     else:
         keys = provenance.get("metrics")
     return keys if isinstance(keys, dict) else None
+
+
+class PerQueryColumns(dict):
+    """A system's per-query columns ``{"qid", ("fold",) metric: values}`` with each metric's
+    canonical key in ``attrs["metric_keys"]``, as
+    :meth:`~sklearn_rank.metrics.PerQueryResult.to_frame` keeps them: the statistics refuse
+    to compare them with values of the same name computed otherwise (another run's, under
+    another convention)."""
+
+    def __init__(self, columns, keys=None):
+        super().__init__(columns)
+        self.attrs = {"metric_keys": {m: key for m, key in (keys or {}).items() if m in self}}
 
 
 def metric_options(metrics, keys):
