@@ -689,6 +689,51 @@ def test_a_refused_parameter_names_the_model_before_any_work(tmp_path, model, me
     assert not store.exists()
 
 
+def test_runs_of_two_conventions_are_not_compared(tmp_path):
+    """Two runs' ``ndcg@10`` under trec_eval's and LightGBM's conventions are two metrics:
+    their per-query results (from the runs and from the store) say what was computed, so
+    that compare refuses them; before, the conventions' difference was compared silently
+    as the models'."""
+    store = tmp_path / "s.sqlite"
+    runs = [run_benchmark({"m": Ridge(alpha=alpha)}, DATA, metrics=["ndcg@10"],
+                          convention=convention, n_splits=3, store=store)
+            for alpha, convention in ((1.0, "trec_eval"), (50.0, "lightgbm"),
+                                      (50.0, "trec_eval"))]
+    for trec, lightgbm, trec_too in (
+            [run.per_query("m", "hard") for run in runs],
+            [load_store(store, run.run_id).per_query_result("m", "hard") for run in runs]):
+        assert trec.key("ndcg@10") == "ndcg@10(gain=linear,ties=stable)"
+        assert lightgbm.key("ndcg@10") == "ndcg@10(ties=stable,no_relevant=1.0)"
+        with pytest.raises(ValueError, match=(
+                r"The values of 'ndcg@10' are not one metric: system 'a' computed "
+                r"'ndcg@10\(gain=linear,ties=stable\)' and system 'b' "
+                r"'ndcg@10\(ties=stable,no_relevant=1.0\)'")):
+            compare({"a": trec, "b": lightgbm}, metric="ndcg@10")
+        with pytest.raises(ValueError, match="not one metric"):  # their frames too
+            compare({"a": trec.to_frame(), "b": lightgbm.to_frame()}, metric="ndcg@10")
+        assert compare({"a": trec, "b": trec_too}, metric="ndcg@10").systems == ["a", "b"]
+    # the dicts of columns of the runs and of the stored runs, as compare reads them; a
+    # run of one data set (no select), its held-out test set
+    one = tmp_path / "one.sqlite"
+    single = [run_benchmark({"m": Ridge(alpha=alpha)}, DATA["easy"], metrics=["ndcg@10"],
+                            convention=convention, n_splits=3, store=one, test=DATA["hard"])
+              for alpha, convention in ((1.0, "trec_eval"), (50.0, "lightgbm"),
+                                        (50.0, "trec_eval"))]
+    for trec, lightgbm, trec_too in (
+            [run.systems("hard")["m"] for run in runs],
+            [load_store(store, run.run_id).select("hard", seed=None)["m"] for run in runs],
+            [load_store(one, run.run_id)["m"] for run in single],
+            [run.systems(split="test")["m"] for run in single],
+            [load_store(one, run.run_id, split="test")["m"] for run in single]):
+        with pytest.raises(ValueError, match="The values of 'ndcg@10' are not one metric"):
+            compare({"a": trec, "b": lightgbm}, metric="ndcg@10")
+        assert compare({"a": trec, "b": trec_too}, metric="ndcg@10").systems == ["a", "b"]
+    # the stored run's result is the run's, options included, under each convention
+    for run in runs:
+        assert load_store(store, run.run_id).per_query_result("m", "easy", seed=None) == \
+            run.per_query("m", "easy")
+
+
 # ----------------------------------------------------------------------------------------
 # The progress line: a factory of progress= for a program, as for the command line
 

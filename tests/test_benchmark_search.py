@@ -258,3 +258,23 @@ def test_each_repeat_fits_the_model_under_its_seed():
                          refit=False)
     for key in ("split0_test_ndcg@10", "split5_test_ndcg@10", "mean_test_ndcg@10"):
         np.testing.assert_array_equal(found.cv_results_[key], by_hand.cv_results_[key])
+
+
+def test_searches_of_two_conventions_are_not_compared():
+    """A search's per-query results (out of fold, over seeds, on the held-out test set)
+    say what its metric computed: ``ndcg@10`` under trec_eval's and LightGBM's conventions
+    are refused by compare; before, they were compared silently."""
+    from sklearn_rank.stats import compare
+
+    test = make_ranking(15, random_state=3)
+    trec, lightgbm = (run_search(Ridge(), {"alpha": [1.0]}, DATA, n_splits=3, n_repeats=2,
+                                 convention=convention, test=test)
+                      for convention in ("trec_eval", "lightgbm"))
+    for a, b in ((trec.per_query(), lightgbm.per_query()),
+                 (trec.per_query(seed=trec.seeds[0]), lightgbm.per_query(lightgbm.seeds[0])),
+                 (trec.test_per_query_, lightgbm.test_per_query_)):
+        assert a.key("ndcg@10") == "ndcg@10(gain=linear,ties=stable)"
+        assert b.key("ndcg@10") == "ndcg@10(ties=stable,no_relevant=1.0)"
+        with pytest.raises(ValueError, match="The values of 'ndcg@10' are not one metric"):
+            compare({"a": a, "b": b}, metric="ndcg@10")
+        assert compare({"a": a, "b": a}, metric="ndcg@10").systems == ["a", "b"]

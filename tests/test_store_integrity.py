@@ -10,6 +10,7 @@ import shutil
 import sqlite3
 import sys
 import textwrap
+import types
 
 import pytest
 from sklearn.compose import TransformedTargetRegressor
@@ -88,6 +89,44 @@ def test_a_user_class_edited_between_runs_is_computed_again(module_folder):
                           store=store, resume=True)
     assert again.run_id == resumed.run_id
     assert _mean(again) == _mean(fresh)
+
+
+@pytest.fixture
+def notebook_module():
+    """A module without ``__file__``, as a Jupyter notebook's ``__main__``: its classes are
+    made by ``exec`` of a cell's text."""
+    module = types.ModuleType("notebook_cells")
+    sys.modules[module.__name__] = module
+    yield module
+    del sys.modules[module.__name__]
+
+
+def test_a_notebook_class_edited_between_runs_is_computed_again(notebook_module, tmp_path):
+    """A class of a module without a file (a notebook cell) edited between a run and its
+    resumption: before, only its base classes' files were hashed, so the resumed run
+    reused the old code's folds (a silent wrong number)."""
+    cell = textwrap.dedent("""
+        from sklearn.linear_model import Ridge
+
+        class CellRanker(Ridge):
+            def predict(self, X):
+                return SIGN super().predict(X)
+        """)
+
+    def run(sign, **kwargs):
+        exec(cell.replace("SIGN", sign), notebook_module.__dict__)
+        return run_benchmark({"m": notebook_module.CellRanker()}, DATA, n_splits=3, **kwargs)
+
+    assert not hasattr(notebook_module, "__file__")
+    store = tmp_path / "s.sqlite"
+    old = run("", store=store)
+    resumed = run("-", store=store, resume=True)
+    fresh = run("-")
+    assert _mean(old) != _mean(fresh)
+    assert _mean(resumed) == _mean(fresh)
+    # the same code run again in the cell resumes: the stored units are taken
+    again = run("-", store=store, resume=True)
+    assert again.run_id == resumed.run_id and _mean(again) == _mean(fresh)
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,14 @@ from numbers import Integral
 import numpy as np
 
 from ._units import Task, Unit, as_dataset
-from ._values import Analyses, _dataset_name, per_query_result, seed_mean
+from ._values import (
+    Analyses,
+    PerQueryColumns,
+    _dataset_name,
+    per_query_result,
+    run_keys,
+    seed_mean,
+)
 
 __all__ = ["BenchmarkResult", "assemble_folds", "benchmark_tasks", "repeat_seeds",
            "run_benchmark", "splitter_text"]
@@ -273,7 +280,10 @@ class BenchmarkResult(Analyses):
         Returns
         -------
         systems : dict
-            Model label -> ``{"qid", ("fold",) metric: values}``.
+            Model label -> ``{"qid", ("fold",) metric: values}``, a dict whose
+            ``attrs["metric_keys"]`` holds the canonical key of each metric, so that the
+            statistics refuse to compare it with another run's values of the same name
+            computed otherwise.
         """
         if split not in ("cv", "test"):
             raise ValueError(f"split must be 'cv' or 'test'; got {split!r}.")
@@ -281,14 +291,17 @@ class BenchmarkResult(Analyses):
             if not self.tested:
                 raise ValueError("split='test': this run has no held-out test set; give "
                                  "run_benchmark a test set (test=...).")
-            return {label: self.tested[label] for label in self.models}
+            keys = run_keys(self.provenance, _dataset_name(self, dataset))
+            return {label: PerQueryColumns(self.tested[label], keys) for label in self.models}
         dataset = _dataset_name(self, dataset)
+        keys = run_keys(self.provenance, dataset)
         if seed is None and len(self.seeds) > 1:
-            return {label: seed_mean([self.folds[dataset, s][label]["per_query"]
-                                      for s in self.seeds], self.metrics)
+            return {label: PerQueryColumns(seed_mean([self.folds[dataset, s][label]["per_query"]
+                                                      for s in self.seeds], self.metrics), keys)
                     for label in self.models}
         seed = self._seed(seed)
-        return {label: self.folds[dataset, seed][label]["per_query"] for label in self.models}
+        return {label: PerQueryColumns(self.folds[dataset, seed][label]["per_query"], keys)
+                for label in self.models}
 
     def per_query(self, model, dataset=None, seed=None, *, split="cv"):
         """The per-query values of one model on one data set, as a
@@ -297,7 +310,10 @@ class BenchmarkResult(Analyses):
         if model not in self.models:
             raise ValueError(f"model={model!r} is not a model of this run; its models: "
                              f"{', '.join(map(repr, self.models))}.")
-        return per_query_result(self.systems(dataset, seed, split=split)[model], self.metrics)
+        # with the metrics' options the run recorded, so that the statistics refuse to
+        # compare them with another run's values of the same name under another convention
+        columns = self.systems(dataset, seed, split=split)[model]
+        return per_query_result(columns, self.metrics, columns.attrs["metric_keys"])
 
     def compare(self, dataset=None, *, seed=None, split="cv", metric=None, baseline=None,
                 **kwargs):

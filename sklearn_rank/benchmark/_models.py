@@ -446,7 +446,9 @@ def code_fingerprint(spec):
     Part of the units' keys in a results store: a run resumed after the class's code
     changed computes its units again, instead of mixing the folds of two versions. The
     library classes among the bases are hashed as well: editing an installed library
-    changes no version number.
+    changes no version number. A class whose module has no file (defined in a Jupyter
+    notebook's cell, or by ``exec``) is hashed by its own code: its source when
+    :func:`inspect.getsource` finds it, else its functions' bytecode and constants.
 
     Parameters
     ----------
@@ -472,6 +474,11 @@ def code_fingerprint(spec):
     for owner in owners:
         module = sys.modules.get(getattr(owner, "__module__", None) or "")
         path = getattr(module, "__file__", None)
+        if path is None and module is not None and module.__name__ != "builtins":
+            # a class of a notebook cell or of code run by exec: no file to hash, so its
+            # own code stands for it (else an edit to it would go unnoticed)
+            digest.update(_own_code(owner))
+            continue
         if path is None or path in files:  # builtins; a module met already
             continue
         files.append(path)
@@ -483,6 +490,47 @@ def code_fingerprint(spec):
     name = f"{getattr(factory, '__module__', '')}.{getattr(factory, '__qualname__', spec)}"
     return {"class": name, "sha256": digest.hexdigest()}
 
+
+def _own_code(owner):
+    """The bytes that stand for the code of a class (or function) whose module has no file:
+    its source when :func:`inspect.getsource` finds it (IPython keeps its cells'), else its
+    attributes, each function by its bytecode, constants, names and defaults."""
+    try:
+        return inspect.getsource(owner).encode()
+    except (OSError, TypeError):  # code run by exec, or a cell Python cannot find
+        pass
+    return repr(_code_of(owner, set())).encode()
+
+
+def _code_of(value, seen):
+    """A picture of ``value`` without memory addresses: what a change to the code changes."""
+    import types
+
+    if isinstance(value, (staticmethod, classmethod)):
+        return (type(value).__name__, _code_of(value.__func__, seen))
+    if isinstance(value, property):
+        return ("property", *(_code_of(f, seen) for f in (value.fget, value.fset, value.fdel)))
+    if isinstance(value, types.CodeType):
+        return ("code", value.co_name, value.co_code, value.co_names, value.co_varnames,
+                value.co_freevars, tuple(_code_of(c, seen) for c in value.co_consts))
+    if isinstance(value, types.FunctionType):
+        return ("function", _code_of(value.__code__, seen),
+                _code_of(value.__defaults__, seen), _code_of(value.__kwdefaults__, seen))
+    if isinstance(value, type):
+        if id(value) in seen:  # a class met already (an attribute naming its own class)
+            return ("class", value.__qualname__)
+        seen.add(id(value))
+        return ("class", value.__qualname__, tuple(b.__qualname__ for b in value.__bases__),
+                tuple((name, _code_of(item, seen)) for name, item in sorted(vars(value).items())
+                      if name not in ("__dict__", "__weakref__")))
+    if isinstance(value, (tuple, list, frozenset, set)):
+        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
+        return (type(value).__name__, tuple(_code_of(v, seen) for v in items))
+    if isinstance(value, dict):
+        return ("dict", tuple((repr(k), _code_of(v, seen)) for k, v in value.items()))
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return value
+    return type(value).__qualname__  # an object whose repr may hold its address
 
 
 class _Collector:

@@ -19,6 +19,7 @@ import numpy as np
 
 from ._benchmark import _grade_scales, _models_provenance, _reseeded, repeat_seeds, splitter_text
 from ._units import Task, Unit, as_dataset
+from ._values import run_keys
 
 __all__ = ["SearchResult", "run_search", "search_candidates"]
 
@@ -244,8 +245,10 @@ class SearchResult:
         self.best_params_ = cv_results["params"][self.best_index_]
         self.best_score_ = float(cv_results[f"mean_test_{metric}"][self.best_index_])
         self.best_estimator_ = None if refit is None else refit.estimator
+        # with the metric's options the search recorded, so that the statistics refuse to
+        # compare them with values of the same name under another convention
         self.test_per_query_ = (None if refit is None or not refit.per_query
-                                else refit.per_query_result())
+                                else refit.per_query_result(run_keys(provenance, dataset)))
         self.test_score_ = test_score
         self.provenance = provenance
         self.run_id = run_id
@@ -380,15 +383,16 @@ class SearchResult:
         """
         from ._values import per_query_result, seed_mean
 
+        keys = run_keys(self.provenance, self.dataset)
         if seed is None and len(self.seeds) > 1:
             return per_query_result(seed_mean([self._values(s) for s in self.seeds],
-                                              [self.metric]), [self.metric])
+                                              [self.metric]), [self.metric], keys)
         if seed is None:
             seed = self.seeds[0]
         if seed not in self.seeds:
             raise ValueError(f"seed={seed!r} is not a seed of this search; its seeds: "
                              f"{', '.join(map(repr, self.seeds))}.")
-        return per_query_result(self._values(seed), [self.metric])
+        return per_query_result(self._values(seed), [self.metric], keys)
 
     def _values(self, seed):
         mine = self._folds[seed]

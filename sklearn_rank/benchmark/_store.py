@@ -747,7 +747,7 @@ class StoredRun(dict):
         -------
         systems : StoredRun
         """
-        from ._values import seed_mean
+        from ._values import PerQueryColumns, run_keys, seed_mean
 
         datasets, seeds = list(self.datasets), list(self.seeds)
         if dataset is None and len(datasets) == 1:
@@ -773,6 +773,9 @@ class StoredRun(dict):
                 out[name] = seed_mean([
                     {k: v[mine & (values["seed"] == s)] for k, v in values.items()}
                     for s in seeds], self.metrics)
+            # what each metric computed on this data set, for the statistics to check
+            out[name] = PerQueryColumns(out[name], run_keys(getattr(self, "provenance", None),
+                                                            dataset))
         out.__dict__.update(self.__dict__)
         out.datasets = [dataset]
         out.seeds = [seed] if seed is not None else seeds
@@ -787,13 +790,17 @@ class StoredRun(dict):
         --------
         See :func:`load_store`.
         """
-        from ._values import per_query_result
+        from ._values import per_query_result, run_keys
 
         if system not in self:
             raise ValueError(f"system={system!r} is not a system of run {self.run_id}; its "
                              f"systems: {', '.join(map(repr, self))}.")
         selected = self.select(dataset, seed) if "dataset" in self[system] else self
-        return per_query_result(selected[system], self.metrics)
+        # with the metrics' options the run recorded, as BenchmarkResult.per_query gives them
+        named = getattr(selected, "datasets", None) or [dataset]
+        keys = run_keys(getattr(self, "provenance", None),
+                        dataset if dataset is not None or len(named) != 1 else named[0])
+        return per_query_result(selected[system], self.metrics, keys)
 
 
 def _system_name(unit):
@@ -901,6 +908,8 @@ def load_store(path, run=None, *, split="cv", partial=False):
         units = store.read_units(chosen["id"])
     finally:
         store.close()
+    from ._values import PerQueryColumns, run_keys
+
     provenance = chosen["provenance"]
     metrics = list(provenance["metrics"])
     systems = StoredRun()
@@ -948,7 +957,10 @@ def load_store(path, run=None, *, split="cv", partial=False):
             values["seed"] = np.concatenate([np.full(len(u["per_query"]["qid"]), u["seed"])
                                              for u in mine])
         values.update({m: np.concatenate([u["per_query"][m] for u in mine]) for m in metrics})
-        systems[name] = values
+        # what each metric computed, for the statistics to check (a run of several data
+        # sets keys its metrics per data set: select one)
+        systems[name] = (values if len(datasets) != 1
+                         else PerQueryColumns(values, run_keys(provenance, datasets[0])))
     systems.run_id = chosen["id"]
     systems.command = chosen["command"]
     systems.provenance = provenance

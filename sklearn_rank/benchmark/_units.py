@@ -99,15 +99,18 @@ class UnitResult:
     rows: object = None
     estimator: object = field(default=None, repr=False)
 
-    def per_query_result(self):
+    def per_query_result(self, keys=None):
         """The per-query values as a :class:`~sklearn_rank.metrics.PerQueryResult`, with the
-        unit's fold as its fold column (None for the held-out test set)."""
+        unit's fold as its fold column (None for the held-out test set); with ``keys``
+        (metric name -> the canonical key the run recorded), each metric's options."""
         from ..metrics import PerQueryResult
+        from ._values import metric_options
 
         metrics = [m for m in self.per_query if m != "qid"]
         qid = np.asarray(self.per_query.get("qid", []))
         fold = None if self.unit.fold is None else np.full(len(qid), self.unit.fold)
-        return PerQueryResult(qid, {m: self.per_query[m] for m in metrics}, fold=fold)
+        return PerQueryResult(qid, {m: self.per_query[m] for m in metrics}, fold=fold,
+                              options=metric_options(metrics, keys))
 
 
 @dataclass

@@ -11,7 +11,8 @@ import inspect
 
 import numpy as np
 
-__all__ = ["Analyses", "per_query_result", "power_pair", "seed_mean", "seed_spread"]
+__all__ = ["Analyses", "PerQueryColumns", "per_query_result", "power_pair", "seed_mean",
+           "seed_spread"]
 
 
 def _summary(per_query_by_seed, metrics):
@@ -92,9 +93,54 @@ def seed_spread(per_query_by_seed, metrics):
             for row in summary.rows}
 
 
-def per_query_result(values, metrics):
+def run_keys(provenance, dataset=None):
+    """Metric name -> the canonical key that a run recorded for data set ``dataset`` (its
+    ``provenance["datasets"][dataset]["metrics"]``, else its ``provenance["metrics"]``):
+    what each of its numbers computed. None when the provenance has none."""
+    provenance = provenance or {}
+    datasets = provenance.get("datasets")
+    if isinstance(datasets, dict) and isinstance(datasets.get(dataset), dict):
+        keys = datasets[dataset].get("metrics", provenance.get("metrics"))
+    else:
+        keys = provenance.get("metrics")
+    return keys if isinstance(keys, dict) else None
+
+
+class PerQueryColumns(dict):
+    """A system's per-query columns ``{"qid", ("fold",) metric: values}`` with each metric's
+    canonical key in ``attrs["metric_keys"]``, as
+    :meth:`~sklearn_rank.metrics.PerQueryResult.to_frame` keeps them: the statistics refuse
+    to compare them with values of the same name computed otherwise (another run's, under
+    another convention)."""
+
+    def __init__(self, columns, keys=None):
+        super().__init__(columns)
+        self.attrs = {"metric_keys": {m: key for m, key in (keys or {}).items() if m in self}}
+
+
+def metric_options(metrics, keys):
+    """The ``options`` of a :class:`~sklearn_rank.metrics.PerQueryResult` of ``metrics``
+    computed as ``keys`` (metric name -> canonical key) say, so that its
+    :meth:`~sklearn_rank.metrics.PerQueryResult.key` says what was computed and the
+    statistics refuse to compare it with the same name computed otherwise; a metric
+    without a key this version reads is left without options (its key unknown)."""
+    from ..metrics import bind_metric
+
+    options = {}
+    for m in metrics:
+        try:
+            bound = bind_metric((keys or {})[m])
+        except (KeyError, TypeError, ValueError):  # no key, or one of another version
+            continue
+        options[m] = {"metric": bound.metric.name, **bound.options}
+    return options
+
+
+def per_query_result(values, metrics, keys=None):
     """A :class:`~sklearn_rank.metrics.PerQueryResult` of stored per-query values (with their
-    folds when ``PerQueryResult`` takes a fold column)."""
+    folds when ``PerQueryResult`` takes a fold column); with ``keys`` (metric name -> the
+    canonical key the run recorded, :func:`run_keys`), the options of each metric
+    (:func:`metric_options`)."""
     from ..metrics import PerQueryResult
 
     # a result lists its queries in increasing order; the folds list them fold by fold
@@ -103,7 +149,8 @@ def per_query_result(values, metrics):
     if "fold" in values and "fold" in inspect.signature(PerQueryResult).parameters:
         kwargs["fold"] = np.asarray(values["fold"])[order]
     return PerQueryResult(np.asarray(values["qid"])[order],
-                          {m: np.asarray(values[m])[order] for m in metrics}, **kwargs)
+                          {m: np.asarray(values[m])[order] for m in metrics},
+                          options=metric_options(metrics, keys), **kwargs)
 
 
 def _seed_summary(run, metric=None, **kwargs):

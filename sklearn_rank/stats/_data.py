@@ -272,6 +272,10 @@ def as_source(x, name, *, default_metric, label=None):
         if index_qid is not None:
             x = (index_qid, x)
     if isinstance(x, Mapping):
+        known = getattr(x, "attrs", None)  # a benchmark run's columns (PerQueryColumns)
+        if keys is None and isinstance(known, Mapping) and isinstance(
+                known.get("metric_keys"), Mapping):
+            keys = dict(known["metric_keys"])
         if "query_weight" in x:  # evaluate_per_query's Dask frame with sample_weight
             raise ValueError(_WEIGHTED.format(label=label, what="per-query values"))
         columns = {k: v for k, v in x.items() if k not in _RESERVED}
