@@ -12,23 +12,22 @@ reference lists them in the same two groups):
 * **Running a benchmark** (most users need nothing else): :func:`run_benchmark` and its
   :class:`BenchmarkResult` (with its :class:`BenchmarkTables`); :func:`run_search` (a
   search of one model's parameters, over :func:`search_candidates`) and its
-  :class:`SearchResult`; :func:`load_store`,
-  :class:`StoredRun` and :class:`ResultsStore` to read a store back; :func:`write_report` and
-  :func:`report_tables` for the report; :class:`StoreError` and :class:`RunExistsError`,
-  what a store raises.
-* **Building blocks of a custom runner**, what ``sklearn-rank cv``, ``tune`` and ``report``
-  are made of: :func:`benchmark_tasks` lays out the units of work of a run
-  (:class:`Task`, :class:`Unit`), :func:`run_units` runs them in parallel processes and
-  hands each :class:`UnitResult` to a :class:`Recorder` (such as a
-  :class:`StoreRecorder`) as it ends, :func:`assemble_folds` gathers the results;
-  :func:`unit_scoring`, :func:`processes`, :func:`repeat_seeds`, :class:`ProgressLine`
-  (the progress display of ``progress=``),
-  :func:`library_versions`, :func:`seed_mean` and :func:`seed_spread` are the pieces
-  around them; :data:`MODELS` (of :class:`Model`), :func:`build_model` and
-  :func:`import_object` (:class:`ModelImportError`), :func:`code_fingerprint`,
-  :func:`ignored_params` and :func:`check_models` (:class:`ModelCheckError`,
-  :class:`ModelCheckWarning`) are the models' side;
-  :func:`report_html` is :func:`write_report`'s page as a string.
+  :class:`SearchResult`; :func:`load_store`, :class:`StoredRun` and :class:`ResultsStore`
+  to read a store back; :func:`write_report` and :func:`report_tables` for the report;
+  :class:`StoreError` and :class:`RunExistsError`, what a store raises. ``sklearn-rank
+  cv``, ``tune`` and ``report`` are shells over these.
+* **Building blocks**, what those functions are made of, for a runner of one's own (another
+  split, another search) and for the command line's options: :func:`benchmark_tasks` lays
+  out the units of work of a run (:class:`Task`, :class:`Unit`), :func:`run_units` runs
+  them in parallel processes and hands each :class:`UnitResult` to a :class:`Recorder`
+  (such as a :class:`StoreRecorder`) as it ends, :func:`assemble_folds` gathers the
+  results; :func:`unit_scoring`, :func:`processes`, :func:`repeat_seeds`,
+  :class:`ProgressLine` (a progress display for ``progress=``), :func:`library_versions`,
+  :func:`seed_mean` and :func:`seed_spread` are the pieces around them; :data:`MODELS` (of
+  :class:`Model`), :func:`build_model` and :func:`import_object`
+  (:class:`ModelImportError`), :func:`code_fingerprint`, :func:`ignored_params` and
+  :func:`check_models` (:class:`ModelCheckError`, :class:`ModelCheckWarning`) are the
+  models' side; :func:`report_html` is :func:`write_report`'s page as a string.
 
 Everything else in the private modules is internal and may change without notice.
 """
@@ -43,7 +42,8 @@ _USER = {
     "._store": ("ResultsStore", "RunExistsError", "StoreError", "StoredRun", "load_store"),
     "._tables": ("BenchmarkTables",),
 }
-# The pieces of a runner (the command line's), each documented; no more than it needs.
+# What those are made of, for a runner of one's own and the command line's options;
+# each documented.
 _BUILDING_BLOCKS = {
     "._benchmark": ("assemble_folds", "benchmark_tasks", "repeat_seeds"),
     "._models": ("MODELS", "Model", "ModelCheckError", "ModelCheckWarning", "ModelImportError",
