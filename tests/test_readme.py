@@ -77,7 +77,7 @@ def test_readme_test_command_installs_what_the_tests_import():
     from importlib.metadata import packages_distributions
 
     root = README.parent
-    command = re.search(r'pip install -e "\.\[([\w,]+)\]" && \S+ -m pytest\n',
+    command = re.search(r'pip install -e "\.\[([\w,]+)\]" && \S+ -m pytest[^\n]*\n',
                         README.read_text())
     assert command, "the README's test command"
     project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
