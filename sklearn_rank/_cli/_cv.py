@@ -23,7 +23,6 @@ from ._common import (
     add_benchmark_data_options,
     add_convention_option,
     add_quiet_option,
-    benchmark_data,
     check_distinct,
     check_distinct_outputs,
     check_enough_queries,
@@ -37,7 +36,7 @@ from ._common import (
     import_extra,
     int_at_least,
     literal_text,
-    load_benchmark_data,
+    load_run_datasets,
     metric_keys,
     metric_name,
     new_figure,
@@ -200,18 +199,8 @@ def run(args, demo=()):
     estimators = {c.label: c.build(args.n_estimators, args.seed) for c in choices}
 
     note = note_printer(getattr(args, "prog", "sklearn-rank cv"))
-    if named is not None:
-        datasets = {name: load_benchmark_data(sources, f"--dataset {name}", args, note=note,
-                                              quiet=args.quiet)
-                    for name, sources in named.items()}
-    else:
-        datasets = {None: load_benchmark_data(args.data, "--data", args, note=note,
-                                              quiet=args.quiet)
-                    if args.data is not None else benchmark_data(args.n_queries, args.seed)}
+    datasets, test = load_run_datasets(args, named, note=note)
     data = next(iter(datasets.values()))
-    test = (load_benchmark_data(args.test, "--test", args, note=note, quiet=args.quiet,
-                                min_queries=1, like=data)
-            if args.test is not None else None)
     for name, each in datasets.items():
         check_enough_queries(each, args.n_splits)
         check_grades(each, "--data" if name is None else f"--dataset {name}")

@@ -21,7 +21,6 @@ from ._common import (
     add_benchmark_data_options,
     add_convention_option,
     add_quiet_option,
-    benchmark_data,
     check_distinct_outputs,
     check_enough_queries,
     check_grades,
@@ -36,7 +35,7 @@ from ._common import (
     import_extra,
     int_at_least,
     literal_text,
-    load_benchmark_data,
+    load_run_datasets,
     metric_keys,
     metric_name,
     new_figure,
@@ -210,17 +209,8 @@ def run(args):
     check_store_options(args, inputs)
     estimator = choice.build(args.n_estimators, args.seed)
     note = note_printer(getattr(args, "prog", "sklearn-rank tune"))
-    if named is not None:
-        datasets = {name: load_benchmark_data(sources, options[name], args, note=note,
-                                              quiet=args.quiet)
-                    for name, sources in named.items()}
-    else:
-        datasets = {None: load_benchmark_data(args.data, "--data", args, note=note,
-                                              quiet=args.quiet)
-                    if args.data is not None else benchmark_data(args.n_queries, args.seed)}
-    test = (load_benchmark_data(args.test, "--test", args, note=note, quiet=args.quiet,
-                                min_queries=1, like=datasets[None])
-            if args.test is not None else None)
+    # --test goes with --data alone (refused above with --dataset)
+    datasets, test = load_run_datasets(args, named, note=note)
     if named is None:
         check_enough_queries(datasets[None], args.n_splits)
     if (why := kind_note(choice, estimator)) is not None:
