@@ -594,6 +594,17 @@ def metric_keys(metrics, convention, scales):
             for name in metrics}
 
 
+def checked_metric_keys(metrics, convention, scales, option):
+    """:func:`metric_keys`, a metric it cannot bind a usage error naming ``option``
+    (``--metrics`` or ``--metric``)."""
+    try:
+        return metric_keys(metrics, convention, scales)
+    except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
+        raise CLIError(f"{option}: cannot compute the {option[2:]}: {exc}", USAGE) from None
+    except (TypeError, ValueError) as exc:
+        raise CLIError(f"{option}: {exc}", USAGE) from None
+
+
 def describe_metrics(keys, convention):
     """The header line of the metrics, their keys and the convention."""
     shown = ", ".join(name if key == name else f"{name} = {key}" for name, key in keys.items())

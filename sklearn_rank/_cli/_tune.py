@@ -26,6 +26,7 @@ from ._common import (
     check_grades,
     check_output_path,
     check_test_apart,
+    checked_metric_keys,
     close_matches,
     describe_grade_scales,
     describe_metrics,
@@ -36,7 +37,6 @@ from ._common import (
     int_at_least,
     literal_text,
     load_run_datasets,
-    metric_keys,
     metric_name,
     new_figure,
     note_printer,
@@ -54,11 +54,11 @@ from ._models import (
     add_model_options,
     check_params,
     check_rankable,
-    check_settings,
     dense_models,
     fit_errors,
     kind_note,
     model_choices,
+    note_passed_on,
 )
 from ._params import param_from_value, parse_params
 from ._store import CLIStoreRecorder, add_store_options, check_store_options, store_files
@@ -229,26 +229,18 @@ def run(args):
             datasets[name] = data = data.densified()
             test = None if test is None else test.densified()
         if named is None:
-            for unknown in check_settings(choice, args.n_estimators, args.seed, data):
-                note(f"{unknown!r} is not a named parameter of {type(estimator).__name__}; it "
-                     "is passed to the booster as it is.")
+            note_passed_on(choice, estimator, args.n_estimators, args.seed, data, note)
         check_params(choice, estimator, params, data)
         if named is None:
             _note_unknown(estimator, params, note)
         # each data set on its own grade scale, as a search of it alone
         grades = data.y if test is None else np.concatenate([data.y, test.y])
         scales[name] = grade_scale_options(args.metric, args.convention, grades)
-        try:
-            keys[name] = metric_keys([args.metric], args.convention, {args.metric: scales[name]})
-        except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
-            raise CLIError(f"--metric: cannot compute the metric: {exc}", USAGE) from None
-        except (TypeError, ValueError) as exc:
-            raise CLIError(f"--metric: {exc}", USAGE) from None
+        keys[name] = checked_metric_keys([args.metric], args.convention,
+                                         {args.metric: scales[name]}, "--metric")
     first = next(iter(datasets.values()))
     if named is not None:
-        for unknown in check_settings(choice, args.n_estimators, args.seed, first):
-            note(f"{unknown!r} is not a named parameter of {type(estimator).__name__}; it is "
-                 "passed to the booster as it is.")
+        note_passed_on(choice, estimator, args.n_estimators, args.seed, first, note)
         _note_unknown(estimator, params, note)
     print(_header(args, choice, params, source, datasets, test, n_candidates, seeds, scales,
                   keys))
