@@ -505,6 +505,16 @@ def _reseeded(estimator, seed):
     return estimator
 
 
+def _datasets_of(data):
+    """``data`` of :func:`run_benchmark` or ``run_search`` as ``{name: RankingDataset}``:
+    a dict's data sets by their names, else the one data set keyed by None."""
+    if isinstance(data, dict):
+        if not data:
+            raise ValueError("data is an empty dict; give at least one data set.")
+        return {str(name): as_dataset(value, name) for name, value in data.items()}
+    return {None: as_dataset(data)}
+
+
 def _grade_scales(metrics, convention, y):
     """``{metric: {"max_grade": ...}}`` of the metrics that need a grade scale: the largest
     grade of the data set, so that its folds (and seeds) share one scale; each data set has
@@ -681,12 +691,7 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
         raise TypeError(f"models must be a non-empty dict of label -> estimator; got "
                         f"{type(models).__name__}.")
     metrics = list([metrics] if isinstance(metrics, str) else metrics)
-    if isinstance(data, dict):
-        if not data:
-            raise ValueError("data is an empty dict; give at least one data set.")
-        datasets = {str(name): as_dataset(value, name) for name, value in data.items()}
-    else:
-        datasets = {None: as_dataset(data)}
+    datasets = _datasets_of(data)
     repeats = repeat_seeds(random_state, n_repeats, seeds)
     if test is not None:
         if len(datasets) != 1 or len(repeats) != 1:

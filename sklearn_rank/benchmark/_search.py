@@ -17,7 +17,14 @@ from numbers import Integral
 
 import numpy as np
 
-from ._benchmark import _grade_scales, _models_provenance, _reseeded, _run_record, repeat_seeds
+from ._benchmark import (
+    _datasets_of,
+    _grade_scales,
+    _models_provenance,
+    _reseeded,
+    _run_record,
+    repeat_seeds,
+)
 from ._units import Task, Unit, as_dataset
 from ._values import run_keys
 
@@ -545,12 +552,7 @@ def run_search(model, params, data, *, metric="ndcg@10", search="grid", n_iter=N
     else:
         raise TypeError("model must be an unfitted estimator (with fit and get_params) or a "
                         f"callable model(seed) returning one; got {type(model).__name__}.")
-    if isinstance(data, dict):
-        if not data:
-            raise ValueError("data is an empty dict; give at least one data set.")
-        datasets = {str(name): as_dataset(value, name) for name, value in data.items()}
-    else:
-        datasets = {None: as_dataset(data)}
+    datasets = _datasets_of(data)
     if test is not None:
         if len(datasets) != 1 or None not in datasets:
             raise ValueError("test goes with one data set: the model refitted on it is scored "
