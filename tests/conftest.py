@@ -1,5 +1,6 @@
 """Shared fixtures of the test suite."""
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -34,3 +35,14 @@ def plt():
 
     yield pyplot
     pyplot.close("all")
+
+
+@pytest.fixture(params=["pyarrow", "csv module"])
+def parser(request, monkeypatch):
+    """Each test runs with pyarrow's parser and with the csv module's (the table readers'
+    tests)."""
+    if request.param == "pyarrow":
+        pytest.importorskip("pyarrow")
+    else:
+        monkeypatch.setitem(sys.modules, "pyarrow", None)
+    return request.param

@@ -10,6 +10,7 @@ import json
 import numpy as np
 import pytest
 from _cli import one_line_error, run_cli
+from _fifo import fifo_with
 from sklearn.datasets import dump_svmlight_file
 
 from sklearn_rank.datasets import make_ranking
@@ -158,23 +159,6 @@ def test_cv_plot_and_report_draw_labels_as_written(capsys, tmp_path, labels):
 
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 1\n"
 RUN = "1 Q0 b 1 2.0 s\n1 Q0 a 2 1.0 s\n2 Q0 d 1 2.0 s\n2 Q0 c 2 1.0 s\n"
-
-
-def fifo_with(tmp_path, name, text):
-    """A named pipe that a thread fills with ``text``: what ``/dev/stdin`` is in a shell
-    pipeline, ``cat run | sklearn-rank evaluate --run /dev/stdin``."""
-    import os
-    import threading
-
-    path = tmp_path / name
-    os.mkfifo(path)
-
-    def write():
-        with open(path, "w") as pipe:  # blocks until the command opens it
-            pipe.write(text)
-
-    threading.Thread(target=write, daemon=True).start()
-    return path
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no named pipes")

@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from _fifo import fifo_with
 
 from sklearn_rank.datasets import _tables, read_table
 
@@ -79,14 +80,7 @@ def _pyarrow_reads_small_files(monkeypatch):
     monkeypatch.setattr(_tables, "_ARROW_MIN_BYTES", 0)
 
 
-@pytest.fixture(params=["pyarrow", "csv module"])
-def parser(request, monkeypatch):
-    """Each test runs with pyarrow's parser and with the csv module's."""
-    if request.param == "pyarrow":
-        pytest.importorskip("pyarrow")
-    else:
-        monkeypatch.setitem(sys.modules, "pyarrow", None)
-    return request.param
+# the fixture ``parser`` (conftest.py) runs each test with pyarrow and the csv module
 
 
 def _write(tmp_path, text, name="t.csv"):
@@ -292,23 +286,6 @@ def test_matches_the_metrics_of_the_same_arrays(tmp_path, parser):
 # A stream (a pipe) and table_format
 
 
-def _pipe_with(tmp_path, data, name="table"):
-    """A named pipe that a thread fills with ``data`` (bytes): what ``/dev/stdin`` is in a
-    shell pipeline."""
-    import os
-    import threading
-
-    path = tmp_path / name
-    os.mkfifo(path)
-
-    def write():
-        with open(path, "wb") as pipe:  # blocks until the reader opens it
-            pipe.write(data)
-
-    threading.Thread(target=write, daemon=True).start()
-    return path
-
-
 TEXT = "qid,doc,label,score,bm25\nq1,a,2,0.9,1.5\nq1,b,0,0.4,2\nq2,c,1,0.2,3\n"
 
 
@@ -319,7 +296,7 @@ TEXT = "qid,doc,label,score,bm25\nq1,a,2,0.9,1.5\nq1,b,0,0.4,2\nq2,c,1,0.2,3\n"
 ])
 def test_read_table_reads_a_pipe_once(tmp_path, text, table_format):
     expected = read_table(_write(tmp_path, TEXT), feature_columns="all", docno_column="doc")
-    got = read_table(_pipe_with(tmp_path, text.encode()), table_format=table_format,
+    got = read_table(fifo_with(tmp_path, "table", text.encode()), table_format=table_format,
                      feature_columns="all", docno_column="doc")
     assert got["feature_names"] == ["bm25"]
     assert got.keys() == expected.keys()
@@ -329,7 +306,7 @@ def test_read_table_reads_a_pipe_once(tmp_path, text, table_format):
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no named pipes")
 def test_a_pipe_of_unknown_type_is_refused_naming_table_format(tmp_path):
-    path = _pipe_with(tmp_path, b"qid;label\n1;0\n")
+    path = fifo_with(tmp_path, "table", b"qid;label\n1;0\n")
     with pytest.raises(_tables.TableError, match="give its type as table_format") as info:
         read_table(path)
     assert (info.value.path, info.value.parameter) == (str(path), "table_format")
@@ -337,7 +314,7 @@ def test_a_pipe_of_unknown_type_is_refused_naming_table_format(tmp_path):
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no named pipes")
 def test_errors_of_a_pipe_name_the_pipe(tmp_path):
-    path = _pipe_with(tmp_path, b"qid,label,score\nq1,1,x\n")
+    path = fifo_with(tmp_path, "table", b"qid,label,score\nq1,1,x\n")
     with pytest.raises(_tables.TableError) as info:
         read_table(path)
     assert str(info.value) == f"{str(path)!r}, line 2: column 'score' holds 'x'; expected a number."

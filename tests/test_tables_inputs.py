@@ -3,21 +3,13 @@ trec_eval refuse it, instead of counting twice in every metric; an SVMlight file
 mark is named; pandas inputs in two row orders are not paired by position."""
 
 import re
-import sys
 
 import numpy as np
 import pytest
 
 from sklearn_rank.datasets import TableError, read_table
 
-
-@pytest.fixture(params=["pyarrow", "csv module"])
-def parser(request, monkeypatch):
-    if request.param == "pyarrow":
-        pytest.importorskip("pyarrow")
-    else:
-        monkeypatch.setitem(sys.modules, "pyarrow", None)
-    return request.param
+# the fixture ``parser`` (conftest.py) runs each test with pyarrow and the csv module
 
 
 # qid 1: document b, the relevant one, listed twice (two CSV files concatenated, say)

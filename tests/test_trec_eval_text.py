@@ -14,7 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_cli_trec_eval import FIXTURE_COMMANDS, FIXTURES, random_trec, write_trec
+from test_cli_trec_eval import (
+    FIXTURE_COMMANDS,
+    FIXTURES,
+    _fixture_arguments,
+    random_trec,
+    write_trec,
+)
 
 from sklearn_rank.metrics import trec_eval
 
@@ -71,14 +77,10 @@ def test_write_to_a_file_is_to_text(tmp_path):
 
 def _keywords(command):
     """trec_eval()'s keywords and to_text's of a command line of FIXTURE_COMMANDS."""
-    words, measures, options, text = command.split(), [], {}, {}
-    while words:
-        word = words.pop(0)
-        if word == "-m":
-            measures.append(words.pop(0))
-        elif word.startswith("-m"):
-            measures.append(word[2:])
-        elif word == "-q":
+    measures, others = _fixture_arguments(command)
+    options, text = {}, {}
+    for word in others:
+        if word == "-q":
             text["per_query"] = True
         elif word == "-c":
             options["complete"] = True

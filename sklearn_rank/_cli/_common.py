@@ -529,6 +529,33 @@ def load_benchmark_data(sources, option, settings, *, note, quiet, min_queries=2
     return data
 
 
+def load_run_datasets(args, named, *, note):
+    """The data sets a run of ``cv`` or ``tune`` computes on, and its test set.
+
+    Each ``--dataset NAME`` (``named``, as :func:`~._axes.named_datasets` gives them) keyed
+    by its name, else ``--data`` (or generated queries, without it) keyed by None; and
+    ``--test``'s data set, checked against the first of them, or None.
+
+    Returns
+    -------
+    datasets : dict
+        Name (None for ``--data``) -> :class:`~sklearn_rank.datasets.RankingDataset`.
+    test : RankingDataset or None
+    """
+    if named is not None:
+        datasets = {name: load_benchmark_data(sources, f"--dataset {name}", args, note=note,
+                                              quiet=args.quiet)
+                    for name, sources in named.items()}
+    else:
+        datasets = {None: load_benchmark_data(args.data, "--data", args, note=note,
+                                              quiet=args.quiet)
+                    if args.data is not None else benchmark_data(args.n_queries, args.seed)}
+    test = (load_benchmark_data(args.test, "--test", args, note=note, quiet=args.quiet,
+                                min_queries=1, like=next(iter(datasets.values())))
+            if args.test is not None else None)
+    return datasets, test
+
+
 def _load_error(exc, option, name, like):
     """The :class:`CLIError` of an error of ``load_source`` for ``option``; ``name`` is the
     data set name given, if any."""
@@ -565,6 +592,17 @@ def metric_keys(metrics, convention, scales):
 
     return {name: bind_metric(name, options=scales.get(name, {}), convention=convention).key
             for name in metrics}
+
+
+def checked_metric_keys(metrics, convention, scales, option):
+    """:func:`metric_keys`, a metric it cannot bind a usage error naming ``option``
+    (``--metrics`` or ``--metric``)."""
+    try:
+        return metric_keys(metrics, convention, scales)
+    except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
+        raise CLIError(f"{option}: cannot compute the {option[2:]}: {exc}", USAGE) from None
+    except (TypeError, ValueError) as exc:
+        raise CLIError(f"{option}: {exc}", USAGE) from None
 
 
 def describe_metrics(keys, convention):

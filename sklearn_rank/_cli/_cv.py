@@ -23,13 +23,13 @@ from ._common import (
     add_benchmark_data_options,
     add_convention_option,
     add_quiet_option,
-    benchmark_data,
     check_distinct,
     check_distinct_outputs,
     check_enough_queries,
     check_grades,
     check_output_path,
     check_test_apart,
+    checked_metric_keys,
     describe_grade_scales,
     describe_metrics,
     figure_suffixes,
@@ -37,8 +37,7 @@ from ._common import (
     import_extra,
     int_at_least,
     literal_text,
-    load_benchmark_data,
-    metric_keys,
+    load_run_datasets,
     metric_name,
     new_figure,
     note_printer,
@@ -56,12 +55,12 @@ from ._models import (
     add_model_options,
     check_labels,
     check_rankable,
-    check_settings,
     default_models,
     dense_models,
     fit_errors,
     kind_note,
     model_choices,
+    note_passed_on,
 )
 from ._store import add_store_options, check_store_options, store_files
 
@@ -200,18 +199,8 @@ def run(args, demo=()):
     estimators = {c.label: c.build(args.n_estimators, args.seed) for c in choices}
 
     note = note_printer(getattr(args, "prog", "sklearn-rank cv"))
-    if named is not None:
-        datasets = {name: load_benchmark_data(sources, f"--dataset {name}", args, note=note,
-                                              quiet=args.quiet)
-                    for name, sources in named.items()}
-    else:
-        datasets = {None: load_benchmark_data(args.data, "--data", args, note=note,
-                                              quiet=args.quiet)
-                    if args.data is not None else benchmark_data(args.n_queries, args.seed)}
+    datasets, test = load_run_datasets(args, named, note=note)
     data = next(iter(datasets.values()))
-    test = (load_benchmark_data(args.test, "--test", args, note=note, quiet=args.quiet,
-                                min_queries=1, like=data)
-            if args.test is not None else None)
     for name, each in datasets.items():
         check_enough_queries(each, args.n_splits)
         check_grades(each, "--data" if name is None else f"--dataset {name}")
@@ -225,19 +214,18 @@ def run(args, demo=()):
         if (why := kind_note(c, estimators[c.label])) is not None:
             note(why)
         fitted_on = data.densified() if c.label in dense else data
-        for name in check_settings(c, args.n_estimators, args.seed, fitted_on):
-            note(f"{name!r} is not a named parameter of {type(estimators[c.label]).__name__}; "
-                 "it is passed to the booster as it is.")
+        note_passed_on(c, estimators[c.label], args.n_estimators, args.seed, fitted_on, note)
     grades = np.concatenate([each.y for each in datasets.values()]
                             + ([] if test is None else [test.y]))
     scales = {m: options for m in metrics_given
               if (options := grade_scale_options(m, args.convention, grades))}
-    keys = _keys(metrics_given, args.convention, scales)
+    keys = checked_metric_keys(metrics_given, args.convention, scales, "--metrics")
     if None not in datasets:  # each data set on its own grade scale, as a run of it alone
         scales = {name: {m: options for m in metrics_given
                          if (options := grade_scale_options(m, args.convention, each.y))}
                   for name, each in datasets.items()}
-        keys = {name: _keys(metrics_given, args.convention, scales[name])
+        keys = {name: checked_metric_keys(metrics_given, args.convention, scales[name],
+                                          "--metrics")
                 for name in datasets}
     provenance = _provenance(args, choices, baseline)
 
@@ -309,15 +297,6 @@ def _check_outputs(args, config_inputs):
                             ("--per-query-output", args.per_query_output),
                             ("--plot", args.plot)])
     return output_format
-
-
-def _keys(metrics, convention, scales):
-    try:
-        return metric_keys(metrics, convention, scales)
-    except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
-        raise CLIError(f"--metrics: cannot compute the metrics: {exc}", USAGE) from None
-    except (TypeError, ValueError) as exc:
-        raise CLIError(f"--metrics: {exc}", USAGE) from None
 
 
 def _provenance(args, choices, baseline):

@@ -360,6 +360,14 @@ def check_settings(choice, n_estimators, random_state, data):
     return [name for name in options if name not in known]
 
 
+def note_passed_on(choice, estimator, n_estimators, random_state, data, note):
+    """:func:`check_settings`, then a note of each name set that the booster takes as it
+    is."""
+    for name in check_settings(choice, n_estimators, random_state, data):
+        note(f"{name!r} is not a named parameter of {type(estimator).__name__}; it is "
+             "passed to the booster as it is.")
+
+
 def _library(choice):
     return choice.model.library if choice.model is not None else None
 

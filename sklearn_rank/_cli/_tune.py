@@ -21,12 +21,12 @@ from ._common import (
     add_benchmark_data_options,
     add_convention_option,
     add_quiet_option,
-    benchmark_data,
     check_distinct_outputs,
     check_enough_queries,
     check_grades,
     check_output_path,
     check_test_apart,
+    checked_metric_keys,
     close_matches,
     describe_grade_scales,
     describe_metrics,
@@ -36,8 +36,7 @@ from ._common import (
     import_extra,
     int_at_least,
     literal_text,
-    load_benchmark_data,
-    metric_keys,
+    load_run_datasets,
     metric_name,
     new_figure,
     note_printer,
@@ -55,11 +54,11 @@ from ._models import (
     add_model_options,
     check_params,
     check_rankable,
-    check_settings,
     dense_models,
     fit_errors,
     kind_note,
     model_choices,
+    note_passed_on,
 )
 from ._params import param_from_value, parse_params
 from ._store import CLIStoreRecorder, add_store_options, check_store_options, store_files
@@ -210,17 +209,8 @@ def run(args):
     check_store_options(args, inputs)
     estimator = choice.build(args.n_estimators, args.seed)
     note = note_printer(getattr(args, "prog", "sklearn-rank tune"))
-    if named is not None:
-        datasets = {name: load_benchmark_data(sources, options[name], args, note=note,
-                                              quiet=args.quiet)
-                    for name, sources in named.items()}
-    else:
-        datasets = {None: load_benchmark_data(args.data, "--data", args, note=note,
-                                              quiet=args.quiet)
-                    if args.data is not None else benchmark_data(args.n_queries, args.seed)}
-    test = (load_benchmark_data(args.test, "--test", args, note=note, quiet=args.quiet,
-                                min_queries=1, like=datasets[None])
-            if args.test is not None else None)
+    # --test goes with --data alone (refused above with --dataset)
+    datasets, test = load_run_datasets(args, named, note=note)
     if named is None:
         check_enough_queries(datasets[None], args.n_splits)
     if (why := kind_note(choice, estimator)) is not None:
@@ -239,26 +229,18 @@ def run(args):
             datasets[name] = data = data.densified()
             test = None if test is None else test.densified()
         if named is None:
-            for unknown in check_settings(choice, args.n_estimators, args.seed, data):
-                note(f"{unknown!r} is not a named parameter of {type(estimator).__name__}; it "
-                     "is passed to the booster as it is.")
+            note_passed_on(choice, estimator, args.n_estimators, args.seed, data, note)
         check_params(choice, estimator, params, data)
         if named is None:
             _note_unknown(estimator, params, note)
         # each data set on its own grade scale, as a search of it alone
         grades = data.y if test is None else np.concatenate([data.y, test.y])
         scales[name] = grade_scale_options(args.metric, args.convention, grades)
-        try:
-            keys[name] = metric_keys([args.metric], args.convention, {args.metric: scales[name]})
-        except OverflowError as exc:  # e.g. map(rel=1000...0), beyond the floats' range
-            raise CLIError(f"--metric: cannot compute the metric: {exc}", USAGE) from None
-        except (TypeError, ValueError) as exc:
-            raise CLIError(f"--metric: {exc}", USAGE) from None
+        keys[name] = checked_metric_keys([args.metric], args.convention,
+                                         {args.metric: scales[name]}, "--metric")
     first = next(iter(datasets.values()))
     if named is not None:
-        for unknown in check_settings(choice, args.n_estimators, args.seed, first):
-            note(f"{unknown!r} is not a named parameter of {type(estimator).__name__}; it is "
-                 "passed to the booster as it is.")
+        note_passed_on(choice, estimator, args.n_estimators, args.seed, first, note)
         _note_unknown(estimator, params, note)
     print(_header(args, choice, params, source, datasets, test, n_candidates, seeds, scales,
                   keys))

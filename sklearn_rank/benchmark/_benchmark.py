@@ -446,6 +446,40 @@ class BenchmarkResult(Analyses):
         return BenchmarkTables(self, comparisons, held_out, spread)
 
 
+def _run_record(command, datasets, test, keys, *, convention, random_state, n_splits,
+                repeats, provenance, before_metrics=None, models=None):
+    """The metadata a run of :func:`run_benchmark` or ``run_search`` records.
+
+    ``before_metrics`` (the searched metric) and ``models`` (the models' provenance, the
+    baseline, or the searched model and its space) are the entries of one kind of run, in
+    their place among the others; ``provenance`` (the caller's own record) goes over all.
+    """
+    from .._version import __version__
+    from ._units import library_versions
+
+    recorded = {
+        "command": command,
+        "sklearn_rank_version": __version__,
+        "data": next(iter(datasets.values())).metadata(),
+        "test": None if test is None else test.metadata(),
+        **(before_metrics or {}),
+        "metrics": next(iter(keys.values())),
+        "convention": convention,
+        "seed": random_state,
+        "splitter": splitter_text(n_splits, random_state),
+        **(models or {}),
+        "n_estimators": None,
+        "versions": library_versions(),
+    }
+    if None not in datasets:
+        recorded["datasets"] = {name: {**d.metadata(), "metrics": keys[name]}
+                                for name, d in datasets.items()}
+    if repeats[0][0] is not None:
+        recorded["seeds"] = [seed for seed, _ in repeats]
+    recorded.update(provenance or {})
+    return recorded
+
+
 def _models_provenance(models):
     """What a run records of each model: its class and the parameters it was given."""
     return {label: {"model": f"{type(est).__module__}:{type(est).__qualname__}",
@@ -469,6 +503,16 @@ def _reseeded(estimator, seed):
     elif "random_state" in params:
         estimator.set_params(random_state=seed)
     return estimator
+
+
+def _datasets_of(data):
+    """``data`` of :func:`run_benchmark` or ``run_search`` as ``{name: RankingDataset}``:
+    a dict's data sets by their names, else the one data set keyed by None."""
+    if isinstance(data, dict):
+        if not data:
+            raise ValueError("data is an empty dict; give at least one data set.")
+        return {str(name): as_dataset(value, name) for name, value in data.items()}
+    return {None: as_dataset(data)}
 
 
 def _grade_scales(metrics, convention, y):
@@ -641,18 +685,13 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
     from ._models import check_models as check_against_data
     from ._models import check_parameters
     from ._runner import processes, run_units, start_progress, unit_scoring
-    from ._units import Recorder, library_versions
+    from ._units import Recorder
 
     if not isinstance(models, dict) or not models:
         raise TypeError(f"models must be a non-empty dict of label -> estimator; got "
                         f"{type(models).__name__}.")
     metrics = list([metrics] if isinstance(metrics, str) else metrics)
-    if isinstance(data, dict):
-        if not data:
-            raise ValueError("data is an empty dict; give at least one data set.")
-        datasets = {str(name): as_dataset(value, name) for name, value in data.items()}
-    else:
-        datasets = {None: as_dataset(data)}
+    datasets = _datasets_of(data)
     repeats = repeat_seeds(random_state, n_repeats, seeds)
     if test is not None:
         if len(datasets) != 1 or len(repeats) != 1:
@@ -699,28 +738,11 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
             built[label, seed] = model(seed) if _is_factory(model) else _reseeded(model, seed)
         return built[label, seed]
 
-    from .._version import __version__
-
-    recorded = {
-        "command": "sklearn_rank.benchmark.run_benchmark",
-        "sklearn_rank_version": __version__,
-        "data": next(iter(datasets.values())).metadata(),
-        "test": None if test is None else test.metadata(),
-        "metrics": next(iter(keys.values())),
-        "convention": convention,
-        "seed": random_state,
-        "splitter": splitter_text(n_splits, random_state),
-        "models": _models_provenance(given),
-        "baseline": labels[0],
-        "n_estimators": None,
-        "versions": library_versions(),
-    }
-    if None not in datasets:
-        recorded["datasets"] = {name: {**d.metadata(), "metrics": keys[name]}
-                                for name, d in datasets.items()}
-    if repeats[0][0] is not None:
-        recorded["seeds"] = [seed for seed, _ in repeats]
-    recorded.update(provenance or {})
+    recorded = _run_record("sklearn_rank.benchmark.run_benchmark", datasets, test, keys,
+                           convention=convention, random_state=random_state,
+                           n_splits=n_splits, repeats=repeats, provenance=provenance,
+                           models={"models": _models_provenance(given),
+                                   "baseline": labels[0]})
     params = {label: recorded["models"][label]["params"]
               if "params" in (recorded.get("models") or {}).get(label, {})
               else _params_of(given[label]) for label in labels}

@@ -17,7 +17,14 @@ from numbers import Integral
 
 import numpy as np
 
-from ._benchmark import _grade_scales, _models_provenance, _reseeded, repeat_seeds, splitter_text
+from ._benchmark import (
+    _datasets_of,
+    _grade_scales,
+    _models_provenance,
+    _reseeded,
+    _run_record,
+    repeat_seeds,
+)
 from ._units import Task, Unit, as_dataset
 from ._values import run_keys
 
@@ -531,7 +538,7 @@ def run_search(model, params, data, *, metric="ndcg@10", search="grid", n_iter=N
     from ..metrics import bind_metric
     from ..model_selection import QueryKFold
     from ._runner import processes, run_units, start_progress, unit_scoring
-    from ._units import Recorder, library_versions
+    from ._units import Recorder
 
     if not isinstance(metric, str):
         raise TypeError(f"metric must be one metric name (a str); got {metric!r}.")
@@ -545,12 +552,7 @@ def run_search(model, params, data, *, metric="ndcg@10", search="grid", n_iter=N
     else:
         raise TypeError("model must be an unfitted estimator (with fit and get_params) or a "
                         f"callable model(seed) returning one; got {type(model).__name__}.")
-    if isinstance(data, dict):
-        if not data:
-            raise ValueError("data is an empty dict; give at least one data set.")
-        datasets = {str(name): as_dataset(value, name) for name, value in data.items()}
-    else:
-        datasets = {None: as_dataset(data)}
+    datasets = _datasets_of(data)
     if test is not None:
         if len(datasets) != 1 or None not in datasets:
             raise ValueError("test goes with one data set: the model refitted on it is scored "
@@ -590,31 +592,13 @@ def run_search(model, params, data, *, metric="ndcg@10", search="grid", n_iter=N
         # what each number is: the key of the metric bound as its scorer binds it
         keys[name] = {metric: bind_metric(metric, options=scales.get(metric, {}),
                                           convention=convention).key}
-    from .._version import __version__
-
-    first = next(iter(datasets.values()))
-    recorded = {
-        "command": "sklearn_rank.benchmark.run_search",
-        "sklearn_rank_version": __version__,
-        "data": first.metadata(),
-        "test": None if test is None else test.metadata(),
-        "metric": metric,
-        "metrics": next(iter(keys.values())),
-        "convention": convention,
-        "seed": random_state,
-        "splitter": splitter_text(n_splits, random_state),
-        "model": {"label": label, **_models_provenance({label: base})[label]},
-        "search": search,
-        "space": {name: _space_text(values) for name, values in params.items()},
-        "n_estimators": None,
-        "versions": library_versions(),
-    }
-    if None not in datasets:
-        recorded["datasets"] = {name: {**d.metadata(), "metrics": keys[name]}
-                                for name, d in datasets.items()}
-    if repeats[0][0] is not None:
-        recorded["seeds"] = [s for s, _ in repeats]
-    recorded.update(provenance or {})
+    recorded = _run_record(
+        "sklearn_rank.benchmark.run_search", datasets, test, keys, convention=convention,
+        random_state=random_state, n_splits=n_splits, repeats=repeats, provenance=provenance,
+        before_metrics={"metric": metric},
+        models={"model": {"label": label, **_models_provenance({label: base})[label]},
+                "search": search,
+                "space": {name: _space_text(values) for name, values in params.items()}})
     label = recorded["model"].get("label", label)
     fixed = recorded["model"].get("params", {})
 
