@@ -312,3 +312,18 @@ def test_catboost_built_in_model_is_reseeded_as_the_command_line_builds_it():
     result = run_benchmark({"catboost": MODELS["catboost"].build(5, 0), "ridge": Ridge()},
                            make_ranking(20, random_state=0), n_splits=2, n_repeats=2)
     assert result.seeds == [0, 1]
+
+
+def test_data_forms_a_user_brings():
+    """make_ranking's Bunch is a data set as its (X, y, qid) tuple is, with the same numbers;
+    an (X, y) pair, the query ids forgotten, is refused saying so; the result's text counts
+    one model, one data set and one seed in the singular."""
+    bunch = make_ranking(24, random_state=0, return_X_y_qid=False)
+    as_tuple = run_benchmark({"ols": LinearRegression()}, (bunch.data, bunch.target, bunch.qid),
+                             n_splits=3)
+    as_bunch = run_benchmark({"ols": LinearRegression()}, bunch, n_splits=3)
+    assert as_bunch.per_query("ols") == as_tuple.per_query("ols")
+    assert repr(as_bunch) == "BenchmarkResult(1 model x 1 data set x 1 seed, metrics ['ndcg@10'])"
+    with pytest.raises(TypeError, match=r"got a tuple of 2 items \(X and y without the query "
+                                        r"ids\?\)"):
+        run_benchmark({"ols": LinearRegression()}, (bunch.data, bunch.target), n_splits=3)

@@ -247,8 +247,12 @@ class BenchmarkResult(Analyses):
         self.run_id = run_id
 
     def __repr__(self):
-        return (f"BenchmarkResult({len(self.models)} models x {len(self.datasets)} data sets x "
-                f"{len(self.seeds)} seeds, metrics {self.metrics})")
+        def count(n, word):
+            return f"{n} {word}{'' if n == 1 else 's'}"
+
+        return (f"BenchmarkResult({count(len(self.models), 'model')} x "
+                f"{count(len(self.datasets), 'data set')} x {count(len(self.seeds), 'seed')}, "
+                f"metrics {self.metrics})")
 
     def _per_query_values(self):
         return {(dataset, label, seed): self.folds[dataset, seed][label]["per_query"]
@@ -507,8 +511,9 @@ def _reseeded(estimator, seed):
 
 def _datasets_of(data):
     """``data`` of :func:`run_benchmark` or ``run_search`` as ``{name: RankingDataset}``:
-    a dict's data sets by their names, else the one data set keyed by None."""
-    if isinstance(data, dict):
+    a dict's data sets by their names, else the one data set keyed by None. A ``Bunch``
+    (a dict) of ``data``, ``target`` and ``qid`` is one data set, not three named ones."""
+    if isinstance(data, dict) and not {"data", "target", "qid"} <= set(data):
         if not data:
             raise ValueError("data is an empty dict; give at least one data set.")
         return {str(name): as_dataset(value, name) for name, value in data.items()}
@@ -761,7 +766,7 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
     n_processes = processes(n_jobs, len(tasks))
     axes = "".join([f"{len(datasets)} data sets x " if None not in datasets else "",
                     f"{len(repeats)} seeds x " if repeats[0][0] is not None else ""])
-    detail = (f"({len(labels)} models x {axes}{n_splits} folds"
+    detail = (f"({len(labels)} model{'s' if len(labels) > 1 else ''} x {axes}{n_splits} folds"
               + (" + test" if test is not None else "")
               + f", {n_processes} process{'es' if n_processes > 1 else ''})")
     shown = None

@@ -178,8 +178,10 @@ class Recorder:
 
 def as_dataset(value, name="data"):
     """A data set of a benchmark run: a :class:`~sklearn_rank.datasets.RankingDataset` (or
-    an object with its ``X``, ``y``, ``qid``, ``densified`` and ``metadata``) as it is, or an
-    ``(X, y, qid)`` tuple as a ``RankingDataset`` whose source is ``name``."""
+    an object with its ``X``, ``y``, ``qid``, ``densified`` and ``metadata``) as it is; an
+    ``(X, y, qid)`` tuple, or a ``Bunch`` of ``data``, ``target`` and ``qid`` (what
+    :func:`~sklearn_rank.datasets.make_ranking` returns with ``return_X_y_qid=False``), as a
+    ``RankingDataset`` whose source is ``name``."""
     if all(hasattr(value, a) for a in ("X", "y", "qid", "densified", "metadata")):
         return value
     if isinstance(value, tuple) and len(value) == 3:
@@ -193,8 +195,16 @@ def as_dataset(value, name="data"):
         from ..datasets import RankingDataset
 
         return RankingDataset(X, np.asarray(y), np.asarray(qid), source=str(name))
+    if all(hasattr(value, a) for a in ("data", "target", "qid")):  # make_ranking's Bunch
+        return as_dataset((value.data, value.target, value.qid), name)
+    if isinstance(value, (tuple, list)):
+        got = f"a {type(value).__name__} of {len(value)} items"
+        if len(value) == 2:
+            got += " (X and y without the query ids?)"
+    else:
+        got = type(value).__name__
     raise TypeError(f"data {name!r}: expected an (X, y, qid) tuple or a data set with X, y "
-                    f"and qid attributes; got {type(value).__name__}.")
+                    f"and qid attributes; got {got}.")
 
 
 def library_versions():
