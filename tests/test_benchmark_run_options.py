@@ -327,3 +327,15 @@ def test_data_forms_a_user_brings():
     with pytest.raises(TypeError, match=r"got a tuple of 2 items \(X and y without the query "
                                         r"ids\?\)"):
         run_benchmark({"ols": LinearRegression()}, (bunch.data, bunch.target), n_splits=3)
+
+
+def test_seed_summary_of_one_unnamed_data_set_has_no_data_set_column():
+    """A run of one data set under several seeds: its spread table named the data set
+    "None"; it has no data set column now, in every format."""
+    result = run_benchmark({"ols": LinearRegression(), "ridge": Ridge(alpha=100.0)},
+                           make_ranking(24, random_state=0), n_splits=3, n_repeats=2)
+    summary = result.seed_summary()
+    text = summary.to_string()
+    assert text.splitlines()[0].split()[:2] == ["Model", "Mean"] and "None" not in text
+    assert "None" not in summary.to_markdown() and "None" not in summary.to_html()
+    assert summary.to_latex().startswith(r"\begin{tabular}{lrrrrrr}")

@@ -293,13 +293,16 @@ class SeedSummary(_table.TextTable):
     def _table(self, fmt, digits):
         level = f"{self.confidence_level * 100:g}%"
         several = len(self.metrics) > 1
-        header = ["Data set", "Model", *(["Metric"] if several else []), "Mean", "Seed sd",
-                  "Seed range", f"{level} CI (queries)", "Seeds", "Queries"]
+        # a run of one unnamed data set has no data set column (its name would be "None")
+        named = any(r.dataset is not None for r in self.rows)
+        header = [*(["Data set"] if named else []), "Model", *(["Metric"] if several else []),
+                  "Mean", "Seed sd", "Seed range", f"{level} CI (queries)", "Seeds", "Queries"]
         rows = []
         for r in self.rows:
             sd = "-" if r.seed_std is None else f"{r.seed_std:.{digits}f}"
             low, high = r.confidence_interval
-            rows.append([str(r.dataset), str(r.model), *([r.metric] if several else []),
+            rows.append([*([str(r.dataset)] if named else []), str(r.model),
+                         *([r.metric] if several else []),
                          f"{r.mean:.{digits}f}", sd,
                          f"{r.seed_min:.{digits}f} - {r.seed_max:.{digits}f}",
                          f"[{low:.{digits}f}, {high:.{digits}f}]", str(r.n_seeds),
@@ -322,7 +325,7 @@ class SeedSummary(_table.TextTable):
         """
         header, rows, note = self._table("text", digits)
         return "\n".join([_table.format_table(header, rows, "text",
-                                              align="ll" + "r" * (len(header) - 2)),
+                                              align=_align(header)),
                           "", *_table.wrap(note)])
 
     def to_markdown(self, digits=3):
@@ -338,7 +341,7 @@ class SeedSummary(_table.TextTable):
         """
         header, rows, note = self._table("markdown", digits)
         return "\n".join([_table.format_table(header, rows, "markdown",
-                                              align="ll" + "r" * (len(header) - 2)),
+                                              align=_align(header)),
                           "", note])
 
     def to_latex(self, digits=3):
@@ -354,7 +357,7 @@ class SeedSummary(_table.TextTable):
         """
         header, rows, note = self._table("latex", digits)
         esc = _table._latex_escape
-        lines = [r"\begin{tabular}{ll" + "r" * (len(header) - 2) + "}", r"\toprule",
+        lines = [r"\begin{tabular}{" + _align(header) + "}", r"\toprule",
                  " & ".join(esc(h) for h in header) + r" \\", r"\midrule"]
         lines += [" & ".join(esc(c).replace(" - ", "--") for c in r) + r" \\" for r in rows]
         lines += [r"\bottomrule",
@@ -525,3 +528,9 @@ def seed_summary(values, *, metric=None, confidence_level=0.95, ci_method="t",
         values=aligned_values, query_ids=query_ids, confidence_level=confidence_level,
         ci_method=ci_method,
     )
+
+
+def _align(header):
+    """Left the names (data set, model), right the rest, as the tables of ``stats`` align."""
+    left = sum(name in ("Data set", "Model") for name in header)
+    return "l" * left + "r" * (len(header) - left)
