@@ -221,7 +221,10 @@ def _dask_scheduler(address, workers):
                                       dashboard_address="127.0.0.1:0",
                                       silence_logs=logging.ERROR) as cluster, \
                 distributed.Client(cluster) as client:
-            n = len(client.scheduler_info()["workers"])
+            # the cluster's own workers: client.scheduler_info() reads a cache that its
+            # background refresh fills with totals only ("workers" empty)
+            client.wait_for_workers(workers)
+            n = len(cluster.workers)
             yield f"a local cluster of {n} worker process{'es' if n > 1 else ''}"
         return
     try:
