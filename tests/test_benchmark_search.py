@@ -278,3 +278,13 @@ def test_searches_of_two_conventions_are_not_compared():
         with pytest.raises(ValueError, match="The values of 'ndcg@10' are not one metric"):
             compare({"a": a, "b": b}, metric="ndcg@10")
         assert compare({"a": a, "b": a}, metric="ndcg@10").systems == ["a", "b"]
+
+
+def test_the_command_line_limit_of_candidates_is_run_search_s():
+    """``tune`` keeps its own copy of the limit (its argument builders import no numpy, for
+    a quick ``--help``): the copy must be run_search's, or ``--n-iter`` would accept what
+    the search refuses, or refuse what it takes."""
+    from sklearn_rank._cli import _tune
+    from sklearn_rank.benchmark import _search
+
+    assert _tune.MAX_CANDIDATES == _search.MAX_CANDIDATES
