@@ -678,11 +678,14 @@ def run_benchmark(models, data, *, metrics=("ndcg@10",), convention=None, n_spli
     >>> table.systems
     ['ols', 'ridge']
 
-    A held-out test set, scored by each model refitted on all the data:
+    A held-out test set, scored by each model refitted on all the data; its queries come
+    from the same draw (one problem), split by query:
 
+    >>> X, y, qid = make_ranking(40, random_state=2)
+    >>> fit, held = qid < 30, qid >= 30
     >>> held_out = run_benchmark({"ols": LinearRegression(), "ridge": Ridge()},
-    ...                          make_ranking(30, random_state=2), n_splits=3,
-    ...                          test=make_ranking(10, random_state=3))
+    ...                          (X[fit], y[fit], qid[fit]), n_splits=3,
+    ...                          test=(X[held], y[held], qid[held]))
     >>> held_out.per_query("ridge", split="test").query_ids.shape
     (10,)
     """
