@@ -18,8 +18,9 @@ class ProgressLine:
     plain line per step, since carriage returns would only clutter the log.
 
     The class is a factory of the ``progress=`` keyword of :func:`run_benchmark` and
-    :func:`run_units` (``progress(total, what)``), the display of ``sklearn-rank cv`` and
-    ``tune``; ``functools.partial(ProgressLine, enabled=False)`` shows nothing.
+    :func:`run_search` (``progress(total, what)``), the display of ``sklearn-rank cv`` and
+    ``tune``; ``functools.partial(ProgressLine, enabled=False)`` shows nothing, as those
+    functions' ``progress=None`` does.
 
     Parameters
     ----------

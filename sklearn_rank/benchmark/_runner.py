@@ -76,19 +76,6 @@ def processes(n_jobs, n_units):
     return max(1, min(n_jobs, n_units, cpu_count()))
 
 
-class _SilentProgress:
-    """The progress of a run that nobody watches."""
-
-    def begin(self, detail=""):
-        pass
-
-    def advance(self, detail=""):
-        pass
-
-    def close(self):
-        pass
-
-
 def start_progress(progress, total, what, detail=""):
     """The progress display of a run, begun.
 
@@ -99,7 +86,10 @@ def start_progress(progress, total, what, detail=""):
     called at the end, even on an error: the command line's progress line
     (:class:`~sklearn_rank.benchmark.ProgressLine`, ``enabled=not quiet``) is one.
     """
-    shown = _SilentProgress() if progress is None else progress(total, what)
+    from ._progress import ProgressLine
+
+    shown = progress(total, what) if progress is not None else ProgressLine(
+        total, what, enabled=False)
     shown.begin(detail)
     return shown
 
